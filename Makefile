@@ -1,0 +1,27 @@
+# Fresh-machine entry points: `make demo` runs the benchmark on its built-in default, `make test` runs the tests.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+
+.PHONY: venv demo test test-all lint gpu clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q "torch==2.13.0" || $(BIN)/pip install -q "torch>=2.4,<3"
+	$(BIN)/pip install -q -e ".[dev]"
+
+venv: $(BIN)/python
+
+demo: venv
+	$(BIN)/python -m benchmark.run --model reference --level 1 --device cpu --out runs/demo-reference
+
+test: venv
+	$(BIN)/python -m pytest -q -m "not gpu"
+
+lint: venv
+	$(BIN)/ruff check benchmark datasets_builder trainers leaderboard tests
+
+clean:
+	rm -rf runs site .pytest_cache

@@ -1,0 +1,61 @@
+"""Loading a candidate: its source is a real file, imported as a module, and any extension it builds
+with `torch.utils.cpp_extension.load_inline` lands in a build folder keyed by the source's hash,
+so identical code is never compiled twice and different candidates never share a folder."""
+
+from __future__ import annotations
+
+import os
+import re
+import traceback
+from pathlib import Path
+
+from benchmark.task import import_file
+
+MAX_ERROR_LINES = 40
+_ERROR_LINE = re.compile(r"error|Error|undefined|expected|FAILED|no matching|cannot|not declared", re.ASCII)
+
+
+class CandidateLoadError(Exception):
+    """The candidate did not produce a usable ModelNew (syntax, build or import failure)."""
+
+
+def build_dir_for(cache_root: Path, code_hash: str) -> Path:
+    return cache_root / "builds" / code_hash[:24]
+
+
+def trim_build_log(text: str) -> str:
+    """Keep the lines a person needs: compiler errors with one line of context, at most 40."""
+    lines = text.splitlines()
+    keep: list[int] = []
+    for i, line in enumerate(lines):
+        if _ERROR_LINE.search(line):
+            keep.extend(j for j in (i - 1, i, i + 1) if 0 <= j < len(lines))
+    if not keep:
+        return "\n".join(lines[-MAX_ERROR_LINES:])
+    seen: list[int] = sorted(set(keep))
+    return "\n".join(lines[j] for j in seen[:MAX_ERROR_LINES])
+
+
+def load_candidate(path: str | Path, build_dir: str | Path):
+    """Import the candidate file and return its ModelNew class."""
+    build_dir = Path(build_dir)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    os.environ["TORCH_EXTENSIONS_DIR"] = str(build_dir)
+    try:
+        module = import_file(Path(path), "solbench_candidate")
+    except SyntaxError as e:
+        raise CandidateLoadError(f"SyntaxError: {e.msg} (candidate line {e.lineno})") from e
+    except BaseException as e:  # noqa: BLE001 - a build failure may surface as any exception
+        text = str(e)
+        if "Error building extension" in text or "CalledProcessError" in type(e).__name__:
+            raise CandidateLoadError("build failed:\n" + trim_build_log(text)) from e
+        tb = traceback.extract_tb(e.__traceback__)
+        where = [f.lineno for f in tb if f.filename == str(path)]
+        suffix = f" (candidate line {where[-1]})" if where else ""
+        raise CandidateLoadError(f"import failed: {type(e).__name__}: {text[:2000]}{suffix}") from e
+    model_cls = getattr(module, "ModelNew", None)
+    if model_cls is None:
+        raise CandidateLoadError("the candidate defines no ModelNew")
+    if not isinstance(model_cls, type):
+        raise CandidateLoadError(f"ModelNew is a {type(model_cls).__name__}, not a class")
+    return model_cls

@@ -1,0 +1,53 @@
+"""Evaluate one candidate file against one task file:
+`python -m benchmark.check --task TASK.py --candidate CANDIDATE.py [--json]`.
+
+Exits 0 whatever the verdict; non-zero only when the command itself is misused."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchmark.harness import EvalConfig, TaskError, default_device, evaluate
+from benchmark.task import TaskLoadError, load_task
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmark.check", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--task", required=True, type=Path, help="task file (Model, get_inputs, get_init_inputs)")
+    p.add_argument("--candidate", required=True, type=Path, help="candidate file defining ModelNew")
+    p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
+    p.add_argument("--baseline", choices=("eager", "compile"), default="eager")
+    p.add_argument("--trials", type=int, default=5)
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds, build included")
+    p.add_argument("--no-strict", action="store_true", help="report anti-cheat flags without failing")
+    p.add_argument("--no-timing", action="store_true", help="check correctness only")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON on the last line")
+    args = p.parse_args(argv)
+    if not args.candidate.is_file():
+        print(f"error: candidate file {args.candidate} does not exist", file=sys.stderr)
+        return 2
+    try:
+        task = load_task(args.task)
+    except TaskLoadError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    config = EvalConfig(
+        device=args.device or default_device(), trials=args.trials, baseline=args.baseline,
+        measure=not args.no_timing, strict=not args.no_strict, timeout_s=args.timeout,
+    )
+    try:
+        verdict = evaluate(task, args.candidate.read_text(), config)
+    except TaskError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(verdict.summary())
+    if args.json:
+        print(verdict.to_json())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The evaluation API: one (task, candidate code) pair in, one Verdict out.
+
+Everything that runs candidate code happens in a child process (benchmark.sandbox); this module
+only prepares the job and turns the child's report, or its absence, into a Verdict."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmark.candidate import build_dir_for
+from benchmark.sandbox import run_job
+from benchmark.task import Task, sha256_text
+from benchmark.timing import TimingConfig
+from benchmark.verdict import Correctness, Phases, Status, TimingStats, Verdict
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("SOLBENCH_CACHE", Path.home() / ".cache" / "solbench"))
+
+
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    device: str = "cpu"
+    trials: int = 5  # correctness trials with fresh seeds, before alternate shapes
+    seed: int = 0
+    baseline: str = "eager"  # "compile" also times torch.compile of the reference
+    measure: bool = True  # time reference and candidate (off for correctness-only checks)
+    strict: bool = True  # anti-cheat flags fail the sample (off: flags are reported only)
+    timeout_s: float = 300.0  # wall clock for the whole sample: build, checks and timing
+    timing: TimingConfig = field(default_factory=TimingConfig)
+    cache_dir: Path = field(default_factory=default_cache_dir)
+
+    def __post_init__(self):
+        if self.baseline not in ("eager", "compile"):
+            raise ValueError(f"baseline must be 'eager' or 'compile', not {self.baseline!r}")
+        if self.trials < 1:
+            raise ValueError("trials must be at least 1")
+
+
+def _stats(d: dict | None) -> TimingStats | None:
+    return TimingStats(**d) if d else None
+
+
+def _ratio(num: TimingStats | None, den: TimingStats | None) -> float | None:
+    if num is None or den is None or den.median_ms <= 0:
+        return None
+    return num.median_ms / den.median_ms
+
+
+class TaskError(Exception):
+    """The task itself (not the candidate) failed: it does not import or its reference raises."""
+
+
+def evaluate(
+    task: Task,
+    code: str | None,
+    config: EvalConfig = EvalConfig(),
+    *,
+    sample: int = 0,
+    turn: int = 1,
+    model: str = "",
+    sol_ms: float | None = None,
+) -> Verdict:
+    """Evaluate candidate source against a task in a fresh child process."""
+    base = dict(
+        task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
+        task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
+        strict=config.strict, sol_ms=sol_ms,
+    )
+    if not code or not code.strip():
+        return Verdict(status=Status.NO_CODE, error="no code to evaluate", **base)
+    config.cache_dir.mkdir(parents=True, exist_ok=True)
+    code_hash = base["code_hash"]
+    src_dir = config.cache_dir / "sources"
+    src_dir.mkdir(parents=True, exist_ok=True)
+    candidate_path = src_dir / f"candidate_{code_hash[:24]}.py"
+    if not candidate_path.exists():
+        tmp = candidate_path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(code)
+        tmp.replace(candidate_path)
+    job = dict(
+        task_path=str(task.path),
+        candidate_path=str(candidate_path),
+        build_dir=str(build_dir_for(config.cache_dir, code_hash)),
+        device=config.device,
+        trials=config.trials,
+        seed=config.seed,
+        baseline=config.baseline,
+        measure=config.measure,
+        strict=config.strict,
+        atol=task.atol,
+        rtol=task.rtol,
+        timing=dataclasses.asdict(config.timing),
+    )
+    env = {"TRITON_CACHE_DIR": str(config.cache_dir / "triton")}
+    outcome = run_job(job, config.timeout_s, env=env)
+    r = outcome.result
+    if r is None:
+        status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
+        tail = "\n".join(outcome.log_tail.strip().splitlines()[-15:])
+        error = outcome.crash_reason + (f"\n{tail}" if tail else "")
+        return Verdict(status=status, error=error, phases=Phases(total_s=outcome.wall_s), **base)
+    if r["status"] == "task_error":
+        raise TaskError(r["error"])
+    cand, ref, comp = _stats(r.get("candidate_time")), _stats(r.get("reference_time")), _stats(r.get("compile_time"))
+    status = Status(r["status"])
+    flags = tuple(r.get("flags", ()))
+    if flags and config.strict and status is Status.PASS:
+        status = Status.CHEAT
+    passed = status is Status.PASS
+    return Verdict(
+        status=status,
+        flags=flags,
+        error=r.get("error"),
+        correctness=Correctness(**r.get("correctness", {})),
+        candidate_time=cand,
+        reference_time=ref,
+        compile_time=comp,
+        speedup=_ratio(ref, cand) if passed else None,
+        speedup_compile=_ratio(comp, cand) if passed else None,
+        sol_fraction=(sol_ms / cand.median_ms) if (passed and sol_ms and cand) else None,
+        phases=Phases(**{**r.get("phases", {}), "total_s": outcome.wall_s}),
+        env=r.get("env", {}),
+        **base,
+    )

@@ -1,0 +1,133 @@
+"""The verdict record: one per evaluated sample, shared by the run directory, metrics, leaderboard,
+dataset builder and RL rewards. Frozen dataclasses that serialise to JSON by construction."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+class Status(enum.StrEnum):
+    PASS = "pass"
+    COMPILE_ERROR = "compile_error"
+    RUNTIME_ERROR = "runtime_error"
+    INCORRECT = "incorrect"
+    CHEAT = "cheat"
+    TIMEOUT = "timeout"
+    NO_CODE = "no_code"
+
+
+@dataclass(frozen=True)
+class TimingStats:
+    """Per-call times of one model under the timing protocol, in milliseconds."""
+
+    runs: int
+    median_ms: float
+    mean_ms: float
+    std_ms: float
+    min_ms: float
+    max_ms: float
+    rel_err: float  # estimated relative standard error of the median
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> TimingStats | None:
+        return None if d is None else cls(**d)
+
+
+@dataclass(frozen=True)
+class Correctness:
+    trials: int = 0  # trials run (including alternate-shape and large-magnitude trials)
+    passed: int = 0  # trials whose every output matched
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    first_failing_trial: int | None = None
+    detail: str | None = None  # human-readable reason for the first failure
+
+    @property
+    def fraction(self) -> float:
+        return self.passed / self.trials if self.trials else 0.0
+
+
+@dataclass(frozen=True)
+class Phases:
+    """Wall time of the sample, split by phase, in seconds."""
+
+    compile_s: float = 0.0
+    correctness_s: float = 0.0
+    timing_s: float = 0.0
+    total_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    task_id: str
+    status: Status
+    sample: int = 0
+    turn: int = 1
+    level: int | None = None
+    model: str = ""
+    flags: tuple[str, ...] = ()
+    error: str | None = None
+    correctness: Correctness = field(default_factory=Correctness)
+    candidate_time: TimingStats | None = None
+    reference_time: TimingStats | None = None
+    compile_time: TimingStats | None = None  # torch.compile of the reference, when timed
+    speedup: float | None = None  # reference median / candidate median
+    speedup_compile: float | None = None
+    sol_ms: float | None = None  # speed-of-light floor of the task on this device
+    sol_fraction: float | None = None  # sol_ms / candidate median
+    phases: Phases = field(default_factory=Phases)
+    task_hash: str = ""
+    code_hash: str = ""
+    device: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+    strict: bool = True
+    schema: int = SCHEMA_VERSION
+
+    @property
+    def correct(self) -> bool:
+        return self.status is Status.PASS
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["status"] = self.status.value
+        d["flags"] = list(self.flags)
+        d["correct"] = self.correct
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Verdict:
+        d = dict(d)
+        d.pop("correct", None)
+        return cls(
+            **{
+                **d,
+                "status": Status(d["status"]),
+                "flags": tuple(d.get("flags", ())),
+                "correctness": Correctness(**d.get("correctness", {})),
+                "candidate_time": TimingStats.from_dict(d.get("candidate_time")),
+                "reference_time": TimingStats.from_dict(d.get("reference_time")),
+                "compile_time": TimingStats.from_dict(d.get("compile_time")),
+                "phases": Phases(**d.get("phases", {})),
+                "env": dict(d.get("env", {})),
+            }
+        )
+
+    def summary(self) -> str:
+        """One human line: status, speedup and the first line of the error."""
+        parts = [f"{self.task_id}#{self.sample}", self.status.value]
+        if self.speedup is not None:
+            parts.append(f"{self.speedup:.2f}x")
+        if self.flags:
+            parts.append("flags=" + ",".join(self.flags))
+        if self.error:
+            parts.append(self.error.strip().splitlines()[0][:160])
+        return " ".join(parts)

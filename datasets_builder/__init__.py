@@ -1,0 +1,1 @@
+"""Synthesizes kernel tasks, verifies teacher solutions and publishes datasets to the Hub."""

@@ -1,0 +1,1 @@
+"""Validates submitted runs and renders the static HTML leaderboard."""

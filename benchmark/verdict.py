@@ -95,7 +95,8 @@ class Verdict:
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        d["status"] = self.status.value
+        del d["status"]
+        d["verdict"] = self.status.value  # the contract's name for the outcome
         d["flags"] = list(self.flags)
         d["correct"] = self.correct
         return d
@@ -107,10 +108,11 @@ class Verdict:
     def from_dict(cls, d: dict[str, Any]) -> Verdict:
         d = dict(d)
         d.pop("correct", None)
+        status = Status(d.pop("verdict"))
         return cls(
             **{
                 **d,
-                "status": Status(d["status"]),
+                "status": status,
                 "flags": tuple(d.get("flags", ())),
                 "correctness": Correctness(**d.get("correctness", {})),
                 "candidate_time": TimingStats.from_dict(d.get("candidate_time")),

@@ -1,0 +1,5 @@
+import torch
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x)
+        return x

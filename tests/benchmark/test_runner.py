@@ -1,0 +1,117 @@
+"""`benchmark.run`: reference and replay models, resume, broken tasks, bad replay files."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+import benchmark.runner as runner
+from benchmark.models.replay import ReplayError
+from benchmark.run import main as run_main
+from benchmark.runner import RunConfig, SamplingParams, run
+
+
+@pytest.fixture
+def suite_dir(data_dir):
+    return data_dir / "suite"
+
+
+def config(tmp_path, suite_dir, fast_eval, model="reference", **kw):
+    return RunConfig(model=model, out=tmp_path / "run", suite=str(suite_dir), eval=fast_eval, progress=False, **kw)
+
+
+def test_reference_run_passes_and_resumes(tmp_path, suite_dir, fast_eval, monkeypatch):
+    cfg = config(tmp_path, suite_dir, fast_eval, sampling=SamplingParams(samples=2))
+    summary = run(cfg)
+    overall = summary["metrics"]["overall"]
+    assert overall["tasks"] == 2 and overall["samples"] == 4
+    assert overall["avg_at_k"] == 1.0
+    assert 0.5 < overall["geomean_speedup"] < 2.0  # the reference against itself
+    lines = (tmp_path / "run" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 4
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["model"] == "reference" and info["suite_version"] and "torch" in info["environment"]
+
+    calls = []
+    monkeypatch.setattr(runner, "evaluate", lambda *a, **k: calls.append(a))
+    again = run(cfg)
+    assert calls == []  # nothing re-evaluated
+    assert again["metrics"]["overall"]["samples"] == 4
+    assert len(json.loads((tmp_path / "run" / "run.json").read_text())["resumed"]) == 1
+
+
+def test_killed_mid_line_record_is_redone(tmp_path, suite_dir, fast_eval):
+    cfg = config(tmp_path, suite_dir, fast_eval, tasks=("scale_shift",))
+    run(cfg)
+    results = tmp_path / "run" / "results.jsonl"
+    whole = results.read_text()
+    results.write_text(whole[: len(whole) // 2])  # the record a kill cut short
+    summary = run(cfg)
+    assert summary["metrics"]["overall"]["samples"] == 1
+    assert json.loads(results.read_text().splitlines()[-1])["verdict"] == "pass"
+
+
+def test_replay_run_mixed_verdicts(tmp_path, suite_dir, data_dir, fast_eval):
+    correct = (data_dir / "candidates" / "torch_correct.py").read_text()
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"task_id": "level1/scale_shift", "completion": f"Here you go:\n```python\n{correct}```"},
+                {"task_id": "level1/scale_shift", "completion": "I cannot do that."},
+                {"task": "row_sum", "completion": "```python\nimport torch\nclass ModelNew(torch.nn.Module):\n"
+                 "    def __init__(self, dim):\n        super().__init__()\n"
+                 "    def forward(self, x):\n        return x.sum(-1) + 1\n```"},
+            ]
+        )
+    )
+    cfg = config(tmp_path, suite_dir, dataclasses.replace(fast_eval, strict=False), model=f"replay:{replay}")
+    cfg = dataclasses.replace(cfg, sampling=SamplingParams(samples=2))
+    run(cfg)
+    records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    by_key = {(r["task_id"], r["sample"]): r for r in records}
+    assert by_key[("level1/scale_shift", 0)]["verdict"] == "pass"
+    assert by_key[("level1/scale_shift", 1)]["verdict"] == "no_code"
+    assert by_key[("level1/row_sum", 0)]["verdict"] == "incorrect"
+    assert by_key[("level1/row_sum", 1)]["verdict"] == "no_code"  # nothing recorded for sample 1
+
+
+def test_broken_task_does_not_stop_the_run(tmp_path, data_dir, fast_eval):
+    suite = tmp_path / "suite" / "level1"
+    suite.mkdir(parents=True)
+    (suite / "scale_shift.py").write_text((data_dir / "suite" / "level1" / "scale_shift.py").read_text())
+    (suite / "broken.py").write_text((data_dir / "broken_task.py").read_text())
+    summary = run(config(tmp_path, suite.parent, fast_eval))
+    assert "level1/broken" in summary["broken_tasks"]
+    assert "broken.py" in summary["broken_tasks"]["level1/broken"]
+    assert summary["metrics"]["overall"]["avg_at_k"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("", "holds no completions"), ("not json at all\n", "not valid JSON"), ('{"task_id": 3}\n', "needs string fields")],
+)
+def test_bad_replay_files(tmp_path, content, message):
+    replay = tmp_path / "r.jsonl"
+    replay.write_text(content)
+    from benchmark.models import get_backend
+
+    with pytest.raises(ReplayError, match=message):
+        get_backend(f"replay:{replay}")
+
+
+def test_cli_reports_bad_replay_as_usage_error(tmp_path, capsys):
+    replay = tmp_path / "r.jsonl"
+    replay.write_text("garbage")
+    assert run_main(["--model", f"replay:{replay}", "--device", "cpu", "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_cli_help(capsys):
+    with pytest.raises(SystemExit) as e:
+        run_main(["--help"])
+    assert e.value.code == 0
+    assert "--model" in capsys.readouterr().out

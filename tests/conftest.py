@@ -1,0 +1,49 @@
+"""Shared fixtures: fast evaluation settings and a build cache that lives for the test session,
+so each C++ candidate is compiled once per run of the suite."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+DATA = Path(__file__).parent / "benchmark" / "data"
+
+
+def pytest_collection_modifyitems(config, items):
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def build_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("solbench-cache")
+
+
+@pytest.fixture
+def fast_eval(build_cache):
+    """An EvalConfig for tiny CPU tasks: few trials, short timing, short timeout."""
+    from benchmark.harness import EvalConfig
+    from benchmark.timing import TimingConfig
+
+    return EvalConfig(
+        device="cpu",
+        trials=3,
+        timeout_s=120.0,
+        timing=TimingConfig(warmup_calls=1, min_runs=3, max_runs=20, max_seconds=0.2),
+        cache_dir=build_cache,
+    )

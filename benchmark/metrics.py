@@ -108,6 +108,14 @@ def compute(verdicts: Iterable[Verdict], ks: Iterable[int] = (1,)) -> Metrics:
     )
 
 
+def fast_p_curve(verdicts: Iterable[Verdict], ps: Iterable[float]) -> list[tuple[float, float]]:
+    """(p, fast_p) at each threshold, for plotting fast_p over a continuous range of p."""
+    final = final_turns(verdicts)
+    if not final:
+        return [(p, 0.0) for p in ps]
+    return [(p, sum(_fast(v, p, v.speedup) for v in final) / len(final)) for p in ps]
+
+
 def compute_by_level(verdicts: Iterable[Verdict], ks: Iterable[int] = (1,)) -> dict[str, Metrics]:
     """Metrics per level ("level1", ...) plus "overall"."""
     verdicts = list(verdicts)

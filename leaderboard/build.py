@@ -1,0 +1,133 @@
+"""Render the leaderboard as a self-contained static site.
+
+    python -m leaderboard.build [--submissions leaderboard/submissions] [--out site/]
+
+The output folder holds index.html (tables per scope, sortable, and fast_p charts), one page per
+submission (metadata, how it was produced, per-task results with filters), a copy of each submission
+file, and assets/ (CSS and a small vanilla script). Nothing is fetched from the network and every
+link is relative, so the folder can be opened from disk or served from any path (GitHub Pages,
+`python -m http.server`, an object store)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import shutil
+import sys
+from pathlib import Path
+
+import jinja2
+
+from leaderboard import chart, standings
+from leaderboard.submission import SUBMISSIONS_DIR, Submission, SubmissionFormatError, load_all
+
+TEMPLATES = Path(__file__).parent / "templates"
+ASSETS = Path(__file__).parent / "assets"
+log = logging.getLogger(__name__)
+
+LABEL_HELP = {
+    "CPU run": "evaluated on a CPU; its timings say nothing about GPU kernels",
+    "example": "produced by the project to show the format, not a model's entry",
+    "partial": "covers only the tasks its run selected, not whole levels",
+    "code withheld": "submitted without candidate sources; it cannot be verified",
+}
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _speed(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}×"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(fmt=_fmt, pct=_pct, speed=_speed, scope_title=standings.scope_title,
+                       tojson_pretty=lambda d: json.dumps(d, indent=2, sort_keys=True))
+    return env
+
+
+def _charts(table: dict[str, list[standings.Entry]]) -> dict[str, chart.Chart]:
+    out = {}
+    for scope, entries in table.items():
+        curves = [(e.submission.name, e.submission.slug,
+                   standings.fast_p_points(standings.scope_verdicts(e.submission, scope))) for e in entries]
+        out[scope] = chart.fast_p_chart(curves, p_max=standings.FAST_P_MAX)
+    return out
+
+
+def build_site(subs: list[Submission], out: Path) -> Path:
+    """Write the site into `out` (replacing what a previous build left there); return index.html."""
+    slugs = [s.slug for s in subs]
+    dupes = sorted({s for s in slugs if slugs.count(s) > 1})
+    if dupes:
+        raise ValueError(f"two submissions share the slug(s) {', '.join(dupes)}")
+    env = _environment()
+    table = standings.standings(subs)
+    built = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    suite_versions = sorted({s.run.get("suite_version", "") for s in subs})
+    labels = sorted({lab for s in subs for lab in s.labels})
+    if out.exists():
+        for sub_path in ("index.html", "submissions", "assets"):
+            target = out / sub_path
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+    (out / "submissions").mkdir(parents=True)
+    shutil.copytree(ASSETS, out / "assets")
+    common = dict(built=built, label_help=LABEL_HELP)
+    index = out / "index.html"
+    index.write_text(env.get_template("index.html.j2").render(
+        root=".", table=table, charts=_charts(table), submissions=subs, suite_versions=suite_versions,
+        labels=labels, **common,
+    ))
+    page = env.get_template("submission.html.j2")
+    for sub in subs:
+        rows = standings.result_rows(sub)
+        scopes = {scope: m for scope, m in sorted(standings.submission_metrics(sub).items(),
+                                                    key=lambda kv: standings.scope_sort_key(kv[0]))}
+        (out / "submissions" / f"{sub.slug}.html").write_text(page.render(
+            root="..", sub=sub, scopes=scopes, rows=rows,
+            levels=sorted({r.verdict.level for r in rows if r.verdict.level is not None}),
+            families=sorted({t for r in rows for t in r.tags}),
+            statuses=sorted({r.verdict.status.value for r in rows}),
+            **common,
+        ))
+        (out / "submissions" / f"{sub.slug}.json").write_text(json.dumps(sub.to_dict(), indent=1, sort_keys=True))
+    log.info("built %d submission page(s) into %s", len(subs), out)
+    return index
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m leaderboard.build", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--submissions", type=Path, default=SUBMISSIONS_DIR, help="folder of submission files")
+    p.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site/)")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        subs = load_all(args.submissions)
+        index = build_site(subs, args.out)
+    except (SubmissionFormatError, FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"site written: {index} ({len(subs)} submissions)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""What the site shows, computed from submissions: metric rows per scope (overall and each level),
+fast_p curves, and per-sample result rows. Every number comes from benchmark.metrics applied to the
+submission's verdicts; the submitted summary.json is only checked against it at submit time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchmark import metrics
+from benchmark.verdict import Verdict
+from leaderboard.submission import Submission
+
+FAST_P_MAX = 3.0
+FAST_P_STEP = 0.02
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One submission's numbers in one scope."""
+
+    submission: Submission
+    scope: str
+    metrics: metrics.Metrics
+    k: int  # samples per task: Pass@k and Avg@k use it
+
+    @property
+    def pass_at_1(self) -> float | None:
+        return self.metrics.pass_at_k.get(1)
+
+    @property
+    def pass_at_k(self) -> float | None:
+        return self.metrics.pass_at_k.get(self.k)
+
+    @property
+    def fast_1(self) -> float:
+        return self.metrics.fast_p[1.0]
+
+
+def scope_title(scope: str) -> str:
+    if scope == "overall":
+        return "Overall"
+    if scope.startswith("level"):
+        return f"Level {scope[5:]}"
+    return scope.capitalize()
+
+
+def scope_sort_key(scope: str) -> tuple[int, int, str]:
+    if scope == "overall":
+        return (0, 0, scope)
+    if scope.startswith("level") and scope[5:].isdigit():
+        return (1, int(scope[5:]), scope)
+    return (2, 0, scope)
+
+
+def submission_metrics(sub: Submission) -> dict[str, metrics.Metrics]:
+    """Metrics of one submission per scope, with Pass@1 and Pass@K (K samples per task)."""
+    ks = sorted({1, sub.samples_per_task})
+    return metrics.compute_by_level(sub.verdicts, ks)
+
+
+def _rank_key(e: Entry) -> tuple:
+    return (-e.fast_1, -(e.pass_at_1 or 0.0), -(e.metrics.geomean_speedup or 0.0), e.submission.name.lower())
+
+
+def standings(subs: list[Submission]) -> dict[str, list[Entry]]:
+    """Scope -> entries, ranked by fast_1, then Pass@1, then geometric-mean speedup."""
+    out: dict[str, list[Entry]] = {}
+    for sub in subs:
+        for scope, m in submission_metrics(sub).items():
+            out.setdefault(scope, []).append(Entry(sub, scope, m, sub.samples_per_task))
+    return {s: sorted(out[s], key=_rank_key) for s in sorted(out, key=scope_sort_key)}
+
+
+def fast_p_points(verdicts: list[Verdict], p_max: float = FAST_P_MAX, step: float = FAST_P_STEP) -> list[tuple[float, float]]:
+    n = round(p_max / step)
+    return metrics.fast_p_curve(verdicts, [round(i * step, 6) for i in range(n + 1)])
+
+
+def scope_verdicts(sub: Submission, scope: str) -> list[Verdict]:
+    if scope == "overall":
+        return sub.verdicts
+    return [v for v in sub.verdicts if f"level{v.level}" == scope]
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One sample (its final turn) as the submission page lists it."""
+
+    verdict: Verdict
+    tags: tuple[str, ...]
+
+    @property
+    def error_line(self) -> str:
+        return (self.verdict.error or "").strip().splitlines()[0][:200] if self.verdict.error else ""
+
+
+def result_rows(sub: Submission) -> list[ResultRow]:
+    final = sorted(metrics.final_turns(sub.verdicts), key=lambda v: (v.level or 0, v.task_id, v.sample))
+    return [ResultRow(v, tuple(sub.tasks.get(v.task_id, {}).get("tags", ()))) for v in final]

@@ -1,0 +1,142 @@
+"""Turn a benchmark run directory into a leaderboard submission file.
+
+    python -m leaderboard.submit RUN_DIR --name "My model" [--org "Lab"] [--notes "..."]
+
+The run is validated (leaderboard.validate) and, if sound, written to
+leaderboard/submissions/SLUG.json together with the source of every passing candidate, read from
+the harness cache the run used (EvalConfig.cache_dir, i.e. $SOLBENCH_CACHE or ~/.cache/solbench,
+file sources/candidate_<code_hash[:24]>.py), so `python -m leaderboard.verify` can re-run it later.
+Submit from the machine (or cache folder) the run was made on, or pass --without-code."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import logging
+import re
+import sys
+from pathlib import Path
+
+from benchmark import metrics
+from benchmark.harness import default_cache_dir
+from benchmark.task import sha256_text
+from leaderboard.submission import NO_CODE, SUBMISSIONS_DIR, Submission
+from leaderboard.suites import SUITE_VERSIONS_PATH, SuiteRegistry
+from leaderboard.validate import ValidatedRun, ValidationError, validate_run_dir
+
+log = logging.getLogger(__name__)
+
+
+def slugify(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    if not slug:
+        raise ValueError(f"name {name!r} has no letters or digits to make a file name from")
+    return slug
+
+
+def collect_code(validated: ValidatedRun, cache_dir: Path) -> dict[str, str]:
+    """Source of each passing sample, by code hash, from the harness cache; refuses if one is missing."""
+    code: dict[str, str] = {}
+    problems = []
+    for v in metrics.final_turns(validated.verdicts):
+        if not v.correct or v.code_hash in code:
+            continue
+        path = cache_dir / "sources" / f"candidate_{v.code_hash[:24]}.py"
+        if not path.is_file():
+            problems.append(f"candidate code of {v.task_id} sample {v.sample} is not in the cache ({path})")
+            continue
+        source = path.read_text()
+        if sha256_text(source) != v.code_hash:
+            problems.append(f"{path} does not hash to the code_hash of {v.task_id} sample {v.sample}")
+            continue
+        code[v.code_hash] = source
+    if problems:
+        problems.append(f"pass --cache-dir with the harness cache the run used (now {cache_dir}), "
+                        "or --without-code to submit without sources (the entry cannot be verified)")
+        raise ValidationError(validated.path, problems)
+    return code
+
+
+def make_submission(
+    run_dir: str | Path,
+    name: str,
+    *,
+    org: str = "",
+    notes: str = "",
+    labels: tuple[str, ...] = (),
+    partial: bool = False,
+    include_code: bool = True,
+    cache_dir: Path | None = None,
+    registry: SuiteRegistry | None = None,
+) -> Submission:
+    validated = validate_run_dir(run_dir, registry, partial=partial)
+    code = collect_code(validated, cache_dir or default_cache_dir()) if include_code else {}
+    all_labels = [*validated.labels, *labels] + ([] if include_code else [NO_CODE])
+    return Submission(
+        slug=slugify(name),
+        name=name,
+        org=org,
+        notes=notes,
+        labels=list(dict.fromkeys(all_labels)),
+        submitted=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        run=validated.run,
+        summary=validated.summary,
+        verdicts=validated.verdicts,
+        tasks={t: {"level": validated.suite.tasks[t].level, "tags": list(validated.suite.tasks[t].tags)}
+               for t in validated.tasks},
+        code=code,
+    )
+
+
+def submit(run_dir: str | Path, name: str, out_dir: Path = SUBMISSIONS_DIR, replace: bool = False, **kwargs) -> Path:
+    """Validate and write the submission file; return its path."""
+    sub = make_submission(run_dir, name, **kwargs)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{sub.slug}.json"
+    if path.exists() and not replace:
+        raise FileExistsError(f"{path} exists; pick another --name or pass --replace")
+    return sub.save(path)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m leaderboard.submit", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run_dir", type=Path, help="the --out folder of `python -m benchmark.run`")
+    g = p.add_argument_group("the entry")
+    g.add_argument("--name", required=True, help="model name shown on the leaderboard (also the file name)")
+    g.add_argument("--org", default="", help="organisation or author")
+    g.add_argument("--notes", default="", help="how the run was produced: prompt, decoding, anything unusual")
+    g.add_argument("--label", action="append", default=[], help="extra label shown beside the name (repeatable)")
+    g = p.add_argument_group("validation")
+    g.add_argument("--partial", action="store_true",
+                   help="cover only the tasks the run selected instead of whole levels (labelled 'partial')")
+    g.add_argument("--suite-versions", type=Path, default=SUITE_VERSIONS_PATH, help="known suite versions file")
+    g = p.add_argument_group("candidate code")
+    g.add_argument("--cache-dir", type=Path, default=None, help="harness cache of the run (default: $SOLBENCH_CACHE "
+                   "or ~/.cache/solbench)")
+    g.add_argument("--without-code", action="store_true", help="submit without candidate sources (cannot be verified)")
+    g = p.add_argument_group("output")
+    g.add_argument("--out-dir", type=Path, default=SUBMISSIONS_DIR, help="submissions folder")
+    g.add_argument("--replace", action="store_true", help="overwrite an existing submission of the same name")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        path = submit(
+            args.run_dir, args.name, out_dir=args.out_dir, replace=args.replace, org=args.org, notes=args.notes,
+            labels=tuple(args.label), partial=args.partial, include_code=not args.without_code,
+            cache_dir=args.cache_dir, registry=SuiteRegistry.load(args.suite_versions),
+        )
+    except (ValidationError, FileExistsError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"submission written: {path}")
+    print("rebuild the site with: python -m leaderboard.build")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

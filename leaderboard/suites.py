@@ -1,0 +1,126 @@
+"""Known suite versions: which task ids (with level, families and file hash) a suite version holds.
+
+A run is stamped with `benchmark.suite.Suite.version`, a hash of every task file. The leaderboard
+accepts the built-in suite as it is now, plus every version recorded in `suite_versions.json`, so
+submissions made before tasks were added or edited stay valid. Record the current built-in suite
+before its tasks change (or whenever a submission is made against it):
+
+    python -m leaderboard.suites --record            # adds the built-in suite's version
+    python -m leaderboard.suites                     # lists the known versions
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from benchmark.suite import Suite, load_suite
+
+SUITE_VERSIONS_PATH = Path(__file__).parent / "suite_versions.json"
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    level: int | None
+    tags: tuple[str, ...]
+    hash: str  # sha256 of the task file
+
+
+@dataclass(frozen=True)
+class SuiteVersion:
+    version: str
+    source: str  # "builtin" or the folder it was read from
+    recorded: str  # ISO date the version was recorded
+    tasks: dict[str, TaskInfo]
+
+    def level_tasks(self, level: int | None) -> list[str]:
+        return sorted(t for t, info in self.tasks.items() if info.level == level)
+
+    def to_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "recorded": self.recorded,
+            "tasks": {t: {**asdict(i), "tags": list(i.tags)} for t, i in sorted(self.tasks.items())},
+        }
+
+    @classmethod
+    def from_dict(cls, version: str, d: dict) -> SuiteVersion:
+        tasks = {t: TaskInfo(i.get("level"), tuple(i.get("tags", ())), i.get("hash", "")) for t, i in d["tasks"].items()}
+        return cls(version, d.get("source", "builtin"), d.get("recorded", ""), tasks)
+
+    @classmethod
+    def from_suite(cls, suite: Suite, source: str = "builtin") -> SuiteVersion:
+        return cls(
+            version=suite.version,
+            source=source,
+            recorded=dt.date.today().isoformat(),
+            tasks={t.task_id: TaskInfo(t.level, t.tags, t.hash) for t in suite.tasks},
+        )
+
+
+class SuiteRegistry:
+    """Suite versions the validator accepts: the recorded ones plus, optionally, a live suite."""
+
+    def __init__(self, versions: dict[str, SuiteVersion]):
+        self.versions = dict(versions)
+
+    def get(self, version: str) -> SuiteVersion | None:
+        return self.versions.get(version)
+
+    @classmethod
+    def load(cls, path: Path = SUITE_VERSIONS_PATH, include_builtin: bool = True) -> SuiteRegistry:
+        versions: dict[str, SuiteVersion] = {}
+        if path.exists():
+            try:
+                raw = json.loads(path.read_text())
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from e
+            versions = {v: SuiteVersion.from_dict(v, d) for v, d in raw.get("versions", {}).items()}
+        if include_builtin:
+            live = SuiteVersion.from_suite(load_suite())
+            versions.setdefault(live.version, live)
+        return cls(versions)
+
+
+def record(suite: Suite, path: Path = SUITE_VERSIONS_PATH, source: str = "builtin") -> SuiteVersion:
+    """Add a suite's version to the file (a no-op when it is already there)."""
+    raw = json.loads(path.read_text()) if path.exists() else {"versions": {}}
+    entry = SuiteVersion.from_suite(suite, source)
+    if entry.version not in raw["versions"]:
+        raw["versions"][entry.version] = entry.to_dict()
+        path.write_text(json.dumps(raw, indent=1, sort_keys=True) + "\n")
+        log.info("recorded suite version %s (%d tasks) in %s", entry.version, len(entry.tasks), path)
+    return entry
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m leaderboard.suites", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--record", action="store_true", help="record the suite's current version")
+    p.add_argument("--suite", default=None, help="folder of task files (default: the built-in suite)")
+    p.add_argument("--file", type=Path, default=SUITE_VERSIONS_PATH, help="the suite versions file")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if args.record:
+        entry = record(load_suite(args.suite), args.file, source=args.suite or "builtin")
+        print(f"{entry.version}: {len(entry.tasks)} tasks")
+        return 0
+    registry = SuiteRegistry.load(args.file, include_builtin=args.suite is None)
+    if args.suite is not None:
+        live = SuiteVersion.from_suite(load_suite(args.suite), source=args.suite)
+        registry.versions.setdefault(live.version, live)
+    for version, entry in sorted(registry.versions.items(), key=lambda kv: kv[1].recorded):
+        levels = sorted({i.level for i in entry.tasks.values()}, key=lambda x: (x is None, x))
+        counts = ", ".join(f"level{lv}: {len(entry.level_tasks(lv))}" for lv in levels)
+        print(f"{version}  {entry.recorded}  {entry.source}  {len(entry.tasks)} tasks ({counts})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,14 +1,75 @@
 """The model interface. A backend turns generation requests into completions; the runner extracts
 code from each completion and evaluates it. Backends register under a scheme: `--model
-SCHEME:ARG` (or a bare name such as `reference`) picks one."""
+SCHEME:ARG` (or a bare name such as `reference`) picks one.
+
+Built in: `reference`, `replay:FILE.jsonl`, `openai:MODEL` (any OpenAI-compatible endpoint) and
+`hf:PATH_OR_ID` (local transformers generation). Backends that declare a `cache_identity` get the
+on-disk completion cache (benchmark.models.cache) unless it is switched off."""
 
 from __future__ import annotations
 
 import abc
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from benchmark.task import Task
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    samples: int = 1  # K completions per task
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 8192
+    seed: int | None = None  # sample i of a task uses seed + i, so K samples differ but reproduce
+
+    def __post_init__(self):
+        if self.samples < 1:
+            raise ValueError("samples must be at least 1")
+        if self.temperature < 0:
+            raise ValueError("temperature must be >= 0")
+        if not 0 < self.top_p <= 1:
+            raise ValueError("top_p must be in (0, 1]")
+        if self.max_tokens < 1:
+            raise ValueError("max_tokens must be at least 1")
+
+    def seed_for(self, sample: int) -> int | None:
+        return None if self.seed is None else self.seed + sample
+
+
+def default_completion_cache() -> Path:
+    root = os.environ.get("SOLBENCH_CACHE")
+    return (Path(root) if root else Path.home() / ".cache" / "solbench") / "completions"
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """How to reach and drive a model; each backend reads the fields that concern it."""
+
+    # Remote endpoints (openai:)
+    base_url: str | None = None  # None: the provider's default (api.openai.com)
+    api_key_env: str = "OPENAI_API_KEY"  # environment variable that holds the key
+    concurrency: int = 8  # requests in flight (openai:), or generation batch size (hf:)
+    request_timeout: float = 600.0  # seconds per request
+    max_retries: int = 8  # on 429, 5xx, timeouts and dropped connections, with exponential backoff
+    # Local generation (hf:)
+    device: str | None = None  # None: cuda when available
+    dtype: str = "auto"  # auto | float32 | bfloat16 | float16
+    # Completion cache
+    cache: bool = True
+    cache_dir: Path = field(default_factory=default_completion_cache)
+
+    def __post_init__(self):
+        if self.concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if self.request_timeout <= 0:
+            raise ValueError("request_timeout must be positive")
+        if self.max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        if self.dtype not in ("auto", "float32", "bfloat16", "float16"):
+            raise ValueError(f"dtype must be auto, float32, bfloat16 or float16, not {self.dtype!r}")
 
 
 @dataclass(frozen=True)
@@ -29,6 +90,11 @@ class Completion:
     meta: dict = field(default_factory=dict)
 
 
+class BackendError(RuntimeError):
+    """The backend cannot serve the run at all (bad key, unknown model, server down): one message,
+    and the run stops before it records anything it could not have evaluated fairly."""
+
+
 class Backend(abc.ABC):
     """A source of completions. `trusted` backends (the reference baseline) are not held to the
     anti-cheat rules, since their code is the task's own PyTorch."""
@@ -39,30 +105,52 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def generate(self, requests: Sequence[GenerationRequest]) -> Iterator[Completion]:
-        """Yield one completion per request, in any order."""
+        """Yield one completion per request, in any order. Raise BackendError when no request can
+        succeed; report a failure of one request in `Completion.error`."""
+
+    def check(self) -> None:
+        """Fail fast (BackendError) when the model cannot be reached; called before the first
+        request that is not answered from the cache. Idempotent: cheap after the first call."""
+        return None
+
+    def cache_identity(self) -> dict | None:
+        """What, besides prompt, sampling and sample index, determines a completion (model,
+        endpoint, weights); None: never cache this backend."""
+        return None
 
     def describe(self) -> dict:
         """What run.json records about this backend."""
         return {"backend": self.name}
 
 
-_REGISTRY: dict[str, Callable[[str], Backend]] = {}
+_REGISTRY: dict[str, Callable[..., Backend]] = {}
 
 
 def register_backend(scheme: str):
-    def wrap(factory: Callable[[str], Backend]):
+    def wrap(factory: Callable[..., Backend]):
         _REGISTRY[scheme] = factory
         return factory
 
     return wrap
 
 
-def get_backend(spec: str, **options) -> Backend:
-    """`reference`, `replay:FILE.jsonl`, and whatever else has been registered."""
-    import benchmark.models.reference  # noqa: F401 - registers built-in backends
+def get_backend(
+    spec: str, sampling: SamplingParams | None = None, options: BackendOptions | None = None
+) -> Backend:
+    """`reference`, `replay:FILE.jsonl`, `openai:MODEL`, `hf:PATH_OR_ID`, and whatever else has
+    been registered. Factories are called as `factory(arg, sampling=..., options=...)`."""
+    import benchmark.models.hf_backend  # noqa: F401 - registers built-in backends
+    import benchmark.models.openai_backend  # noqa: F401
+    import benchmark.models.reference  # noqa: F401
     import benchmark.models.replay  # noqa: F401
+    from benchmark.models.cache import CachedBackend, CompletionCache
 
+    sampling = sampling or SamplingParams()
+    options = options or BackendOptions()
     scheme, _, arg = spec.partition(":")
     if scheme not in _REGISTRY:
         raise ValueError(f"unknown model {spec!r}; known schemes: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[scheme](arg, **options)
+    backend = _REGISTRY[scheme](arg, sampling=sampling, options=options)
+    if options.cache and backend.cache_identity() is not None:
+        backend = CachedBackend(backend, CompletionCache(options.cache_dir), sampling)
+    return backend

@@ -1,0 +1,170 @@
+"""`--model hf:PATH_OR_ID`: local generation with transformers, for checkpoints without a server.
+
+    python -m benchmark.run --model hf:./checkpoints/sft --device cuda --dtype bfloat16 --samples 4
+
+Loads from a local directory or, for a Hub id, from the local Hub cache (set HF_HUB_OFFLINE=1 on
+machines without internet). Prompts go through the tokenizer's chat template; requests are
+batched (`--concurrency` is the batch size) with left padding and sampled with the run's
+temperature and top-p; other generation settings (top-k, repetition penalty, stop tokens) come from
+the checkpoint's generation_config, as vLLM does. The model loads on first use, so a run answered
+entirely from the completion cache never loads it.
+
+`--seed S` seeds each batch from the seed of its first sample: reruns with the same batch size
+reproduce, but a sample's text depends on its batch-mates."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from benchmark.models.base import (
+    Backend,
+    BackendError,
+    BackendOptions,
+    Completion,
+    GenerationRequest,
+    SamplingParams,
+    register_backend,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _hub_revision(model_id: str) -> str | None:
+    """The commit of the locally cached snapshot of a Hub model, if any."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    found = try_to_load_from_cache(model_id, "config.json")
+    return Path(found).parent.name if isinstance(found, str) else None
+
+
+def weights_fingerprint(path: str) -> dict:
+    """Enough to notice that a local checkpoint was overwritten: each file's name, size, mtime."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file())
+        return {"dir": str(p.resolve()), "files": [[f.name, f.stat().st_size, f.stat().st_mtime_ns] for f in files]}
+    return {"hub_id": path, "revision": _hub_revision(path)}
+
+
+class HFBackend(Backend):
+    name = "hf"
+
+    def __init__(self, path: str, sampling: SamplingParams, options: BackendOptions):
+        if not path:
+            raise ValueError("hf needs a model: --model hf:DIR or hf:ORG/NAME")
+        self.path = path
+        self.sampling = sampling
+        self.options = options
+        self.batch_size = options.concurrency
+        self.model = None
+        self.tokenizer = None
+        self.device: str | None = None
+        self._lock = threading.Lock()
+
+    def check(self) -> None:
+        with self._lock:
+            if self.model is None:
+                self._load()
+
+    def _load(self) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.device = self.options.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if self.device.startswith("cuda") and not torch.cuda.is_available():
+            raise BackendError(f"hf:{self.path}: device {self.device} asked for, but CUDA is not available")
+        if self.options.dtype == "auto":
+            dtype = "auto" if self.device.startswith("cuda") else torch.float32
+        else:
+            dtype = getattr(torch, self.options.dtype)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(self.path)
+            model = AutoModelForCausalLM.from_pretrained(self.path, dtype=dtype)
+        except (OSError, ValueError) as e:
+            raise BackendError(f"cannot load hf:{self.path}: {e}") from None
+        if not tokenizer.chat_template:
+            raise BackendError(
+                f"hf:{self.path}: the tokenizer has no chat template; benchmark prompts are chat messages, "
+                "so use an instruction-tuned checkpoint or add a chat_template to tokenizer_config.json"
+            )
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token is None:
+            if tokenizer.eos_token is None:
+                raise BackendError(f"hf:{self.path}: the tokenizer has neither a pad nor an eos token")
+            tokenizer.pad_token = tokenizer.eos_token
+        self.tokenizer = tokenizer
+        self.model = model.to(self.device).eval()
+        log.info("loaded hf:%s on %s (%s)", self.path, self.device, next(model.parameters()).dtype)
+
+    def _stop_ids(self) -> set[int]:
+        eos = self.model.generation_config.eos_token_id
+        ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+        if self.tokenizer.eos_token_id is not None:
+            ids.add(self.tokenizer.eos_token_id)
+        return ids
+
+    def _batch(self, batch: list[GenerationRequest]) -> list[Completion]:
+        import torch
+
+        tok = self.tokenizer
+        prompts = [tok.apply_chat_template(list(r.messages), add_generation_prompt=True, tokenize=False) for r in batch]
+        enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        s = self.sampling
+        kwargs: dict = {"max_new_tokens": s.max_tokens, "pad_token_id": tok.pad_token_id}
+        if s.temperature > 0:
+            kwargs.update(do_sample=True, temperature=s.temperature, top_p=s.top_p)
+        else:
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        seed = s.seed_for(batch[0].sample)
+        if seed is not None:
+            torch.manual_seed(seed * 1009 + batch[0].turn)
+        with torch.inference_mode():
+            out = self.model.generate(**enc, **kwargs)
+        new = out[:, enc["input_ids"].shape[1]:].tolist()
+        prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
+        stop = self._stop_ids()
+        results = []
+        for req, ids, n_prompt in zip(batch, new, prompt_lens, strict=True):
+            cut = next((i for i, t in enumerate(ids) if t in stop), None)
+            kept = ids if cut is None else ids[:cut]
+            results.append(Completion(
+                req,
+                tok.decode(kept, skip_special_tokens=True),
+                prompt_tokens=int(n_prompt),
+                completion_tokens=len(kept) + (cut is not None),
+                meta={"finish_reason": "length" if cut is None else "stop"},
+            ))
+        return results
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> Iterator[Completion]:
+        if not requests:
+            return
+        if any(not r.messages for r in requests):
+            raise ValueError("hf backend needs prompt messages")
+        self.check()
+        # Similar lengths share a batch, so little of it is padding.
+        ordered = sorted(requests, key=lambda r: sum(len(m["content"]) for m in r.messages))
+        for i in range(0, len(ordered), self.batch_size):
+            yield from self._batch(ordered[i : i + self.batch_size])
+
+    def cache_identity(self) -> dict:
+        return {"backend": self.name, "model": weights_fingerprint(self.path), "dtype": self.options.dtype}
+
+    def describe(self) -> dict:
+        return {
+            "backend": self.name,
+            "model": self.path,
+            "device": self.device or self.options.device,
+            "dtype": self.options.dtype,
+            "batch_size": self.batch_size,
+        }
+
+
+@register_backend("hf")
+def _make(arg: str, sampling: SamplingParams | None = None, options: BackendOptions | None = None) -> Backend:
+    return HFBackend(arg, sampling or SamplingParams(), options or BackendOptions())

@@ -4,20 +4,24 @@
 
 The run is validated (leaderboard.validate) and, if sound, written to
 leaderboard/submissions/SLUG.json together with the source of every passing candidate, read from
+the run directory's completions.jsonl (the raw completions, when the runner kept them) or else from
 the harness cache the run used (EvalConfig.cache_dir, i.e. $SOLBENCH_CACHE or ~/.cache/solbench,
 file sources/candidate_<code_hash[:24]>.py), so `python -m leaderboard.verify` can re-run it later.
-Submit from the machine (or cache folder) the run was made on, or pass --without-code."""
+Each source is checked against the verdict's code hash. Without completions.jsonl, submit from the
+machine (or with the cache folder) the run was made on, or pass --without-code."""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import logging
 import re
 import sys
 from pathlib import Path
 
 from benchmark import metrics
+from benchmark.extract import extract_code
 from benchmark.harness import default_cache_dir
 from benchmark.task import sha256_text
 from leaderboard.submission import NO_CODE, SUBMISSIONS_DIR, Submission
@@ -34,16 +38,39 @@ def slugify(name: str) -> str:
     return slug
 
 
+def completion_sources(run_dir: Path) -> dict[str, str]:
+    """Code extracted from the run directory's completions.jsonl (when the runner kept one), by hash."""
+    path = run_dir / "completions.jsonl"
+    if not path.is_file():
+        return {}
+    sources = {}
+    for line in path.read_text().splitlines():
+        try:
+            text = json.loads(line).get("text")
+        except (json.JSONDecodeError, AttributeError):
+            continue  # the validator reads results.jsonl; a damaged completion only costs its code
+        code = extract_code(text).code if isinstance(text, str) else None
+        if code:
+            sources[sha256_text(code)] = code
+    return sources
+
+
 def collect_code(validated: ValidatedRun, cache_dir: Path) -> dict[str, str]:
-    """Source of each passing sample, by code hash, from the harness cache; refuses if one is missing."""
+    """Source of each passing sample, by code hash: from the run's completions.jsonl, else from the
+    harness cache (sources/candidate_<hash[:24]>.py); refuses if one cannot be found."""
+    found = completion_sources(validated.path)
     code: dict[str, str] = {}
     problems = []
     for v in metrics.final_turns(validated.verdicts):
         if not v.correct or v.code_hash in code:
             continue
+        if v.code_hash in found:
+            code[v.code_hash] = found[v.code_hash]
+            continue
         path = cache_dir / "sources" / f"candidate_{v.code_hash[:24]}.py"
         if not path.is_file():
-            problems.append(f"candidate code of {v.task_id} sample {v.sample} is not in the cache ({path})")
+            problems.append(f"candidate code of {v.task_id} sample {v.sample} is neither in completions.jsonl "
+                            f"nor in the cache ({path})")
             continue
         source = path.read_text()
         if sha256_text(source) != v.code_hash:

@@ -1,0 +1,127 @@
+"""Regenerate the example submissions from real runs on this machine's CPU.
+
+    python -m leaderboard.examples [--runs runs/examples]
+
+Two runs of `benchmark.run` on the built-in suite, each over the two example tasks, then submitted
+(partial, labelled "example" and "CPU run") into leaderboard/submissions/:
+
+- the `reference` baseline: each task's own PyTorch program served as the candidate;
+- `replay:leaderboard/example_completions.jsonl`: four recorded completions, two samples per task (a
+  correct plain-PyTorch ModelNew per task, an exact-erf GELU where the task asks for the tanh
+  approximation, and a completion with no code).
+
+The built-in suite's current version is recorded in leaderboard/suite_versions.json first, so the
+submissions validate after later tasks change the suite. Takes a few minutes on two cores, mostly
+timing the reference programs; run it again whenever the suite version changes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmark.run import config_from_args, parse_args
+from benchmark.runner import run
+from benchmark.suite import load_suite
+from leaderboard.submission import EXAMPLE, SUBMISSIONS_DIR
+from leaderboard.submit import submit
+from leaderboard.suites import SUITE_VERSIONS_PATH, record
+
+EXAMPLE_TASKS = ("gelu_tanh_fp32", "softmax_rows_bf16")
+COMPLETIONS = Path(__file__).parent / "example_completions.jsonl"
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    folder: str  # run directory name under --runs
+    model: str
+    samples: int
+    notes: str
+
+
+def _display_path(path: Path) -> str:
+    """Relative to the working directory when inside it, so run.json shows a portable command."""
+    try:
+        return os.path.relpath(path.resolve(), Path.cwd()) if path.resolve().is_relative_to(Path.cwd()) else str(path)
+    except ValueError:
+        return str(path)
+
+
+EXAMPLES = (
+    Example(
+        name="Reference baseline (CPU example)",
+        folder="reference-cpu",
+        model="reference",
+        samples=1,
+        notes="The task's own PyTorch program served as ModelNew, run on a CPU by `python -m leaderboard.examples` "
+              "to show the submission format. Its speedups are noise around 1x.",
+    ),
+    Example(
+        name="Replayed completions (CPU example)",
+        folder="replay-cpu",
+        model=f"replay:{_display_path(COMPLETIONS)}",
+        samples=2,
+        notes="Four hand-written completions replayed from leaderboard/example_completions.jsonl on a CPU: "
+              "a plain-PyTorch ModelNew per task, a GELU with the wrong formula, and a completion without code.",
+    ),
+)
+
+
+def run_argv(example: Example, out: Path) -> list[str]:
+    argv = ["--model", example.model, "--device", "cpu", "--samples", str(example.samples), "--out", str(out)]
+    for task in EXAMPLE_TASKS:
+        argv += ["--tasks", task]
+    for k in sorted({1, example.samples}):
+        argv += ["--k", str(k)]
+    return argv
+
+
+def regenerate(runs: Path, out_dir: Path = SUBMISSIONS_DIR, versions_file: Path = SUITE_VERSIONS_PATH,
+               resume: bool = False, progress: bool = True) -> list[Path]:
+    """Record the suite version, run every example and submit it; return the submission files."""
+    version = record(load_suite(), versions_file).version
+    written = []
+    for example in EXAMPLES:
+        rundir = runs / example.folder
+        if rundir.exists() and not resume:
+            shutil.rmtree(rundir)
+        argv = run_argv(example, rundir) + ([] if progress else ["--quiet"])
+        log.info("running: python -m benchmark.run %s", " ".join(argv))
+        run(config_from_args(parse_args(argv), argv))
+        used = json.loads((rundir / "run.json").read_text())["suite_version"]
+        if used != version:
+            raise RuntimeError(f"{rundir} used suite version {used}, not {version} (the suite changed during the "
+                               "run, or --resume kept an older run); run again without --resume")
+        written.append(submit(rundir, example.name, out_dir=out_dir, replace=True, notes=example.notes,
+                              labels=(EXAMPLE,), partial=True))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m leaderboard.examples", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", type=Path, default=Path("runs/examples"), help="where the run directories go")
+    p.add_argument("--out-dir", type=Path, default=SUBMISSIONS_DIR, help="submissions folder")
+    p.add_argument("--resume", action="store_true", help="keep existing run directories and finish them")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        paths = regenerate(args.runs, args.out_dir, resume=args.resume, progress=not args.quiet)
+    except (RuntimeError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for path in paths:
+        print(f"submission written: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""leaderboard.build: the static site holds every table, chart, page and asset, with no network."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from leaderboard_fakes import make_submission
+
+from leaderboard import build
+from leaderboard.submission import CPU_RUN, EXAMPLE, SUBMISSIONS_DIR, load_all
+
+
+def section(html: str, scope: str) -> str:
+    start = html.index(f'<section class="scope" id="scope-{scope}">')
+    return html[start: html.index("</section>", start)]
+
+
+@pytest.fixture
+def site(tmp_path, three_submissions):
+    build.build_site(three_submissions, tmp_path / "site")
+    return tmp_path / "site"
+
+
+def test_index_has_a_ranked_table_and_chart_per_scope(site):
+    html = (site / "index.html").read_text()
+    for scope in ("overall", "level1", "level2"):
+        part = section(html, scope)
+        assert re.findall(r'<tr data-model="([^"]+)">', part) == ["fast-model", "medium-model", "slow-model"]
+        assert len(re.findall(r'<polyline class="curve" data-model=', part)) == 3
+    overall = section(html, "overall")
+    assert "NVIDIA H200" in overall and "Pass@k" in overall and "Faster vs compile" in overall
+    assert 'data-sort="0.8333333333333334"' in overall  # Pass@1 = 5/6, sortable by its exact value
+
+
+def test_submission_pages_have_results_filters_and_metadata(site):
+    page = (site / "submissions" / "fast-model.html").read_text()
+    assert page.count('<tr data-level=') == 6
+    assert '<option value="gemm">gemm</option>' in page and '<option value="incorrect">incorrect</option>' in page
+    assert "python -m benchmark.run --model fast --samples 2" in page and "notes for Fast Model" in page
+    assert (site / "submissions" / "fast-model.json").is_file()
+
+
+def test_site_is_self_contained(site):
+    files = [p for p in site.rglob("*") if p.is_file()]
+    assert {p.name for p in files} >= {"index.html", "style.css", "leaderboard.js"}
+    for p in files:
+        if p.suffix in (".html", ".css", ".js"):
+            text = p.read_text()
+            assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text, re.I), f"{p} refers to the network"
+            for ref in re.findall(r'(?:href|src)="([^"#]+)"', text):
+                assert (p.parent / ref).resolve().is_file(), f"{p.name} links to missing {ref}"
+
+
+def test_rebuild_replaces_pages_of_removed_submissions(tmp_path, three_submissions):
+    build.build_site(three_submissions, tmp_path / "site")
+    build.build_site(three_submissions[:1], tmp_path / "site")
+    assert sorted(p.name for p in (tmp_path / "site" / "submissions").glob("*.html")) == ["slow-model.html"]
+
+
+def test_duplicate_slugs_are_refused(tmp_path, three_submissions):
+    twin = make_submission("Slow Model", three_submissions[1].verdicts)
+    with pytest.raises(ValueError, match="share the slug"):
+        build.build_site([*three_submissions, twin], tmp_path / "site")
+
+
+def test_empty_leaderboard_builds(tmp_path):
+    build.build_site([], tmp_path / "site")
+    assert "No submissions yet" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_cli_builds_from_a_folder(tmp_path, three_submissions, capsys):
+    (tmp_path / "subs").mkdir()
+    for sub in three_submissions:
+        sub.save(tmp_path / "subs" / f"{sub.slug}.json")
+    assert build.main(["--submissions", str(tmp_path / "subs"), "--out", str(tmp_path / "out")]) == 0
+    assert "3 submissions" in capsys.readouterr().out
+    (tmp_path / "subs" / "broken.json").write_text("{")
+    assert build.main(["--submissions", str(tmp_path / "subs"), "--out", str(tmp_path / "out")]) == 2
+    assert "broken.json: not valid JSON" in capsys.readouterr().err
+
+
+def test_committed_example_submissions_build(tmp_path):
+    subs = load_all(SUBMISSIONS_DIR)
+    assert subs, "leaderboard/submissions holds no example submissions"
+    for sub in subs:
+        assert EXAMPLE in sub.labels and CPU_RUN in sub.labels, sub.slug
+    build.build_site(subs, tmp_path / "site")
+    assert len(list((tmp_path / "site" / "submissions").glob("*.html"))) == len(subs)

@@ -1,0 +1,62 @@
+"""leaderboard.standings: rankings, scopes and fast_p curves come from benchmark.metrics."""
+
+from __future__ import annotations
+
+import pytest
+from leaderboard_fakes import make_verdict
+
+from benchmark import metrics
+from benchmark.verdict import Status
+from leaderboard import chart, standings
+
+
+def test_fast_p_curve_by_hand():
+    verdicts = [
+        make_verdict("level1/relu", 0, speedup=0.5),
+        make_verdict("level1/relu", 1, speedup=1.5),
+        make_verdict("level1/row_sum", 0, speedup=2.5),
+        make_verdict("level1/row_sum", 1, Status.INCORRECT),
+    ]
+    curve = dict(metrics.fast_p_curve(verdicts, [0.0, 0.4, 1.0, 1.5, 2.0, 3.0]))
+    assert curve == {0.0: 0.75, 0.4: 0.75, 1.0: 0.5, 1.5: 0.25, 2.0: 0.25, 3.0: 0.0}
+    # the curve agrees with compute() at the reported thresholds
+    assert all(curve[p] == v for p, v in metrics.compute(verdicts).fast_p.items() if p in curve)
+
+
+def test_fast_p_curve_of_nothing_is_zero():
+    assert metrics.fast_p_curve([], [0.0, 1.0]) == [(0.0, 0.0), (1.0, 0.0)]
+
+
+def test_fast_p_points_span_zero_to_three():
+    pts = standings.fast_p_points([make_verdict("level1/relu", speedup=1.25)])
+    assert pts[0] == (0.0, 1.0) and pts[-1] == (3.0, 0.0) and len(pts) == 151
+    assert dict(pts)[1.24] == 1.0 and dict(pts)[1.26] == 0.0
+
+
+def test_standings_rank_by_fast_1_per_scope(three_submissions):
+    table = standings.standings(three_submissions)
+    assert list(table) == ["overall", "level1", "level2"]
+    assert [e.submission.name for e in table["overall"]] == ["Fast Model", "Medium Model", "Slow Model"]
+    fast = table["overall"][0]
+    assert fast.k == 2 and fast.pass_at_1 == pytest.approx(5 / 6) and fast.pass_at_k == 1.0
+    assert fast.metrics.tasks == 3 and table["level2"][0].metrics.tasks == 1
+
+
+def test_standings_metrics_equal_compute_by_level(three_submissions):
+    sub = three_submissions[0]
+    assert standings.submission_metrics(sub) == metrics.compute_by_level(sub.verdicts, (1, 2))
+
+
+def test_result_rows_carry_families_and_first_error_line(three_submissions):
+    rows = standings.result_rows(three_submissions[0])
+    assert [r.verdict.task_id for r in rows][:2] == ["level1/relu", "level1/relu"]
+    failing = next(r for r in rows if not r.verdict.correct)
+    assert failing.tags == ("reduction",) and failing.error_line == "incorrect: something went wrong"
+
+
+def test_chart_geometry_maps_the_unit_square():
+    c = chart.fast_p_chart([("a", "a", [(0.0, 1.0), (3.0, 0.0)]), ("b", "b", [(0.0, 0.5), (1.0, 0.5)])])
+    assert [s.points.split()[0] for s in c.series] == [f"{c.left:.1f},{c.top:.1f}", f"{c.left:.1f},{(c.top + c.bottom) / 2:.1f}"]
+    assert c.series[0].points.split()[-1] == f"{c.right:.1f},{c.bottom:.1f}"
+    assert c.series[0].color != c.series[1].color and c.series[1].fast_1 == 0.5
+    assert c.p1_x == pytest.approx(c.left + (c.right - c.left) / 3)

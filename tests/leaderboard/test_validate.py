@@ -1,0 +1,246 @@
+"""leaderboard.validate: a sound run is accepted; each refusal names its exact problem."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from leaderboard_fakes import SUITE_VERSION, default_verdicts, make_verdict
+
+from leaderboard.submission import CPU_RUN, PARTIAL
+from leaderboard.validate import ValidationError, validate_run_dir
+
+
+def refused(path, registry, **kw) -> str:
+    with pytest.raises(ValidationError) as e:
+        validate_run_dir(path, registry, **kw)
+    return str(e.value)
+
+
+def edit_json(path, fn):
+    d = json.loads(path.read_text())
+    fn(d)
+    path.write_text(json.dumps(d))
+
+
+def test_sound_gpu_run_is_accepted(make_run, registry):
+    ok = validate_run_dir(make_run(), registry)
+    assert len(ok.verdicts) == 6
+    assert ok.tasks == ["level1/relu", "level1/row_sum", "level2/gemm_bias"]
+    assert ok.labels == []
+    assert ok.suite.version == SUITE_VERSION
+
+
+def test_cpu_run_may_leave_gpu_and_driver_null_and_is_labelled(make_run, registry):
+    ok = validate_run_dir(make_run(device="cpu", verdicts=default_verdicts(device="cpu")), registry)
+    assert ok.labels == [CPU_RUN]
+
+
+def test_missing_directory(tmp_path, registry):
+    assert "no such folder" in refused(tmp_path / "nope", registry)
+
+
+@pytest.mark.parametrize("field", ["command", "model", "sampling", "suite_version", "tasks", "environment", "strict"])
+def test_missing_run_json_field(make_run, registry, field):
+    path = make_run()
+    edit_json(path / "run.json", lambda d: d.pop(field))
+    assert f"run.json: field '{field}' is missing" in refused(path, registry)
+
+
+def test_run_json_field_of_wrong_type(make_run, registry):
+    path = make_run()
+    edit_json(path / "run.json", lambda d: d.update(tasks="level1/relu"))
+    assert "run.json: field 'tasks' must be a list, not str" in refused(path, registry)
+
+
+def test_run_json_invalid_values(make_run, registry):
+    path = make_run()
+    edit_json(path / "run.json", lambda d: (d["sampling"].update(samples=0), d.update(baseline="inductor")))
+    msg = refused(path, registry)
+    assert "sampling.samples must be a positive integer, not 0" in msg
+    assert "baseline must be 'eager' or 'compile', not 'inductor'" in msg
+
+
+def test_run_json_not_json(make_run, registry):
+    path = make_run()
+    (path / "run.json").write_text("{not json")
+    assert "run.json is not valid JSON" in refused(path, registry)
+
+
+def test_missing_summary(make_run, registry):
+    path = make_run()
+    (path / "summary.json").unlink()
+    assert "summary.json is missing" in refused(path, registry)
+
+
+# ids avoid the bare word "gpu", which the root conftest reads as the gpu marker
+@pytest.mark.parametrize("field", ["gpu", "driver", "cuda", "torch"], ids=lambda f: f"env_{f}")
+def test_environment_field_missing(make_run, registry, field):
+    path = make_run()
+    edit_json(path / "run.json", lambda d: d["environment"].pop(field))
+    assert f"run.json: environment.{field} is missing" in refused(path, registry)
+
+
+@pytest.mark.parametrize("field", ["gpu", "driver", "cuda"], ids=lambda f: f"env_{f}")
+def test_gpu_run_must_record_hardware(make_run, registry, field):
+    path = make_run()
+    edit_json(path / "run.json", lambda d: d["environment"].update({field: None}))
+    msg = refused(path, registry)
+    assert f"environment.{field} must be recorded, got None (only a cpu run may leave it null)" in msg
+
+
+def test_cpu_run_must_still_record_torch(make_run, registry):
+    path = make_run(device="cpu", verdicts=default_verdicts(device="cpu"))
+    edit_json(path / "run.json", lambda d: d["environment"].update(torch=None))
+    assert "environment.torch must be recorded, got None" in refused(path, registry)
+
+
+def test_truncated_results_line_names_its_number(make_run, registry):
+    path = make_run()
+    lines = (path / "results.jsonl").read_text().splitlines()
+    lines[2] = lines[2][: len(lines[2]) // 2]
+    (path / "results.jsonl").write_text("\n".join(lines) + "\n")
+    assert "results.jsonl line 3: not valid JSON" in refused(path, registry)
+
+
+def test_results_record_with_unknown_verdict(make_run, registry):
+    path = make_run()
+    lines = (path / "results.jsonl").read_text().splitlines()
+    rec = json.loads(lines[1])
+    rec["verdict"] = "passed"
+    lines[1] = json.dumps(rec)
+    (path / "results.jsonl").write_text("\n".join(lines) + "\n")
+    assert "results.jsonl line 2: 'passed' is not a valid Status" in refused(path, registry)
+
+
+def test_results_record_missing_field(make_run, registry):
+    path = make_run()
+    lines = (path / "results.jsonl").read_text().splitlines()
+    rec = json.loads(lines[4])
+    del rec["task_id"]
+    lines[4] = json.dumps(rec)
+    (path / "results.jsonl").write_text("\n".join(lines) + "\n")
+    assert "results.jsonl line 5: missing field(s) task_id" in refused(path, registry)
+
+
+def test_results_record_with_unknown_field(make_run, registry):
+    path = make_run()
+    lines = (path / "results.jsonl").read_text().splitlines()
+    rec = json.loads(lines[0])
+    rec["bonus"] = 1
+    lines[0] = json.dumps(rec)
+    (path / "results.jsonl").write_text("\n".join(lines) + "\n")
+    assert "results.jsonl line 1: not a verdict record" in refused(path, registry)
+
+
+def test_results_record_of_another_model_or_task(make_run, registry):
+    verdicts = default_verdicts()
+    verdicts[3] = make_verdict("level1/row_sum", 1, model="other")
+    verdicts.append(make_verdict("level1/relu", 0, model="m", turn=1))
+    msg = refused(make_run(verdicts), registry)
+    assert "results.jsonl line 4: model 'other' differs from run.json's 'm'" in msg
+    assert "results.jsonl line 7: level1/relu sample 0 turn 1 repeats line 1" in msg
+
+
+def test_sample_index_beyond_claimed(make_run, registry):
+    verdicts = default_verdicts() + [make_verdict("level1/relu", 5)]
+    assert "line 7: sample 5 is outside 0..1" in refused(make_run(verdicts), registry)
+
+
+def test_unknown_suite_version(make_run, registry):
+    path = make_run(suite_version="0123456789abcdef")
+    msg = refused(path, registry)
+    assert "unknown suite version '0123456789abcdef'" in msg
+    assert SUITE_VERSION in msg  # the known ones are listed
+
+
+def test_task_not_in_suite(make_run, registry):
+    path = make_run(tasks=[*default_tasks(), "level1/ghost"])
+    assert "run.json: task 'level1/ghost' is not in suite version" in refused(path, registry)
+
+
+def default_tasks():
+    return ["level1/relu", "level1/row_sum", "level2/gemm_bias"]
+
+
+def test_task_file_changed_since_suite_version(make_run, registry):
+    verdicts = default_verdicts()
+    verdicts[0] = make_verdict("level1/relu", 0, task_hash="ab" * 32)
+    assert "level1/relu sample 0 was evaluated on a different task file" in refused(make_run(verdicts), registry)
+
+
+def test_task_of_claimed_level_missing(make_run, registry):
+    verdicts = [v for v in default_verdicts() if v.task_id != "level1/row_sum"]
+    path = make_run(verdicts, tasks=["level1/relu", "level2/gemm_bias"])
+    assert "task level1/row_sum of claimed level 1 is missing: the run did not select it" in refused(path, registry)
+
+
+def test_selected_task_without_results(make_run, registry):
+    verdicts = [v for v in default_verdicts() if v.task_id != "level2/gemm_bias"]
+    msg = refused(make_run(verdicts), registry)
+    assert "task level2/gemm_bias of claimed level 2 is missing: it has no results" in msg
+
+
+def test_task_with_fewer_samples_than_claimed(make_run, registry):
+    verdicts = [v for v in default_verdicts() if not (v.task_id == "level1/relu" and v.sample == 1)]
+    msg = refused(make_run(verdicts), registry)
+    assert "task level1/relu has 1 sample(s), run.json claims 2 (sampling.samples)" in msg
+
+
+def test_partial_submission_covers_only_selected_tasks(make_run, registry):
+    verdicts = [v for v in default_verdicts() if v.task_id == "level1/relu"]
+    path = make_run(verdicts, tasks=["level1/relu"])
+    assert "claimed level 1 is missing" in refused(path, registry)
+    ok = validate_run_dir(path, registry, partial=True)
+    assert ok.tasks == ["level1/relu"] and ok.labels == [PARTIAL]
+
+
+def test_partial_flag_on_a_complete_run_adds_no_label(make_run, registry):
+    assert validate_run_dir(make_run(), registry, partial=True).labels == []
+
+
+def test_non_strict_run_is_refused_unless_reference(make_run, registry):
+    assert "strict is false" in refused(make_run(strict=False), registry)
+    verdicts = default_verdicts(model="reference")
+    assert validate_run_dir(make_run(verdicts, model="reference", strict=False), registry)
+
+
+# Metric recomputation: the summary the runner writes is accepted; any tampered number is caught.
+
+@pytest.mark.parametrize("scope", ["overall", "level1", "level2"])
+@pytest.mark.parametrize("path", [
+    ("avg_at_k",), ("pass_at_k", "1"), ("pass_at_k", "2"), ("fast_p", "1.0"), ("faster_rate",),
+    ("geomean_speedup",), ("mean_sol_fraction",), ("samples",),
+], ids=lambda p: ".".join(p))
+def test_summary_disagreeing_with_recomputed_metrics(make_run, registry, scope, path):
+    run = make_run()
+
+    def tamper(d):
+        node = d["metrics"][scope]
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = node[path[-1]] * 1.01 + 0.01
+
+    edit_json(run / "summary.json", tamper)
+    msg = refused(run, registry)
+    assert f"summary.json disagrees with the results: metrics.{scope}.{'.'.join(path)} is" in msg
+    assert "recomputed" in msg
+
+
+def test_summary_missing_a_level(make_run, registry):
+    run = make_run()
+    edit_json(run / "summary.json", lambda d: d["metrics"].pop("level2"))
+    assert "metrics.level2 is absent from summary.json" in refused(run, registry)
+
+
+def test_summary_with_wrong_status_counts(make_run, registry):
+    run = make_run()
+    edit_json(run / "summary.json", lambda d: d["statuses"].update(incorrect=0))
+    assert "statuses are" in refused(run, registry)
+
+
+def test_summary_recomputed_with_its_own_ks(make_run, registry):
+    """A run that reported Pass@1 only is checked at k = 1 only, and still accepted."""
+    run = make_run()
+    edit_json(run / "summary.json", lambda d: [m["pass_at_k"].pop("2") for m in d["metrics"].values()])
+    assert validate_run_dir(run, registry)

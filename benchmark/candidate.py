@@ -1,13 +1,20 @@
 """Loading a candidate: its source is a real file, imported as a module, and any extension it builds
-with `torch.utils.cpp_extension.load_inline` lands in a build folder keyed by the source's hash,
-so identical code is never compiled twice and different candidates never share a folder."""
+with `torch.utils.cpp_extension.load_inline` lands in a build folder keyed by a hash of that
+extension's sources and flags, so identical code is never compiled twice (even inside otherwise
+different candidates) and different code never shares a folder (torch locks a folder while it
+builds, so concurrent builds of the same code wait for each other instead of colliding)."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import os
 import re
 import traceback
 from pathlib import Path
+
+import torch.utils.cpp_extension as cpp_extension
 
 from benchmark.task import import_file
 
@@ -19,8 +26,28 @@ class CandidateLoadError(Exception):
     """The candidate did not produce a usable ModelNew (syntax, build or import failure)."""
 
 
-def build_dir_for(cache_root: Path, code_hash: str) -> Path:
-    return cache_root / "builds" / code_hash[:24]
+def build_key(name: str, kwargs: dict) -> str:
+    """Everything that changes the binary: sources, flags, functions and the torch version."""
+    relevant = {k: v for k, v in kwargs.items() if k not in ("verbose", "build_directory", "keep_intermediates")}
+    blob = json.dumps({"name": name, "torch": cpp_extension.torch.__version__, **relevant}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def route_builds(builds_root: Path) -> None:
+    """Make load_inline build into builds_root/<hash of its inputs>, whatever the candidate asks for."""
+    original = getattr(cpp_extension.load_inline, "__wrapped__", cpp_extension.load_inline)
+
+    @functools.wraps(original)
+    def load_inline(name, *args, **kwargs):
+        names = ("cpp_sources", "cuda_sources", "functions", "extra_cflags", "extra_cuda_cflags", "extra_ldflags",
+                 "extra_include_paths")
+        kwargs.update(zip(names, args, strict=False))
+        folder = builds_root / build_key(name, kwargs)
+        folder.mkdir(parents=True, exist_ok=True)
+        kwargs["build_directory"] = str(folder)
+        return original(name, **kwargs)
+
+    cpp_extension.load_inline = load_inline
 
 
 def trim_build_log(text: str) -> str:
@@ -36,11 +63,12 @@ def trim_build_log(text: str) -> str:
     return "\n".join(lines[j] for j in seen[:MAX_ERROR_LINES])
 
 
-def load_candidate(path: str | Path, build_dir: str | Path):
+def load_candidate(path: str | Path, builds_root: str | Path):
     """Import the candidate file and return its ModelNew class."""
-    build_dir = Path(build_dir)
-    build_dir.mkdir(parents=True, exist_ok=True)
-    os.environ["TORCH_EXTENSIONS_DIR"] = str(build_dir)
+    builds_root = Path(builds_root)
+    builds_root.mkdir(parents=True, exist_ok=True)
+    os.environ["TORCH_EXTENSIONS_DIR"] = str(builds_root)
+    route_builds(builds_root)
     try:
         module = import_file(Path(path), "solbench_candidate")
     except SyntaxError as e:

@@ -10,11 +10,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmark.candidate import build_dir_for
+from benchmark.anticheat import static
 from benchmark.sandbox import run_job
 from benchmark.task import Task, sha256_text
 from benchmark.timing import TimingConfig
 from benchmark.verdict import Correctness, Phases, Status, TimingStats, Verdict
+
+DEFAULT_MAGNITUDE = 100.0  # input scale of the extra fp32 trial that exposes precision downgrades
+SOL_MARGIN = 0.9  # a median below this fraction of the speed-of-light floor is impossible
 
 
 def default_cache_dir() -> Path:
@@ -69,8 +72,10 @@ def evaluate(
     turn: int = 1,
     model: str = "",
     sol_ms: float | None = None,
+    trusted: bool = False,
 ) -> Verdict:
-    """Evaluate candidate source against a task in a fresh child process."""
+    """Evaluate candidate source against a task in a fresh child process. `trusted` code (the
+    reference baseline) skips the static rules; runtime findings are still reported as flags."""
     base = dict(
         task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
         task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
@@ -78,6 +83,9 @@ def evaluate(
     )
     if not code or not code.strip():
         return Verdict(status=Status.NO_CODE, error="no code to evaluate", **base)
+    static_flags = [f"{f.flag}: line {f.line}: {f.detail}" for f in static.analyze(code)] if not trusted else []
+    if static_flags and config.strict:
+        return _verdict(Status.CHEAT, None, static_flags, base)  # no need to build or run it
     config.cache_dir.mkdir(parents=True, exist_ok=True)
     code_hash = base["code_hash"]
     src_dir = config.cache_dir / "sources"
@@ -90,7 +98,7 @@ def evaluate(
     job = dict(
         task_path=str(task.path),
         candidate_path=str(candidate_path),
-        build_dir=str(build_dir_for(config.cache_dir, code_hash)),
+        builds_root=str(config.cache_dir / "builds"),
         device=config.device,
         trials=config.trials,
         seed=config.seed,
@@ -99,36 +107,46 @@ def evaluate(
         strict=config.strict,
         atol=task.atol,
         rtol=task.rtol,
+        magnitude=task.meta.get("magnitude_scale", DEFAULT_MAGNITUDE if task.dtype == "float32" else 0.0),
+        write_dirs=[str(config.cache_dir / "builds"), str(config.cache_dir / "triton")],
         timing=dataclasses.asdict(config.timing),
     )
-    env = {"TRITON_CACHE_DIR": str(config.cache_dir / "triton")}
-    outcome = run_job(job, config.timeout_s, env=env)
+    outcome = run_job(job, config.timeout_s, env={"TRITON_CACHE_DIR": str(config.cache_dir / "triton")})
     r = outcome.result
     if r is None:
         status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
         tail = "\n".join(outcome.log_tail.strip().splitlines()[-15:])
         error = outcome.crash_reason + (f"\n{tail}" if tail else "")
-        return Verdict(status=status, error=error, phases=Phases(total_s=outcome.wall_s), **base)
+        return _verdict(status, error, static_flags, base, phases=Phases(total_s=outcome.wall_s))
     if r["status"] == "task_error":
         raise TaskError(r["error"])
     cand, ref, comp = _stats(r.get("candidate_time")), _stats(r.get("reference_time")), _stats(r.get("compile_time"))
+    flags = [] if trusted else static_flags + r.get("flag_details", [])
+    if sol_ms and cand and cand.median_ms < SOL_MARGIN * sol_ms:
+        flags.append(f"faster_than_light: {cand.median_ms:.4f} ms is below the floor of {sol_ms:.4f} ms")
     status = Status(r["status"])
-    flags = tuple(r.get("flags", ()))
-    if flags and config.strict and status is Status.PASS:
-        status = Status.CHEAT
-    passed = status is Status.PASS
-    return Verdict(
-        status=status,
-        flags=flags,
-        error=r.get("error"),
+    ok = status is Status.PASS and not (flags and config.strict)
+    return _verdict(
+        status,
+        r.get("error"),
+        flags,
+        base,
         correctness=Correctness(**r.get("correctness", {})),
         candidate_time=cand,
         reference_time=ref,
         compile_time=comp,
-        speedup=_ratio(ref, cand) if passed else None,
-        speedup_compile=_ratio(comp, cand) if passed else None,
-        sol_fraction=(sol_ms / cand.median_ms) if (passed and sol_ms and cand) else None,
+        speedup=_ratio(ref, cand) if ok else None,
+        speedup_compile=_ratio(comp, cand) if ok else None,
+        sol_fraction=(sol_ms / cand.median_ms) if (ok and sol_ms and cand) else None,
         phases=Phases(**{**r.get("phases", {}), "total_s": outcome.wall_s}),
         env=r.get("env", {}),
-        **base,
     )
+
+
+def _verdict(status: Status, error: str | None, flag_details: list[str], base: dict, **fields) -> Verdict:
+    """Strict mode turns any flag into the `cheat` verdict; the details lead the error text."""
+    names = tuple(dict.fromkeys(d.split(":", 1)[0] for d in flag_details))
+    if names and base["strict"] and status is not Status.NO_CODE:
+        status = Status.CHEAT
+        error = "\n".join(flag_details) + (f"\n{error}" if error else "")
+    return Verdict(status=status, error=error, flags=names, **base, **fields)

@@ -2,9 +2,11 @@
 
 What this contains: crashes (segfault, abort, CUDA context corruption), hangs (wall-clock timeout,
 the whole process group is killed), host out-of-memory kills, and output spam (stdout and stderr
-go to a log file whose tail is kept). The child runs in its own temporary directory with an
-environment scrubbed of secrets and no core dumps. Its result travels over a private pipe, signed
-with a per-job nonce the child receives on stdin, so printing a fake verdict achieves nothing.
+go to a log file whose tail is kept). The child runs in its own temporary directory (also its
+TMPDIR) with an environment scrubbed of secrets, no core dumps, limits on CPU time, file size and
+processes, and, where the OS allows an unprivileged or root `unshare`, a network namespace of its
+own with no interfaces up. Its result travels over a private pipe, signed with a per-job nonce the
+child receives on stdin, so printing a fake verdict achieves nothing.
 
 This is NOT a security boundary against a determined attacker with code execution; the
 anti-cheat checks and the audit hooks narrow what a candidate can do, see docs/anti-cheat.md."""
@@ -69,8 +71,44 @@ class ChildOutcome:
         return f"worker exited with status {rc} before reporting a result"
 
 
-def _limit_child() -> None:
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+CLONE_NEWNET = 0x40000000
+FILE_SIZE_LIMIT = 4 * 2**30
+PROCESS_LIMIT = 4096
+
+
+def _limiter(cpu_seconds: int):
+    def limit_child() -> None:
+        """Runs in the child between fork and exec: keep it to plain system calls."""
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+        resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
+        if _LIBC is not None:
+            _LIBC.unshare(CLONE_NEWNET)  # best effort: fails quietly without the privilege
+
+    return limit_child
+
+
+def _load_libc():
+    import ctypes
+    import ctypes.util
+
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _load_libc()
+
+
+def network_isolated() -> bool:
+    """Whether a child can get a network namespace of its own here (what `run_job` attempts)."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "import socket; socket.create_connection(('127.0.0.1', 9), timeout=1)"],
+        preexec_fn=_limiter(30), capture_output=True, text=True, timeout=60,
+    )
+    return "Network is unreachable" in probe.stderr
 
 
 def _read_until(fd: int, proc: subprocess.Popen, deadline: float) -> tuple[bytes, bool]:
@@ -115,9 +153,9 @@ def run_job(job: dict, timeout_s: float, workdir: Path | None = None, env: dict[
                 stderr=subprocess.STDOUT,
                 pass_fds=(write_fd,),
                 cwd=tmp,
-                env=scrubbed_env(env),
+                env=scrubbed_env({**(env or {}), "TMPDIR": tmp}),
                 start_new_session=True,
-                preexec_fn=_limit_child,
+                preexec_fn=_limiter(int(4 * timeout_s) + 60),
             )
         os.close(write_fd)
         try:

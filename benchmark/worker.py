@@ -1,8 +1,11 @@
 """The child side of an evaluation: `python -m benchmark.worker FD`, started by benchmark.sandbox.
 
-Reads a job (JSON) from stdin, computes the reference outputs and times the reference *before*
-the candidate's code is imported, then loads the candidate, checks it over several trials and
-times it under the same protocol. The result is written, signed with the job's nonce, to the
+Reads a job (JSON) from stdin. Everything about the reference (outputs for every correctness
+trial and every timing input set, its timings) is computed *before* the candidate's code is
+imported; freed device memory is then poisoned, the harness's own functions are fingerprinted,
+the candidate is loaded and the audit hook closes the sandbox. The candidate is checked over
+fresh-seed, alternate-shape and large-magnitude trials with the runtime anti-cheat checks, and
+timed under the reference's protocol. The result is written, signed with the job's nonce, to the
 private file descriptor FD; stdout and stderr belong to the candidate and are only logged."""
 
 from __future__ import annotations
@@ -18,10 +21,15 @@ from dataclasses import asdict
 
 import torch
 
+from benchmark.anticheat import audit
+from benchmark.anticheat.census import census
+from benchmark.anticheat.integrity import HarnessSnapshot, InputGuard, aliases, output_problems, thread_census
 from benchmark.candidate import CandidateLoadError, load_candidate
-from benchmark.correctness import compare_outputs
+from benchmark.correctness import compare_outputs, flatten_outputs
 from benchmark.task import import_file
 from benchmark.timing import Timer, TimingConfig
+
+N_TIMING_SETS = 3
 
 
 def sign(nonce: str, body: str) -> str:
@@ -36,7 +44,7 @@ def environment(device: torch.device) -> dict[str, str]:
     return env
 
 
-def pin_precision(device: torch.device) -> None:
+def pin_precision() -> None:
     """fp32 means fp32: no TF32 or reduced-precision reductions for the reference or the candidate."""
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -55,11 +63,14 @@ class TaskProgram:
     def _to_device(self, values: list) -> list:
         return [v.to(self.device) if isinstance(v, torch.Tensor) else v for v in values]
 
-    def inputs(self, seed: int, alt: int | None = None) -> list:
+    def inputs(self, seed: int, alt: int | None = None, scale: float = 1.0) -> list:
         torch.manual_seed(seed)
         with self.device:
             values = self.module.get_inputs() if alt is None else self.module.get_alt_inputs()[alt]
-        return self._to_device(list(values))
+        values = self._to_device(list(values))
+        if scale != 1.0:
+            values = [v * scale if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in values]
+        return values
 
     def n_alt(self) -> int:
         fn = getattr(self.module, "get_alt_inputs", None)
@@ -89,117 +100,52 @@ def detach_outputs(out):
     return out
 
 
-def trial_plan(n_trials: int, n_alt: int, seed: int) -> list[tuple[int, int | None]]:
-    """(seed, alt-index) per correctness trial: fresh seeds for every trial, then each alternate shape."""
-    return [(seed + 1000 + i, None) for i in range(n_trials)] + [(seed + 2000 + j, j) for j in range(n_alt)]
+def trial_plan(n_trials: int, n_alt: int, seed: int, magnitude: float) -> list[tuple[int, int | None, float]]:
+    """(seed, alternate-shape index, input scale) per correctness trial: fresh seeds, then each
+    alternate shape, then one large-magnitude trial that exposes precision downgrades."""
+    plan: list[tuple[int, int | None, float]] = [(seed + 1000 + i, None, 1.0) for i in range(n_trials)]
+    plan += [(seed + 2000 + j, j, 1.0) for j in range(n_alt)]
+    if magnitude and magnitude != 1.0:
+        plan.append((seed + 3000, None, magnitude))
+    return plan
 
 
-def time_model(timer: Timer, program: TaskProgram, model, seed: int, n_sets: int = 3):
-    """Time `model` rotating through `n_sets` input sets, cloned fresh (untimed) before each call."""
-    sets = [program.inputs(seed + 5000 + k) for k in range(n_sets)]
+def timing_seeds(seed: int) -> list[int]:
+    return [seed + 5000 + k for k in range(N_TIMING_SETS)]
+
+
+def time_model(timer: Timer, program: TaskProgram, model, seed: int, keep: dict | None = None):
+    """Time `model` rotating through the timing input sets, each cloned fresh (untimed) before its
+    call. With `keep`, the output of each set's last call is kept for a recheck."""
+    sets = [program.inputs(s) for s in timing_seeds(seed)]
     current: list = []
 
     def prepare(i: int) -> None:
-        current[:] = clone_args(sets[i % n_sets])
+        current[:] = clone_args(sets[i % len(sets)])
 
     def call(i: int) -> None:
-        model(*current)
+        out = model(*current)
+        if keep is not None:
+            keep[i % len(sets)] = out
 
     with torch.no_grad():
         return timer.time(call, prepare)
 
 
-def evaluate(job: dict) -> dict:
-    device = torch.device(job["device"])
-    pin_precision(device)
-    result: dict = {"status": None, "error": None, "flags": [], "phases": {}}
-    t_start = time.monotonic()
-    try:
-        task_module = import_file(job["task_path"], "solbench_task")
-    except BaseException as e:  # noqa: BLE001 - any failure of a task file is reported, not raised
-        result.update(status="task_error", error=f"task {job['task_path']} failed to import: {e!r}")
-        return result
-    program = TaskProgram(task_module, device)
-    result["env"] = environment(device)
-    seed = job["seed"]
-    atol, rtol = job.get("atol"), job.get("rtol")
-    timing_cfg = TimingConfig(**job.get("timing", {}))
-
-    # 1. Reference outputs and timings, before any candidate code exists in this process.
-    plan = trial_plan(job["trials"], program.n_alt(), seed)
-    try:
-        ref_model = program.build(task_module.Model, seed)
-        with torch.no_grad():
-            ref_outputs = [detach_outputs(ref_model(*program.inputs(s, alt))) for s, alt in plan]
-        timer = Timer(job["device"], timing_cfg) if job["measure"] else None
-        if timer:
-            result["reference_time"] = asdict(time_model(timer, program, ref_model, seed))
-            if job.get("baseline") == "compile":
-                compiled = torch.compile(ref_model)
-                result["compile_time"] = asdict(time_model(timer, program, compiled, seed))
-                del compiled
-    except BaseException as e:  # noqa: BLE001
-        result.update(status="task_error", error=f"reference failed: {e!r}\n{traceback.format_exc(limit=3)}")
-        return result
-
-    # 2. Load (and compile) the candidate.
-    t0 = time.monotonic()
-    try:
-        model_cls = load_candidate(job["candidate_path"], job["build_dir"])
-    except CandidateLoadError as e:
-        result.update(status="compile_error", error=str(e))
-        result["phases"] = {"compile_s": time.monotonic() - t0, "total_s": time.monotonic() - t_start}
-        return result
-    compile_s = time.monotonic() - t0
-
-    # 3. Correctness over fresh seeds and alternate shapes.
-    t0 = time.monotonic()
-    checked = {"trials": len(plan), "passed": 0, "max_abs_err": 0.0, "max_rel_err": 0.0}
-    try:
-        model = program.build(model_cls, seed)
-        for i, ((s, alt), ref_out) in enumerate(zip(plan, ref_outputs, strict=True)):
-            with torch.no_grad():
-                out = model(*program.inputs(s, alt))
-            if device.type == "cuda":
-                torch.cuda.synchronize()
-            cmp = compare_outputs(ref_out, out, atol, rtol)
-            checked["max_abs_err"] = max(checked["max_abs_err"], cmp.max_abs_err)
-            checked["max_rel_err"] = max(checked["max_rel_err"], cmp.max_rel_err)
-            if not cmp.ok:
-                checked.update(first_failing_trial=i, detail=cmp.detail)
-                break
-            checked["passed"] += 1
-    except BaseException as e:  # noqa: BLE001 - a candidate may raise anything
-        result["correctness"] = checked
-        result.update(status="runtime_error", error=format_candidate_error(e))
-        result["phases"] = {
-            "compile_s": compile_s,
-            "correctness_s": time.monotonic() - t0,
-            "total_s": time.monotonic() - t_start,
-        }
-        return result
-    correctness_s = time.monotonic() - t0
-    result["correctness"] = checked
-    if checked["passed"] < checked["trials"]:
-        result.update(status="incorrect", error=checked.get("detail"))
-        result["phases"] = {"compile_s": compile_s, "correctness_s": correctness_s, "total_s": time.monotonic() - t_start}
-        return result
-
-    # 4. Timing, under the protocol the reference was timed with.
-    t0 = time.monotonic()
-    if timer:
-        try:
-            result["candidate_time"] = asdict(time_model(timer, program, model, seed))
-        except BaseException as e:  # noqa: BLE001
-            result.update(status="runtime_error", error="during timing: " + format_candidate_error(e))
-    result["status"] = result["status"] or "pass"
-    result["phases"] = {
-        "compile_s": compile_s,
-        "correctness_s": correctness_s,
-        "timing_s": time.monotonic() - t0,
-        "total_s": time.monotonic() - t_start,
-    }
-    return result
+def poison_free_memory(device: torch.device) -> None:
+    """Fill the allocator's free memory with NaN bytes, so an output buffer that was never written
+    cannot still hold the reference's result."""
+    if device.type != "cuda":
+        return
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    free, _ = torch.cuda.mem_get_info(device)
+    size = min(int(free * 0.5), max(2 * torch.cuda.max_memory_allocated(device), 256 * 2**20))
+    block = torch.empty(size, dtype=torch.uint8, device=device)
+    block.fill_(0xFF)
+    small = [torch.empty(2**19, dtype=torch.uint8, device=device).fill_(0xFF) for _ in range(64)]
+    torch.cuda.synchronize()
+    del block, small  # back to the caching allocator, which hands this memory out next
 
 
 def format_candidate_error(e: BaseException) -> str:
@@ -209,15 +155,159 @@ def format_candidate_error(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}{where}"[:4000]
 
 
+class Evaluation:
+    """One sample, phase by phase; `result` is the report sent back to the parent."""
+
+    def __init__(self, job: dict):
+        self.job = job
+        self.device = torch.device(job["device"])
+        self.seed = job["seed"]
+        self.result: dict = {"status": None, "error": None, "flags": [], "flag_details": [], "phases": {}}
+        self.t_start = time.monotonic()
+        self.phases: dict[str, float] = {}
+
+    def flag(self, name: str, detail: str) -> None:
+        if name not in self.result["flags"]:
+            self.result["flags"].append(name)
+        self.result["flag_details"].append(f"{name}: {detail}")
+
+    def finish(self, status: str, error: str | None = None) -> dict:
+        self.result["status"] = self.result["status"] or status
+        self.result["error"] = self.result["error"] or error
+        self.result["phases"] = {**self.phases, "total_s": time.monotonic() - self.t_start}
+        return self.result
+
+    def run(self) -> dict:
+        job = self.job
+        pin_precision()
+        try:
+            task_module = import_file(job["task_path"], "solbench_task")
+        except BaseException as e:  # noqa: BLE001 - any failure of a task file is reported, not raised
+            return self.finish("task_error", f"task {job['task_path']} failed to import: {e!r}")
+        program = TaskProgram(task_module, self.device)
+        self.result["env"] = environment(self.device)
+        plan = trial_plan(job["trials"], program.n_alt(), self.seed, job.get("magnitude", 0.0))
+        try:
+            ref = self.reference_phase(program, task_module, plan)
+        except BaseException as e:  # noqa: BLE001
+            return self.finish("task_error", f"reference failed: {e!r}\n{traceback.format_exc(limit=3)}")
+
+        snapshot = HarnessSnapshot()
+        poison_free_memory(self.device)
+        py_threads, _ = thread_census()
+        t0 = time.monotonic()
+        try:
+            model_cls = load_candidate(job["candidate_path"], job["builds_root"])
+        except CandidateLoadError as e:
+            self.phases["compile_s"] = time.monotonic() - t0
+            return self.finish("compile_error", str(e))
+        self.phases["compile_s"] = time.monotonic() - t0
+        violations: list[str] = []
+        audit.install([*job["write_dirs"], os.getcwd()], violations)
+
+        try:
+            status, error = self.candidate_phase(program, model_cls, plan, ref)
+        except BaseException as e:  # noqa: BLE001 - a candidate may raise anything
+            status, error = "runtime_error", format_candidate_error(e)
+        new_threads = thread_census()[0] - py_threads
+        if new_threads:
+            self.flag("spawned_threads", f"{len(new_threads)} Python thread(s) started by the candidate")
+        for name in snapshot.changed():
+            self.flag("harness_tampered", f"{name} was replaced")
+        for v in dict.fromkeys(violations):
+            self.flag("sandbox_violation", v)
+        return self.finish(status, error)
+
+    def reference_phase(self, program: TaskProgram, task_module, plan) -> dict:
+        job = self.job
+        model = program.build(task_module.Model, self.seed)
+        ref: dict = {"outputs": [], "aliases": False}
+        with torch.no_grad():
+            for s, alt, scale in plan:
+                inputs = program.inputs(s, alt, scale)
+                out = model(*inputs)
+                ref["aliases"] |= aliases(flatten_outputs(out), inputs)
+                ref["outputs"].append(detach_outputs(out))
+            ref["timed"] = [detach_outputs(model(*program.inputs(s))) for s in timing_seeds(self.seed)]
+        self.timer = Timer(job["device"], TimingConfig(**job.get("timing", {}))) if job["measure"] else None
+        if self.timer:
+            stats = time_model(self.timer, program, model, self.seed)
+            self.result["reference_time"] = asdict(stats)
+            self.result["reference_gap_ms"] = self.timer.last_stream_gap_ms
+            if job.get("baseline") == "compile":
+                compiled = torch.compile(model)
+                self.result["compile_time"] = asdict(time_model(self.timer, program, compiled, self.seed))
+                del compiled
+        return ref
+
+    def candidate_phase(self, program: TaskProgram, model_cls, plan, ref) -> tuple[str, str | None]:
+        job = self.job
+        t0 = time.monotonic()
+        checked = {"trials": len(plan), "passed": 0, "max_abs_err": 0.0, "max_rel_err": 0.0}
+        self.result["correctness"] = checked
+        model = program.build(model_cls, self.seed)
+        cuda = self.device.type == "cuda"
+        for i, ((s, alt, scale), ref_out) in enumerate(zip(plan, ref["outputs"], strict=True)):
+            inputs = program.inputs(s, alt, scale)
+            guard = InputGuard(inputs)
+            with torch.no_grad():
+                if i == 0:
+                    out, compute_ops = census(model, *inputs)
+                    if compute_ops:
+                        self.flag("aten_compute_op", "forward dispatched " + ", ".join(compute_ops[:8]))
+                else:
+                    out = model(*inputs)
+            if cuda:
+                torch.cuda.synchronize()
+            if guard.mutated():
+                self.flag("input_mutation", f"inputs {guard.mutated()} changed during trial {i}")
+            outs = flatten_outputs(out)
+            if aliases(outs, inputs) and not ref["aliases"]:
+                self.flag("output_aliases_input", f"trial {i}")
+            for name, detail in output_problems(outs, flatten_outputs(ref_out)):
+                self.flag(name, detail)
+            cmp = compare_outputs(ref_out, out, job.get("atol"), job.get("rtol"))
+            checked["max_abs_err"] = max(checked["max_abs_err"], cmp.max_abs_err)
+            checked["max_rel_err"] = max(checked["max_rel_err"], cmp.max_rel_err)
+            if not cmp.ok:
+                checked.update(first_failing_trial=i, detail=cmp.detail)
+                kind = " (large-magnitude inputs)" if scale != 1.0 else ""
+                self.phases["correctness_s"] = time.monotonic() - t0
+                return "incorrect", f"trial {i}{kind}: {cmp.detail}"
+            checked["passed"] += 1
+        if cuda:
+            from benchmark.anticheat.kernels import kernel_flags, profile_forward
+
+            with torch.no_grad():
+                evidence = profile_forward(model, *program.inputs(plan[0][0]))
+            for name, detail in kernel_flags(evidence):
+                self.flag(name, detail)
+        self.phases["correctness_s"] = time.monotonic() - t0
+
+        t0 = time.monotonic()
+        if self.timer:
+            kept: dict[int, object] = {}
+            stats = time_model(self.timer, program, model, self.seed, keep=kept)
+            self.result["candidate_time"] = asdict(stats)
+            for k, expected in enumerate(ref["timed"]):
+                if k in kept and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol")).ok:
+                    self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")
+            gap, ref_gap = self.timer.last_stream_gap_ms, self.result.get("reference_gap_ms", 0.0)
+            if cuda and gap > ref_gap + max(0.05, 0.25 * stats.median_ms):
+                self.flag("side_stream", f"{gap:.3f} ms of device work finished after the current stream was done")
+        self.phases["timing_s"] = time.monotonic() - t0
+        return "pass", None
+
+
 def main() -> None:
     fd = int(sys.argv[1])
     job = json.loads(sys.stdin.read())
     nonce = job.pop("nonce")
-    # Keep the channel away from fds the candidate might guess, and close the original.
+    # Keep the channel on a descriptor of our own choosing and close the one the parent named.
     channel = os.fdopen(os.dup(fd), "w")
     os.close(fd)
     try:
-        result = evaluate(job)
+        result = Evaluation(job).run()
     except BaseException as e:  # noqa: BLE001 - report harness failures rather than die silently
         result = {"status": "runtime_error", "error": f"harness error: {e!r}\n{traceback.format_exc()}"}
     body = json.dumps(result)

@@ -26,6 +26,7 @@ from benchmark import metrics
 from benchmark.harness import EvalConfig, TaskError, default_cache_dir, default_device, evaluate
 from benchmark.rundir import gpu_environment
 from benchmark.suite import load_suite
+from benchmark.timing import TimingConfig
 from benchmark.verdict import Status, Verdict
 from leaderboard.submission import Submission, SubmissionFormatError, load_submission
 
@@ -44,6 +45,8 @@ class VerifyConfig:
     speedup_tolerance: float = 0.25  # observed may fall below claimed / (1 + tolerance) before it disagrees
     suite: str | None = None  # task folder (default: the built-in suite)
     timeout_s: float = 300.0
+    trials: int = 5  # correctness trials per sample, as in benchmark.run
+    timing: TimingConfig = field(default_factory=TimingConfig)
     cache_dir: Path = field(default_factory=default_cache_dir)
 
 
@@ -95,7 +98,8 @@ def verify(sub: Submission, config: VerifyConfig = VerifyConfig(), progress: boo
     env = gpu_environment()
     timing_comparable = _same_hardware(sub, device, env.get("gpu"))
     eval_cfg = EvalConfig(device=device, baseline=sub.run.get("baseline", "eager"), strict=bool(sub.run.get("strict", True)),
-                          timeout_s=config.timeout_s, cache_dir=config.cache_dir)
+                          timeout_s=config.timeout_s, trials=config.trials, timing=config.timing,
+                          cache_dir=config.cache_dir)
     checked = []
     for v in tqdm(chosen, desc=f"verify {sub.slug}", unit="sample", disable=not progress):
         try:

@@ -45,7 +45,7 @@ def make_verdict(task_id: str, sample: int = 0, status: Status = Status.PASS, sp
         reference_time=_timing(1.0),
         candidate_time=_timing(1.0 / speedup) if passed and speedup else None,
         speedup=speedup if passed else None,
-        sol_fraction=0.4 * speedup if passed and speedup else None,
+        sol_fraction=min(0.3 * speedup, 0.95) if passed and speedup else None,
         sol_ms=0.4 if passed else None,
         error=None if passed else f"{status.value}: something went wrong",
         task_hash=task_hash(task_id),

@@ -1,16 +1,27 @@
 """Run a model over the suite: `python -m benchmark.run --model reference --level 1`.
 
-Rerunning the same command resumes: samples already in OUT/results.jsonl are skipped."""
+Models: `reference` (the task's own PyTorch), `replay:FILE.jsonl` (recorded completions),
+`openai:MODEL` (any OpenAI-compatible server: vLLM, SGLang, hosted APIs; --base-url),
+`hf:PATH_OR_ID` (local transformers generation).
+
+    python -m benchmark.run --model openai:Qwen/Qwen3-8B --base-url http://127.0.0.1:8000/v1 --samples 4
+    python -m benchmark.run --model hf:./my-checkpoint --dtype bfloat16 --turns 3
+
+Rerunning the same command resumes: samples (and turns) already in OUT/results.jsonl are skipped,
+and completions already generated come from the completion cache without a request."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import shlex
 import sys
 from pathlib import Path
 
 from benchmark.harness import EvalConfig, default_device
+from benchmark.models.base import BackendError, BackendOptions, default_completion_cache
+from benchmark.prompts import BUILTIN, PromptConfig
 from benchmark.runner import RunConfig, SamplingParams, format_table, run
 
 
@@ -18,7 +29,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmark.run", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group("what to run")
-    g.add_argument("--model", required=True, help="reference | replay:FILE.jsonl | other registered backends")
+    g.add_argument("--model", required=True,
+                   help="reference | replay:FILE.jsonl | openai:MODEL | hf:PATH_OR_ID | other registered backends")
     g.add_argument("--suite", default=None, help="folder of task files (default: the built-in suite)")
     g.add_argument("--level", type=int, action="append", default=[], help="level to run (repeatable)")
     g.add_argument("--tasks", action="append", default=[], help="glob on task id or file name (repeatable)")
@@ -30,8 +42,36 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument("--max-tokens", type=int, default=8192)
     g.add_argument("--seed", type=int, default=None, help="sampling seed, where the backend supports one")
     g.add_argument("--k", type=int, action="append", default=[], help="Pass@k to report (default 1)")
+    g.add_argument("--turns", type=int, default=1,
+                   help="at most this many turns per sample: a failed answer gets the harness's feedback and "
+                        "another try; a sample stops at its first pass")
+    g = p.add_argument_group("prompt (backends that take prompts: openai, hf)")
+    g.add_argument("--prompt", default="zero-shot",
+                   help=f"{' | '.join(BUILTIN)} | path of a jinja2 template (.j2), which may extend base.j2")
+    g.add_argument("--backend", choices=("cuda", "triton"), default="cuda",
+                   help="kernel language the prompt asks for: CUDA C++ via load_inline, or Triton")
+    g.add_argument("--gpu-block", nargs="?", const="auto", default=None, metavar="auto|PROFILE.json",
+                   help="describe the target GPU in the prompt: 'auto' reads this machine's CUDA device (and "
+                        "its measured profile, when there is one), or a JSON device description")
+    g.add_argument("--reasoning", action="store_true",
+                   help="ask for the six-step reasoning scaffold (decomposition, scalar math, shapes, index "
+                        "mapping, boundaries, error pre-analysis) before the code")
+    g = p.add_argument_group("model access")
+    g.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    g.add_argument("--concurrency", type=int, default=8,
+                   help="requests in flight (openai), or generation batch size (hf)")
+    g.add_argument("--request-timeout", type=float, default=600.0, help="seconds per request (openai)")
+    g.add_argument("--max-retries", type=int, default=8,
+                   help="retries with exponential backoff on 429, 5xx, timeouts and dropped connections")
+    g.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"), default="auto",
+                   help="weights dtype for hf (auto: the checkpoint's on GPU, float32 on CPU)")
+    g.add_argument("--no-cache", action="store_true", help="neither read nor write the completion cache")
+    g.add_argument("--cache-dir", type=Path, default=None,
+                   help="completion cache (default: $SOLBENCH_CACHE/completions or ~/.cache/solbench/completions)")
     g = p.add_argument_group("evaluation")
-    g.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
+    g.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                   help="where candidates run, and where hf generates (default: cuda when available)")
     g.add_argument("--baseline", choices=("eager", "compile"), default="eager",
                    help="'compile' also times torch.compile of the reference")
     g.add_argument("--trials", type=int, default=5, help="correctness trials with fresh inputs")
@@ -42,6 +82,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument("--out", type=Path, default=None, help="run directory (default: runs/MODEL)")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     return p.parse_args(argv)
+
+
+def gpu_description(spec: str) -> dict:
+    """The prompt's GPU block: a JSON file, or this machine's first CUDA device."""
+    if spec != "auto":
+        path = Path(spec)
+        if not path.is_file():
+            raise ValueError(f"--gpu-block: {path} does not exist (give 'auto' or a JSON device description)")
+        try:
+            return json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            raise ValueError(f"--gpu-block: {path} is not valid JSON ({e.msg})") from e
+    import torch
+
+    if not torch.cuda.is_available():
+        raise ValueError("--gpu-block auto needs a CUDA device; pass a JSON device description instead")
+    props = torch.cuda.get_device_properties(0)
+    found = {"name": props.name, "multi_processor_count": props.multi_processor_count,
+             "total_memory": props.total_memory}
+    try:
+        from benchmark.device_profile import load_profile
+
+        profile = load_profile(props.name)
+    except ImportError:
+        profile = None
+    return {**(profile.to_dict() if profile else {}), **found}
 
 
 def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
@@ -62,6 +128,16 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
         ks=tuple(sorted(set(args.k or [1]))),
         command=shlex.join(["python", "-m", "benchmark.run", *argv]),
         progress=not args.quiet,
+        backend=BackendOptions(
+            base_url=args.base_url, api_key_env=args.api_key_env, concurrency=args.concurrency,
+            request_timeout=args.request_timeout, max_retries=args.max_retries, device=device, dtype=args.dtype,
+            cache=not args.no_cache, cache_dir=args.cache_dir or default_completion_cache(),
+        ),
+        prompt=PromptConfig(
+            name=args.prompt, backend=args.backend, reasoning=args.reasoning,
+            gpu=gpu_description(args.gpu_block) if args.gpu_block else None,
+        ),
+        turns=args.turns,
     )
 
 
@@ -69,10 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = parse_args(argv)
-    config = config_from_args(args, argv)
     try:
+        config = config_from_args(args, argv)
         summary = run(config)
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, FileNotFoundError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(format_table(summary))

@@ -1,5 +1,6 @@
-"""The benchmark run as a Python API: tasks x samples through a backend and the harness into a run
-directory. `python -m benchmark.run` is a thin CLI over `run()`."""
+"""The benchmark run as a Python API: tasks x samples (x turns) through a backend and the harness
+into a run directory. `python -m benchmark.run` is a thin CLI over `run()`; the multi-turn protocol
+is described in benchmark.multiturn."""
 
 from __future__ import annotations
 
@@ -14,22 +15,16 @@ from tqdm import tqdm
 from benchmark import metrics
 from benchmark.extract import extract_code
 from benchmark.harness import EvalConfig, TaskError, evaluate
-from benchmark.models import GenerationRequest, get_backend
+from benchmark.models import Completion, get_backend
+from benchmark.models.base import BackendOptions, SamplingParams
+from benchmark.multiturn import CompletionLog, CompletionRecord, per_turn_metrics, plan_turn
+from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.rundir import RunDir, gpu_environment
 from benchmark.suite import load_suite
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class SamplingParams:
-    samples: int = 1  # K completions per task
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int = 8192
-    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +40,13 @@ class RunConfig:
     ks: tuple[int, ...] = (1,)
     command: str = ""
     progress: bool = True
+    backend: BackendOptions = field(default_factory=BackendOptions)  # endpoint, concurrency, cache, dtype
+    prompt: PromptConfig = field(default_factory=PromptConfig)  # used by backends that take prompts
+    turns: int = 1  # at most this many turns per sample, with harness feedback between them
+
+    def __post_init__(self):
+        if self.turns < 1:
+            raise ValueError("turns must be at least 1")
 
 
 def select_tasks(config: RunConfig) -> tuple[list[Task], str, list[str]]:
@@ -53,16 +55,16 @@ def select_tasks(config: RunConfig) -> tuple[list[Task], str, list[str]]:
     return chosen, suite.version, list(suite.errors)
 
 
-def _turn_one_requests(tasks: list[Task], k: int, done: set[tuple[str, int]]) -> list[GenerationRequest]:
-    return [GenerationRequest(task=t, sample=s) for t in tasks for s in range(k) if (t.task_id, s) not in done]
-
-
 def summarize(verdicts: list[Verdict], ks: tuple[int, ...]) -> dict:
     per_level = metrics.compute_by_level(verdicts, ks)
     statuses: dict[str, int] = {}
     for v in metrics.final_turns(verdicts):
         statuses[v.status.value] = statuses.get(v.status.value, 0) + 1
-    return {"metrics": {name: m.to_dict() for name, m in per_level.items()}, "statuses": statuses}
+    return {
+        "metrics": {name: m.to_dict() for name, m in per_level.items()},
+        "statuses": statuses,
+        "turns": per_turn_metrics(verdicts, ks),
+    }
 
 
 def format_table(summary: dict) -> str:
@@ -76,12 +78,55 @@ def format_table(summary: dict) -> str:
             f"{m['fast_p']['1.0']:>7.3f} {m['fast_p']['1.5']:>8.3f} {m['faster_rate']:>7.3f} {geo:>8}"
         )
     rows.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
+    turns = summary.get("turns", {})
+    if len(turns) > 1:
+        rows.append("after turn: " + "  ".join(
+            f"{t}: pass {m['pass_rate']:.3f} fast_1 {m['fast_1']:.3f} ({m['evaluated']} evaluated)" for t, m in turns.items()
+        ))
+    if "usage" in summary:
+        u = summary["usage"]
+        rows.append(
+            f"tokens: {u['prompt_tokens']} prompt + {u['completion_tokens']} completion over "
+            f"{u['completions']} completions ({u['from_cache']} from the cache)"
+        )
     return "\n".join(rows)
 
 
+def _judge(completion: Completion, config: RunConfig, eval_cfg: EvalConfig, broken: dict[str, str]):
+    """The verdict on one completion (None when its task turns out to be broken) and how its code
+    was extracted."""
+    req = completion.request
+    if completion.error:
+        verdict = Verdict(
+            task_id=req.task.task_id, status=Status.NO_CODE, sample=req.sample, turn=req.turn,
+            level=req.task.level, model=config.model, error=completion.error, device=eval_cfg.device,
+        )
+        return verdict, "backend error"
+    extraction = extract_code(completion.text)
+    try:
+        verdict = evaluate(req.task, extraction.code, eval_cfg, sample=req.sample, turn=req.turn, model=config.model)
+    except TaskError as e:
+        broken[req.task.task_id] = str(e)
+        log.error("task %s (%s) is broken, skipping its samples: %s", req.task.task_id, req.task.path, e)
+        return None, extraction.reason
+    if verdict.status is Status.NO_CODE:
+        verdict = replace(verdict, error=extraction.reason)
+    return verdict, extraction.reason
+
+
+def _record(completion: Completion, extraction: str) -> CompletionRecord:
+    req = completion.request
+    return CompletionRecord(
+        task_id=req.task.task_id, sample=req.sample, turn=req.turn, text=completion.text, extraction=extraction,
+        error=completion.error, prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
+        finish_reason=completion.meta.get("finish_reason"), cached=bool(completion.meta.get("cached")),
+    )
+
+
 def run(config: RunConfig) -> dict:
-    """Evaluate every (task, sample) not already in the run directory; return the summary."""
-    backend = get_backend(config.model)
+    """Evaluate every (task, sample, turn) not already in the run directory; return the summary."""
+    backend = get_backend(config.model, config.sampling, config.backend)
+    prompts = PromptBuilder(config.prompt) if backend.uses_prompts else None
     tasks, suite_version, suite_errors = select_tasks(config)
     for err in suite_errors:
         log.error("task skipped: %s", err)
@@ -95,6 +140,8 @@ def run(config: RunConfig) -> dict:
             "model": config.model,
             "backend": backend.describe(),
             "sampling": asdict(config.sampling),
+            "turns": config.turns,
+            "prompt": prompts.describe() if prompts else None,
             "device": config.eval.device,
             "baseline": config.eval.baseline,
             "strict": config.eval.strict and not backend.trusted,
@@ -105,43 +152,39 @@ def run(config: RunConfig) -> dict:
         }
     )
     existing = rundir.load_verdicts()
-    done = {(v.task_id, v.sample) for v in existing}
-    requests = _turn_one_requests(tasks, config.sampling.samples, done)
+    completions = CompletionLog(rundir.path)
     eval_cfg = replace(config.eval, strict=config.eval.strict and not backend.trusted)
     verdicts = list(existing)
     broken: dict[str, str] = {}
-    bar = tqdm(total=len(tasks) * config.sampling.samples, initial=len(done), disable=not config.progress, unit="sample")
-    correct = sum(v.correct for v in metrics.final_turns(existing))
-    faster = sum(bool(v.correct and v.speedup and v.speedup > 1) for v in metrics.final_turns(existing))
+    k = config.sampling.samples
+    requests = plan_turn(1, tasks, k, verdicts, completions, prompts, config.turns)
+    bar = tqdm(total=len(tasks) * k, initial=len(tasks) * k - len(requests), disable=not config.progress, unit="sample")
+    latest = metrics.final_turns(existing)
+    correct = sum(v.correct for v in latest)
+    faster = sum(bool(v.correct and v.speedup and v.speedup > 1) for v in latest)
     try:
-        for completion in backend.generate(requests):
-            req = completion.request
-            bar.set_description(req.task.task_id)
-            if req.task.task_id in broken:
-                bar.update(1)
-                continue
-            if completion.error:
-                verdict = Verdict(
-                    task_id=req.task.task_id, status=Status.NO_CODE, sample=req.sample, turn=req.turn,
-                    level=req.task.level, model=config.model, error=completion.error, device=eval_cfg.device,
-                )
-            else:
-                extraction = extract_code(completion.text)
-                try:
-                    verdict = evaluate(req.task, extraction.code, eval_cfg, sample=req.sample, turn=req.turn, model=config.model)
-                except TaskError as e:
-                    broken[req.task.task_id] = str(e)
-                    log.error("task %s (%s) is broken, skipping its samples: %s", req.task.task_id, req.task.path, e)
+        for turn in range(1, config.turns + 1):
+            if turn > 1:
+                requests = plan_turn(turn, tasks, k, verdicts, completions, prompts, config.turns, broken)
+                bar.total += len(requests)
+                if requests:
+                    log.info("turn %d: %d sample(s) get another try with feedback", turn, len(requests))
+            for completion in backend.generate(requests):
+                req = completion.request
+                bar.set_description(req.task.task_id)
+                if req.task.task_id in broken:
                     bar.update(1)
                     continue
-                if verdict.status is Status.NO_CODE:
-                    verdict = replace(verdict, error=extraction.reason)
-            rundir.append(verdict)
-            verdicts.append(verdict)
-            correct += verdict.correct
-            faster += bool(verdict.correct and verdict.speedup and verdict.speedup > 1)
-            bar.update(1)
-            bar.set_postfix(correct=correct, faster=faster)
+                verdict, how = _judge(completion, config, eval_cfg, broken)
+                completions.append(_record(completion, how))
+                bar.update(1)
+                if verdict is None:
+                    continue
+                rundir.append(verdict)
+                verdicts.append(verdict)
+                correct += verdict.correct
+                faster += bool(verdict.correct and verdict.speedup and verdict.speedup > 1)
+                bar.set_postfix(correct=correct, faster=faster, turn=turn)
     finally:
         bar.close()
         summary = summarize(verdicts, config.ks)
@@ -149,5 +192,8 @@ def run(config: RunConfig) -> dict:
             model=config.model, suite_version=suite_version, broken_tasks=broken,
             finished=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         )
+        usage = completions.usage()
+        if usage:
+            summary["usage"] = usage
         rundir.write_summary(summary)
     return summary

@@ -5,7 +5,7 @@ import torch.nn as nn
 
 SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "depthwise", "pointwise", "activation"], "dtype": "bfloat16", "difficulty": 3}
 
-N, CIN, COUT, H, W = 32, 128, 256, 56, 56
+N, CIN, COUT, H, W = 64, 128, 256, 112, 112
 
 
 class Model(nn.Module):

@@ -68,8 +68,8 @@ class DeviceRun:
     suite_version: str
     torch: str
     cuda: str
-    tasks: int
-    failed: int
+    tasks: int  # tasks with a measurement on this GPU, after the latest run
+    failed: int  # of which failed validation
     profile: dict | None = None
 
 
@@ -197,10 +197,11 @@ def merge(
         if gone:
             log.info("dropped %d manifest entries of tasks no longer in the suite", len(gone))
     env = environment or {}
+    on_gpu = [e.gpus[slug] for e in tasks.values() if slug in e.gpus]
     devices = dict(manifest.devices)
     devices[slug] = DeviceRun(
         gpu=gpu_name, date=today, suite_version=suite.version, torch=env.get("torch", ""), cuda=env.get("cuda", ""),
-        tasks=measured, failed=sum(not r.ok for r in reports if r.task_id in by_id),
-        profile=profile.to_dict() if profile else None,
+        tasks=len(on_gpu), failed=sum(not g.valid for g in on_gpu), profile=profile.to_dict() if profile else None,
     )
+    log.info("merged %d measurements on %s; the manifest holds %d tasks", measured, gpu_name, len(tasks))
     return Manifest(suite_version=suite.version, updated=today, tasks=tasks, devices=devices)

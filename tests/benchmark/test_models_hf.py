@@ -138,6 +138,24 @@ def test_fingerprint_notices_an_overwritten_checkpoint(tmp_path):
     assert weights_fingerprint("org/not-cached") == {"hub_id": "org/not-cached", "revision": None}
 
 
+def test_hub_id_loads_from_the_local_hub_cache_offline(model_dir, tmp_path, task, monkeypatch):
+    from huggingface_hub import constants
+
+    repo = tmp_path / "hub" / "models--solbench--tiny"
+    snapshot = repo / "snapshots" / "0123456789abcdef0123456789abcdef01234567"
+    snapshot.mkdir(parents=True)
+    for f in model_dir.iterdir():
+        (snapshot / f.name).write_bytes(f.read_bytes())
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(snapshot.name)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    b = hf("solbench/tiny", tmp_path)
+    assert b.cache_identity()["model"] == {"hub_id": "solbench/tiny", "revision": snapshot.name}
+    (got,) = list(b.generate(requests(task, ["hi"])))
+    assert got.error is None and got.completion_tokens >= 1
+
+
 def test_cli_end_to_end_then_from_the_cache(model_dir, tmp_path, task, monkeypatch, capsys):
     def cli(out):
         return run_main([
@@ -164,3 +182,11 @@ def test_cli_end_to_end_then_from_the_cache(model_dir, tmp_path, task, monkeypat
     again = [json.loads(line) for line in (tmp_path / "run2" / "completions.jsonl").read_text().splitlines()]
     assert all(c["cached"] for c in again)
     assert {(c["sample"], c["text"]) for c in again} == {(c["sample"], c["text"]) for c in completions}
+
+
+@pytest.mark.gpu
+def test_generates_on_the_gpu_when_present(model_dir, tmp_path, task):
+    b = hf(model_dir, tmp_path, device=None, dtype="bfloat16", concurrency=3)
+    got = list(b.generate(requests(task, PROMPTS)))
+    assert b.device == "cuda" and str(next(b.model.parameters()).dtype) == "torch.bfloat16"
+    assert len(got) == 3 and all(c.error is None and c.completion_tokens >= 1 for c in got)

@@ -21,17 +21,26 @@ from pathlib import Path
 import jinja2
 
 from leaderboard import chart, standings
-from leaderboard.submission import SUBMISSIONS_DIR, Submission, SubmissionFormatError, load_all
+from leaderboard.submission import (
+    CPU_RUN,
+    EXAMPLE,
+    NO_CODE,
+    PARTIAL,
+    SUBMISSIONS_DIR,
+    Submission,
+    SubmissionFormatError,
+    load_all,
+)
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"
 log = logging.getLogger(__name__)
 
 LABEL_HELP = {
-    "CPU run": "evaluated on a CPU; its timings say nothing about GPU kernels",
-    "example": "produced by the project to show the format, not a model's entry",
-    "partial": "covers only the tasks its run selected, not whole levels",
-    "code withheld": "submitted without candidate sources; it cannot be verified",
+    CPU_RUN: "evaluated on a CPU; its timings say nothing about GPU kernels",
+    EXAMPLE: "produced by the project to show the format, not a model's entry",
+    PARTIAL: "covers only the tasks its run selected, not whole levels",
+    NO_CODE: "submitted without candidate sources; it cannot be verified",
 }
 
 

@@ -1,0 +1,29 @@
+"""Depthwise 5x5 convolution (128 channels, same padding) in fp32."""
+
+import torch
+import torch.nn as nn
+
+SOLBENCH = {"level": 1, "tags": ["conv", "conv2d", "depthwise"], "dtype": "float32", "difficulty": 3}
+
+N, CHANNELS, H, W, KERNEL = 32, 128, 128, 128, 5
+
+
+class Model(nn.Module):
+    def __init__(self, channels: int, kernel_size: int):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, kernel_size, padding=kernel_size // 2, groups=channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+def get_inputs():
+    return [torch.randn(N, CHANNELS, H, W)]
+
+
+def get_init_inputs():
+    return [CHANNELS, KERNEL]
+
+
+def get_alt_inputs():
+    return [[torch.randn(1, CHANNELS, 37, 53)], [torch.randn(3, CHANNELS, 16, 9)]]

@@ -1,0 +1,32 @@
+"""Grouped 3x3 convolution (4 groups of 64 channels) in bf16, ResNeXt-style."""
+
+import torch
+import torch.nn as nn
+
+SOLBENCH = {"level": 1, "tags": ["conv", "conv2d", "grouped"], "dtype": "bfloat16", "difficulty": 3}
+
+N, C_IN, C_OUT, H, W, KERNEL, GROUPS = 64, 256, 256, 64, 64, 3, 4
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, groups: int):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, padding=kernel_size // 2, groups=groups, dtype=torch.bfloat16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+def get_inputs():
+    return [torch.randn(N, C_IN, H, W, dtype=torch.bfloat16)]
+
+
+def get_init_inputs():
+    return [C_IN, C_OUT, KERNEL, GROUPS]
+
+
+def get_alt_inputs():
+    return [
+        [torch.randn(1, C_IN, 37, 53, dtype=torch.bfloat16)],
+        [torch.randn(3, C_IN, 16, 9, dtype=torch.bfloat16)],
+    ]

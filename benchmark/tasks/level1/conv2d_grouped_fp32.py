@@ -1,0 +1,29 @@
+"""Grouped 3x3 convolution (8 groups, 128 -> 256 channels) in fp32."""
+
+import torch
+import torch.nn as nn
+
+SOLBENCH = {"level": 1, "tags": ["conv", "conv2d", "grouped"], "dtype": "float32", "difficulty": 3}
+
+N, C_IN, C_OUT, H, W, KERNEL, GROUPS = 16, 128, 256, 96, 96, 3, 8
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, groups: int):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, padding=kernel_size // 2, groups=groups)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+def get_inputs():
+    return [torch.randn(N, C_IN, H, W)]
+
+
+def get_init_inputs():
+    return [C_IN, C_OUT, KERNEL, GROUPS]
+
+
+def get_alt_inputs():
+    return [[torch.randn(1, C_IN, 37, 53)], [torch.randn(3, C_IN, 16, 9)]]

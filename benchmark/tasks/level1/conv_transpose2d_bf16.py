@@ -1,0 +1,32 @@
+"""Transposed 2D convolution (4x4, stride 2) upsampling 256 -> 128 channels in bf16."""
+
+import torch
+import torch.nn as nn
+
+SOLBENCH = {"level": 1, "tags": ["conv", "conv_transpose", "conv2d"], "dtype": "bfloat16", "difficulty": 3}
+
+N, C_IN, C_OUT, H, W, KERNEL = 32, 256, 128, 64, 64, 4
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
+        super().__init__()
+        self.conv = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, stride=2, padding=1, dtype=torch.bfloat16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+def get_inputs():
+    return [torch.randn(N, C_IN, H, W, dtype=torch.bfloat16)]
+
+
+def get_init_inputs():
+    return [C_IN, C_OUT, KERNEL]
+
+
+def get_alt_inputs():
+    return [
+        [torch.randn(1, C_IN, 37, 53, dtype=torch.bfloat16)],
+        [torch.randn(3, C_IN, 6, 9, dtype=torch.bfloat16)],
+    ]

@@ -1,0 +1,28 @@
+"""Row sums of a wide fp32 matrix (16384 elements per row)."""
+
+import torch
+import torch.nn as nn
+
+SOLBENCH = {"level": 1, "tags": ["reduction", "sum"], "dtype": "float32", "difficulty": 2, "atol": 0.001}
+
+ROWS, COLS = 8192, 16384
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.sum(dim=-1)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []
+
+
+def get_alt_inputs():
+    return [[torch.randn(3, 1001)], [torch.randn(17, 4099)]]

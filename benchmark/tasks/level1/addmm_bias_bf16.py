@@ -28,4 +28,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(333, IN_FEATURES, dtype=torch.bfloat16)], [torch.randn(1, IN_FEATURES, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(333, IN_FEATURES, dtype=torch.bfloat16)],
+        [torch.randn(1, IN_FEATURES, dtype=torch.bfloat16)],
+    ]

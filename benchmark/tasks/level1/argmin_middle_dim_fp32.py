@@ -11,6 +11,7 @@ def distinct_rows(rows: int, cols: int) -> torch.Tensor:
     values = (torch.rand(rows, cols) + 0.25).cumsum(dim=-1) / cols**0.5
     return values.gather(-1, torch.rand(rows, cols).argsort(dim=-1)) - values.mean(dim=-1, keepdim=True)
 
+
 B, L, D = 512, 1024, 256
 
 

@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(3, 100, 77, dtype=torch.bfloat16), torch.randn(3, 77, 129, dtype=torch.bfloat16)], [torch.randn(5, 257, 64, dtype=torch.bfloat16), torch.randn(5, 64, 300, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(3, 100, 77, dtype=torch.bfloat16), torch.randn(3, 77, 129, dtype=torch.bfloat16)],
+        [torch.randn(5, 257, 64, dtype=torch.bfloat16), torch.randn(5, 64, 300, dtype=torch.bfloat16)],
+    ]

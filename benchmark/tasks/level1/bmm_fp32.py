@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(3, 100, 77), torch.randn(3, 77, 129) * 77**-0.5], [torch.randn(17, 33, 256), torch.randn(17, 256, 5) * 256**-0.5]]
+    return [
+        [torch.randn(3, 100, 77), torch.randn(3, 77, 129) * 77**-0.5],
+        [torch.randn(17, 33, 256), torch.randn(17, 256, 5) * 256**-0.5],
+    ]

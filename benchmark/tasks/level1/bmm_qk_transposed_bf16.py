@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(3, 100, 64, dtype=torch.bfloat16), torch.randn(3, 77, 64, dtype=torch.bfloat16)], [torch.randn(7, 129, 128, dtype=torch.bfloat16), torch.randn(7, 129, 128, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(3, 100, 64, dtype=torch.bfloat16), torch.randn(3, 77, 64, dtype=torch.bfloat16)],
+        [torch.randn(7, 129, 128, dtype=torch.bfloat16), torch.randn(7, 129, 128, dtype=torch.bfloat16)],
+    ]

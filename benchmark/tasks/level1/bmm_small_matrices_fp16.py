@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1000, 32, 32, dtype=torch.float16), torch.randn(1000, 32, 32, dtype=torch.float16)], [torch.randn(77, 17, 9, dtype=torch.float16), torch.randn(77, 9, 23, dtype=torch.float16)]]
+    return [
+        [torch.randn(1000, 32, 32, dtype=torch.float16), torch.randn(1000, 32, 32, dtype=torch.float16)],
+        [torch.randn(77, 17, 9, dtype=torch.float16), torch.randn(77, 9, 23, dtype=torch.float16)],
+    ]

@@ -11,7 +11,9 @@ N, C_IN, C_OUT, L, KERNEL = 32, 256, 512, 8192, 5
 class Model(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
         super().__init__()
-        self.conv = nn.Conv1d(in_channels, out_channels, kernel_size, padding=kernel_size // 2, dtype=torch.bfloat16)
+        self.conv = nn.Conv1d(
+            in_channels, out_channels, kernel_size, padding=kernel_size // 2, dtype=torch.bfloat16
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)

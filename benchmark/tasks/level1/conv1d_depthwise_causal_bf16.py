@@ -11,7 +11,9 @@ N, CHANNELS, L, KERNEL = 16, 1024, 8192, 4
 class Model(nn.Module):
     def __init__(self, channels: int, kernel_size: int):
         super().__init__()
-        self.conv = nn.Conv1d(channels, channels, kernel_size, groups=channels, padding=kernel_size - 1, dtype=torch.bfloat16)
+        self.conv = nn.Conv1d(
+            channels, channels, kernel_size, groups=channels, padding=kernel_size - 1, dtype=torch.bfloat16
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)[..., : x.shape[-1]]

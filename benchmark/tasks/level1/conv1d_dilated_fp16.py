@@ -11,7 +11,9 @@ N, C_IN, C_OUT, L, KERNEL, DILATION = 64, 128, 128, 16384, 3, 4
 class Model(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, dilation: int):
         super().__init__()
-        self.conv = nn.Conv1d(in_channels, out_channels, kernel_size, dilation=dilation, padding=dilation, dtype=torch.float16)
+        self.conv = nn.Conv1d(
+            in_channels, out_channels, kernel_size, dilation=dilation, padding=dilation, dtype=torch.float16
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)

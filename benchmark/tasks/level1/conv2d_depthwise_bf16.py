@@ -11,7 +11,9 @@ N, CHANNELS, H, W, KERNEL = 32, 256, 112, 112, 3
 class Model(nn.Module):
     def __init__(self, channels: int, kernel_size: int):
         super().__init__()
-        self.conv = nn.Conv2d(channels, channels, kernel_size, padding=kernel_size // 2, groups=channels, dtype=torch.bfloat16)
+        self.conv = nn.Conv2d(
+            channels, channels, kernel_size, padding=kernel_size // 2, groups=channels, dtype=torch.bfloat16
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)

@@ -11,7 +11,9 @@ N, C_IN, C_OUT, D, H, W = 8, 32, 64, 16, 128, 128
 class Model(nn.Module):
     def __init__(self, in_channels: int, out_channels: int):
         super().__init__()
-        self.conv = nn.Conv3d(in_channels, out_channels, (3, 4, 4), stride=(1, 2, 2), padding=1, dtype=torch.float16)
+        self.conv = nn.Conv3d(
+            in_channels, out_channels, (3, 4, 4), stride=(1, 2, 2), padding=1, dtype=torch.float16
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)

@@ -11,7 +11,9 @@ N, C_IN, C_OUT, D, H, W, KERNEL = 8, 64, 32, 16, 32, 32, 3
 class Model(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
         super().__init__()
-        self.conv = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=2, padding=1, output_padding=1)
+        self.conv = nn.ConvTranspose3d(
+            in_channels, out_channels, kernel_size, stride=2, padding=1, output_padding=1
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)

@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(33, 20000, dtype=torch.bfloat16), torch.randn(20000, 17, dtype=torch.bfloat16)], [torch.randn(128, 4097, dtype=torch.bfloat16), torch.randn(4097, 96, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(33, 20000, dtype=torch.bfloat16), torch.randn(20000, 17, dtype=torch.bfloat16)],
+        [torch.randn(128, 4097, dtype=torch.bfloat16), torch.randn(4097, 96, dtype=torch.bfloat16)],
+    ]

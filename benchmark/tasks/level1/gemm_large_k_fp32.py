@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(33, 20000), torch.randn(20000, 17) * 20000**-0.5], [torch.randn(128, 4097), torch.randn(4097, 96) * 4097**-0.5]]
+    return [
+        [torch.randn(33, 20000), torch.randn(20000, 17) * 20000**-0.5],
+        [torch.randn(128, 4097), torch.randn(4097, 96) * 4097**-0.5],
+    ]

@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1001, 64, dtype=torch.bfloat16), torch.randn(64, 777, dtype=torch.bfloat16)], [torch.randn(65, 13, dtype=torch.bfloat16), torch.randn(13, 4099, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(1001, 64, dtype=torch.bfloat16), torch.randn(64, 777, dtype=torch.bfloat16)],
+        [torch.randn(65, 13, dtype=torch.bfloat16), torch.randn(13, 4099, dtype=torch.bfloat16)],
+    ]

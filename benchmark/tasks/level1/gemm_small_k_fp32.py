@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1001, 32), torch.randn(32, 777) * 32**-0.5], [torch.randn(63, 7), torch.randn(7, 4099) * 7**-0.5]]
+    return [
+        [torch.randn(1001, 32), torch.randn(32, 777) * 32**-0.5],
+        [torch.randn(63, 7), torch.randn(7, 4099) * 7**-0.5],
+    ]

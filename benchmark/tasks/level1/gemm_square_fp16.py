@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(131, 259, dtype=torch.float16), torch.randn(259, 71, dtype=torch.float16)], [torch.randn(640, 48, dtype=torch.float16), torch.randn(48, 1000, dtype=torch.float16)]]
+    return [
+        [torch.randn(131, 259, dtype=torch.float16), torch.randn(259, 71, dtype=torch.float16)],
+        [torch.randn(640, 48, dtype=torch.float16), torch.randn(48, 1000, dtype=torch.float16)],
+    ]

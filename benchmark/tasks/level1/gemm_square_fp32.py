@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(127, 253), torch.randn(253, 61) * 253**-0.5], [torch.randn(300, 64), torch.randn(64, 513) * 64**-0.5]]
+    return [
+        [torch.randn(127, 253), torch.randn(253, 61) * 253**-0.5],
+        [torch.randn(300, 64), torch.randn(64, 513) * 64**-0.5],
+    ]

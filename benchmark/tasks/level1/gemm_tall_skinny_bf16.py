@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(5003, 200, dtype=torch.bfloat16), torch.randn(200, 40, dtype=torch.bfloat16)], [torch.randn(33, 512, dtype=torch.bfloat16), torch.randn(512, 128, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(5003, 200, dtype=torch.bfloat16), torch.randn(200, 40, dtype=torch.bfloat16)],
+        [torch.randn(33, 512, dtype=torch.bfloat16), torch.randn(512, 128, dtype=torch.bfloat16)],
+    ]

@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(4099, 96), torch.randn(96, 33) * 96**-0.5], [torch.randn(17, 256), torch.randn(256, 256) * 256**-0.5]]
+    return [
+        [torch.randn(4099, 96), torch.randn(96, 33) * 96**-0.5],
+        [torch.randn(17, 256), torch.randn(256, 256) * 256**-0.5],
+    ]

@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(127, 255, dtype=torch.bfloat16), torch.randn(61, 255, dtype=torch.bfloat16)], [torch.randn(1000, 96, dtype=torch.bfloat16), torch.randn(513, 96, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(127, 255, dtype=torch.bfloat16), torch.randn(61, 255, dtype=torch.bfloat16)],
+        [torch.randn(1000, 96, dtype=torch.bfloat16), torch.randn(513, 96, dtype=torch.bfloat16)],
+    ]

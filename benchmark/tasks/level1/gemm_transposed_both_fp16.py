@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(255, 127, dtype=torch.float16), torch.randn(61, 255, dtype=torch.float16)], [torch.randn(96, 1000, dtype=torch.float16), torch.randn(513, 96, dtype=torch.float16)]]
+    return [
+        [torch.randn(255, 127, dtype=torch.float16), torch.randn(61, 255, dtype=torch.float16)],
+        [torch.randn(96, 1000, dtype=torch.float16), torch.randn(513, 96, dtype=torch.float16)],
+    ]

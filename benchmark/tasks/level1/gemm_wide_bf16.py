@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(7, 300, dtype=torch.bfloat16), torch.randn(300, 5001, dtype=torch.bfloat16)], [torch.randn(129, 64, dtype=torch.bfloat16), torch.randn(64, 2048, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(7, 300, dtype=torch.bfloat16), torch.randn(300, 5001, dtype=torch.bfloat16)],
+        [torch.randn(129, 64, dtype=torch.bfloat16), torch.randn(64, 2048, dtype=torch.bfloat16)],
+    ]

@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(5, 300), torch.randn(300, 4001) * 300**-0.5], [torch.randn(64, 129), torch.randn(129, 1024) * 129**-0.5]]
+    return [
+        [torch.randn(5, 300), torch.randn(300, 4001) * 300**-0.5],
+        [torch.randn(64, 129), torch.randn(129, 1024) * 129**-0.5],
+    ]

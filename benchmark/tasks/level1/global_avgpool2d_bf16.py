@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 1, "tags": ["pooling", "avgpool", "global", "reduction"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["pooling", "avgpool", "global", "reduction"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 N, C, H, W = 128, 512, 56, 56
 

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 1, "tags": ["pooling", "maxpool", "global", "reduction"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["pooling", "maxpool", "global", "reduction"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, C, H, W = 128, 256, 56, 56
 

@@ -26,4 +26,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(333, FEATURES, dtype=torch.float16)], [torch.randn(2, 7, FEATURES, dtype=torch.float16)]]
+    return [
+        [torch.randn(333, FEATURES, dtype=torch.float16)],
+        [torch.randn(2, 7, FEATURES, dtype=torch.float16)],
+    ]

@@ -10,7 +10,9 @@ ROWS, COLS = 32768, 8192
 
 def spread_rows(rows: int, cols: int) -> torch.Tensor:
     """Rows with their own scale and offset, so per-row results differ by far more than the tolerance."""
-    return (torch.randn(rows, cols) * (0.5 + 2 * torch.rand(rows, 1)) + torch.randn(rows, 1)).to(torch.bfloat16)
+    return (torch.randn(rows, cols) * (0.5 + 2 * torch.rand(rows, 1)) + torch.randn(rows, 1)).to(
+        torch.bfloat16
+    )
 
 
 class Model(nn.Module):

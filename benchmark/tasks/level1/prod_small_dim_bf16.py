@@ -25,4 +25,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.rand(3, 4, 1001, dtype=torch.bfloat16) + 0.5], [torch.rand(5, 3, 7, dtype=torch.bfloat16) + 0.5]]
+    return [
+        [torch.rand(3, 4, 1001, dtype=torch.bfloat16) + 0.5],
+        [torch.rand(5, 3, 7, dtype=torch.bfloat16) + 0.5],
+    ]

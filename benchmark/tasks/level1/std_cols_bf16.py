@@ -10,7 +10,9 @@ ROWS, COLS = 32768, 8192
 
 def spread_cols(rows: int, cols: int) -> torch.Tensor:
     """Columns with their own scale around an offset of about 4, so per-column statistics differ."""
-    return (torch.randn(rows, cols) * (0.5 + 2 * torch.rand(1, cols)) + 4 + torch.randn(1, cols)).to(torch.bfloat16)
+    return (torch.randn(rows, cols) * (0.5 + 2 * torch.rand(1, cols)) + 4 + torch.randn(1, cols)).to(
+        torch.bfloat16
+    )
 
 
 class Model(nn.Module):

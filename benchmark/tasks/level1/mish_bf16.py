@@ -1,0 +1,32 @@
+"""Mish (x * tanh(softplus(x))) over bf16 activations."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SOLBENCH = {"level": 1, "tags": ["activation", "elementwise"], "dtype": "bfloat16", "difficulty": 1}
+
+ROWS, COLS = 16384, 8192
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.mish(x)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS, dtype=torch.bfloat16) * 3]
+
+
+def get_init_inputs():
+    return []
+
+
+def get_alt_inputs():
+    return [
+        [torch.randn(3, 1001, dtype=torch.bfloat16) * 3],
+        [torch.randn(17, 4099, dtype=torch.bfloat16) * 3],
+    ]

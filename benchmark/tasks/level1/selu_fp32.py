@@ -1,0 +1,29 @@
+"""SELU (scaled ELU with fixed constants) over fp32 activations."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SOLBENCH = {"level": 1, "tags": ["activation", "elementwise"], "dtype": "float32", "difficulty": 1}
+
+ROWS, COLS = 8192, 8192
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.selu(x)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS) * 2]
+
+
+def get_init_inputs():
+    return []
+
+
+def get_alt_inputs():
+    return [[torch.randn(3, 1001) * 2], [torch.randn(17, 4099) * 2]]

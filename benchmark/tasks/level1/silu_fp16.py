@@ -1,0 +1,29 @@
+"""SiLU over fp16 convolutional feature maps."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SOLBENCH = {"level": 1, "tags": ["activation", "elementwise"], "dtype": "float16", "difficulty": 1}
+
+D0, D1, D2, D3 = 32, 256, 128, 128
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.silu(x)
+
+
+def get_inputs():
+    return [torch.randn(D0, D1, D2, D3, dtype=torch.float16)]
+
+
+def get_init_inputs():
+    return []
+
+
+def get_alt_inputs():
+    return [[torch.randn(1, 3, 37, 53, dtype=torch.float16)], [torch.randn(5, 7, 8, 9, dtype=torch.float16)]]

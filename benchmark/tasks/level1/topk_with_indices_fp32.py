@@ -1,0 +1,37 @@
+"""The 16 largest values and their positions in each 16384-long fp32 row (distinct values)."""
+
+import torch
+import torch.nn as nn
+
+SOLBENCH = {"level": 1, "tags": ["sort", "topk"], "dtype": "float32", "difficulty": 3}
+
+
+def distinct_rows(rows: int, cols: int) -> torch.Tensor:
+    """Rows of pairwise-distinct values in random order, so index outputs never depend on tie-breaking."""
+    values = (torch.rand(rows, cols) + 0.25).cumsum(dim=-1) / cols**0.5
+    return values.gather(-1, torch.rand(rows, cols).argsort(dim=-1)) - values.mean(dim=-1, keepdim=True)
+
+
+ROWS, COLS, K = 4096, 16384, 16
+
+
+class Model(nn.Module):
+    def __init__(self, k: int):
+        super().__init__()
+        self.k = k
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        values, indices = torch.topk(x, self.k, dim=-1)
+        return values, indices
+
+
+def get_inputs():
+    return [distinct_rows(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return [K]
+
+
+def get_alt_inputs():
+    return [[distinct_rows(3, 1001)], [distinct_rows(17, 16)]]

@@ -63,6 +63,44 @@ class TaskError(Exception):
     """The task itself (not the candidate) failed: it does not import or its reference raises."""
 
 
+def stage_source(code: str, cache_dir: Path) -> Path:
+    """The candidate as a real file in the shared cache, named by its hash, written atomically."""
+    src_dir = cache_dir / "sources"
+    src_dir.mkdir(parents=True, exist_ok=True)
+    path = src_dir / f"candidate_{sha256_text(code)[:24]}.py"
+    if not path.exists():
+        tmp = path.with_suffix(f".{os.getpid()}.{id(code)}.tmp")
+        tmp.write_text(code)
+        tmp.replace(path)
+    return path
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    """Result of building a candidate ahead of execution. `final` errors (syntax, compiler) decide the
+    verdict; others (an import that needs the GPU, say) are left for the execution worker to judge."""
+
+    ok: bool
+    error: str | None = None
+    final: bool = False
+    seconds: float = 0.0
+
+
+def build(code: str, config: EvalConfig, env: dict[str, str] | None = None) -> BuildOutcome:
+    """Import the candidate in a child with no GPU, so its load_inline extensions are compiled into
+    the shared build cache; the execution worker then loads them without compiling."""
+    job = dict(
+        mode="build",
+        candidate_path=str(stage_source(code, config.cache_dir)),
+        builds_root=str(config.cache_dir / "builds"),
+    )
+    outcome = run_job(job, config.timeout_s, env={"TRITON_CACHE_DIR": str(config.cache_dir / "triton"), **(env or {})})
+    r = outcome.result
+    if r is None:
+        return BuildOutcome(False, outcome.crash_reason, final=False, seconds=outcome.wall_s)
+    return BuildOutcome(r["status"] == "built", r.get("error"), r.get("final", False), r.get("compile_s", 0.0))
+
+
 def evaluate(
     task: Task,
     code: str | None,
@@ -73,9 +111,10 @@ def evaluate(
     model: str = "",
     sol_ms: float | None = None,
     trusted: bool = False,
+    gpu: int | None = None,
 ) -> Verdict:
     """Evaluate candidate source against a task in a fresh child process. `trusted` code (the
-    reference baseline) skips the static rules; runtime findings are still reported as flags."""
+    reference baseline) carries no flags. `gpu` pins the child to one device of a multi-GPU host."""
     base = dict(
         task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
         task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
@@ -86,15 +125,7 @@ def evaluate(
     static_flags = [f"{f.flag}: line {f.line}: {f.detail}" for f in static.analyze(code)] if not trusted else []
     if static_flags and config.strict:
         return _verdict(Status.CHEAT, None, static_flags, base)  # no need to build or run it
-    config.cache_dir.mkdir(parents=True, exist_ok=True)
-    code_hash = base["code_hash"]
-    src_dir = config.cache_dir / "sources"
-    src_dir.mkdir(parents=True, exist_ok=True)
-    candidate_path = src_dir / f"candidate_{code_hash[:24]}.py"
-    if not candidate_path.exists():
-        tmp = candidate_path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(code)
-        tmp.replace(candidate_path)
+    candidate_path = stage_source(code, config.cache_dir)
     job = dict(
         task_path=str(task.path),
         candidate_path=str(candidate_path),
@@ -111,7 +142,10 @@ def evaluate(
         write_dirs=[str(config.cache_dir / "builds"), str(config.cache_dir / "triton")],
         timing=dataclasses.asdict(config.timing),
     )
-    outcome = run_job(job, config.timeout_s, env={"TRITON_CACHE_DIR": str(config.cache_dir / "triton")})
+    env = {"TRITON_CACHE_DIR": str(config.cache_dir / "triton")}
+    if gpu is not None:
+        env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+    outcome = run_job(job, config.timeout_s, env=env)
     r = outcome.result
     if r is None:
         status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR

@@ -23,7 +23,14 @@ import torch
 
 from benchmark.anticheat import audit
 from benchmark.anticheat.census import census
-from benchmark.anticheat.integrity import HarnessSnapshot, InputGuard, aliases, output_problems, thread_census
+from benchmark.anticheat.integrity import (
+    HarnessSnapshot,
+    InputGuard,
+    ThreadWatch,
+    aliases,
+    os_thread_count,
+    output_problems,
+)
 from benchmark.candidate import CandidateLoadError, load_candidate
 from benchmark.correctness import compare_outputs, flatten_outputs
 from benchmark.task import import_file
@@ -148,6 +155,14 @@ def poison_free_memory(device: torch.device) -> None:
     del block, small  # back to the caching allocator, which hands this memory out next
 
 
+def holds_poison(t: object) -> bool:
+    """Whether a float tensor holds the all-ones byte pattern `poison_free_memory` writes."""
+    if not isinstance(t, torch.Tensor) or not t.is_floating_point() or t.element_size() == 1 or t.numel() == 0:
+        return False
+    as_int = {2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
+    return bool((t.detach().contiguous().view(as_int) == -1).any())
+
+
 def format_candidate_error(e: BaseException) -> str:
     tb = traceback.extract_tb(e.__traceback__)
     frames = [f for f in tb if "candidate" in os.path.basename(f.filename)]
@@ -165,6 +180,7 @@ class Evaluation:
         self.result: dict = {"status": None, "error": None, "flags": [], "flag_details": [], "phases": {}}
         self.t_start = time.monotonic()
         self.phases: dict[str, float] = {}
+        self.os_threads_after_first_call = 0
 
     def flag(self, name: str, detail: str) -> None:
         if name not in self.result["flags"]:
@@ -192,9 +208,9 @@ class Evaluation:
         except BaseException as e:  # noqa: BLE001
             return self.finish("task_error", f"reference failed: {e!r}\n{traceback.format_exc(limit=3)}")
 
+        threads = ThreadWatch()
         snapshot = HarnessSnapshot()
         poison_free_memory(self.device)
-        py_threads, _ = thread_census()
         t0 = time.monotonic()
         try:
             model_cls = load_candidate(job["candidate_path"], job["builds_root"])
@@ -209,9 +225,10 @@ class Evaluation:
             status, error = self.candidate_phase(program, model_cls, plan, ref)
         except BaseException as e:  # noqa: BLE001 - a candidate may raise anything
             status, error = "runtime_error", format_candidate_error(e)
-        new_threads = thread_census()[0] - py_threads
-        if new_threads:
-            self.flag("spawned_threads", f"{len(new_threads)} Python thread(s) started by the candidate")
+        if threads.started:
+            self.flag("spawned_threads", f"{threads.started} Python thread(s) started by the candidate")
+        if self.os_threads_after_first_call and os_thread_count() > self.os_threads_after_first_call:
+            self.flag("spawned_threads", "native threads were still running after the candidate's calls")
         for name in snapshot.changed():
             self.flag("harness_tampered", f"{name} was replaced")
         for v in dict.fromkeys(violations):
@@ -259,6 +276,8 @@ class Evaluation:
                     out = model(*inputs)
             if cuda:
                 torch.cuda.synchronize()
+            if i == 0:
+                self.os_threads_after_first_call = os_thread_count()
             if guard.mutated():
                 self.flag("input_mutation", f"inputs {guard.mutated()} changed during trial {i}")
             outs = flatten_outputs(out)
@@ -270,6 +289,8 @@ class Evaluation:
             checked["max_abs_err"] = max(checked["max_abs_err"], cmp.max_abs_err)
             checked["max_rel_err"] = max(checked["max_rel_err"], cmp.max_rel_err)
             if not cmp.ok:
+                if cuda and any(holds_poison(o) for o in outs):
+                    self.flag("uninitialized_output", f"trial {i}: the output holds memory nothing wrote")
                 checked.update(first_failing_trial=i, detail=cmp.detail)
                 kind = " (large-magnitude inputs)" if scale != 1.0 else ""
                 self.phases["correctness_s"] = time.monotonic() - t0
@@ -299,6 +320,18 @@ class Evaluation:
         return "pass", None
 
 
+def build_only(job: dict) -> dict:
+    """Compile the candidate's extensions into the shared cache (no task, no GPU needed)."""
+    t0 = time.monotonic()
+    try:
+        load_candidate(job["candidate_path"], job["builds_root"])
+    except CandidateLoadError as e:
+        text = str(e)
+        final = text.startswith(("build failed", "SyntaxError", "the candidate defines no ModelNew", "ModelNew is a"))
+        return {"status": "compile_error", "error": text, "final": final, "compile_s": time.monotonic() - t0}
+    return {"status": "built", "compile_s": time.monotonic() - t0}
+
+
 def main() -> None:
     fd = int(sys.argv[1])
     job = json.loads(sys.stdin.read())
@@ -307,7 +340,7 @@ def main() -> None:
     channel = os.fdopen(os.dup(fd), "w")
     os.close(fd)
     try:
-        result = Evaluation(job).run()
+        result = build_only(job) if job.get("mode") == "build" else Evaluation(job).run()
     except BaseException as e:  # noqa: BLE001 - report harness failures rather than die silently
         result = {"status": "runtime_error", "error": f"harness error: {e!r}\n{traceback.format_exc()}"}
     body = json.dumps(result)

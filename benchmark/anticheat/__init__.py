@@ -23,9 +23,9 @@ FLAGS: dict[str, str] = {
     "output_not_plain_tensor": "an output is a tensor subclass, has no real storage, or is on the meta device",
     "output_layout": "an output's strides differ from the reference's and it is not contiguous",
     "timed_output_mismatch": "outputs produced during timing disagree with the reference (caching or skipped work)",
-    "spawned_threads": "forward left new threads running",
+    "spawned_threads": "forward started threads (work that escapes the caller and the timer)",
     "harness_tampered": "a timer, synchronize, the checker or a torch function the harness relies on was replaced",
     "sandbox_violation": "the sandbox refused a process, socket or file write the candidate attempted",
     "faster_than_light": "measured time is below the task's speed-of-light floor on this device",
-    "nondeterministic_output": "two calls on the same inputs gave different outputs",
+    "uninitialized_output": "an output holds memory nothing wrote (e.g. stale memory of the reference's result)",
 }

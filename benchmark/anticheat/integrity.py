@@ -3,7 +3,9 @@ inputs unchanged, outputs plain tensors that own their storage, no threads left 
 
 from __future__ import annotations
 
+import _thread
 import builtins
+import inspect
 import os
 import threading
 import time
@@ -45,15 +47,21 @@ def _guarded() -> dict[str, object]:
     return items
 
 
+def _identity(obj: object) -> int:
+    """The innermost function's identity: torch itself wraps some functions lazily (importing
+    torch._dynamo wraps torch.manual_seed), which must not read as tampering."""
+    return id(inspect.unwrap(obj)) if callable(obj) else id(obj)
+
+
 class HarnessSnapshot:
     """Identities of guarded objects, taken before the candidate loads, compared afterwards."""
 
     def __init__(self):
-        self.ids = {k: id(v) for k, v in _guarded().items()}
+        self.ids = {k: _identity(v) for k, v in _guarded().items()}
 
     def changed(self) -> list[str]:
         now = _guarded()
-        return sorted(k for k, v in now.items() if id(v) != self.ids.get(k))
+        return sorted(k for k, v in now.items() if _identity(v) != self.ids.get(k))
 
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -105,10 +113,28 @@ def output_problems(outputs: list, refs: list) -> list[tuple[str, str]]:
     return found
 
 
-def thread_census() -> tuple[set[int], int]:
-    """Python thread idents and the OS thread count of this process."""
+def os_thread_count() -> int:
     try:
-        n_os = len(os.listdir("/proc/self/task"))
+        return len(os.listdir("/proc/self/task"))
     except OSError:
-        n_os = threading.active_count()
-    return {t.ident for t in threading.enumerate()}, n_os
+        return threading.active_count()
+
+
+class ThreadWatch:
+    """Counts Python threads started from now on (even ones that finish before anyone looks),
+    by wrapping the low-level start function every Python thread goes through."""
+
+    def __init__(self):
+        self.started = 0
+        for owner, name in ((_thread, "start_new_thread"), (threading, "_start_new_thread"),
+                            (threading, "_start_joinable_thread"), (_thread, "start_joinable_thread")):
+            original = getattr(owner, name, None)
+            if original is not None:
+                setattr(owner, name, self._counting(original))
+
+    def _counting(self, original):
+        def start(*args, **kwargs):
+            self.started += 1
+            return original(*args, **kwargs)
+
+        return start

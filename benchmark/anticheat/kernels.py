@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import torch
 
 LIBRARY_KERNEL = re.compile(
-    r"cublas|cutlass|cudnn|nvjet|xmma|gemm|gemv|sm\d\d_|ampere_|hopper_|volta_|turing_|splitK|"
-    r"at::native|at::cuda|void at::|at_cuda_detail|cub::|thrust::|Memset|Memcpy|memcpy|memset|"
-    r"cufft|fft|cusparse|winograd|implicit_convolve|nchwToNhwc|nhwcToNchw|magma|cusolver",
+    r"cublas|cutlass|cudnn|nvjet|xmma|\b(ampere|volta|turing|hopper|sm\d+)_[a-z]*(gemm|conv)|gemv2[NT]_kernel|"
+    r"gemvx::|gemmk1_kernel|gemmSN_|splitKreduce|at::native|at::cuda|void at::|at_cuda_detail|\bcub::|"
+    r"thrust::|Memset|Memcpy|cufft|cusparse|cusolver|winograd|implicit_convolve|nchwToNhwc|nhwcToNchw|magma",
     re.IGNORECASE,
 )
 LIBRARY_SHARE_LIMIT = 0.5  # above this share of forward's device time, library kernels dominate

@@ -1,0 +1,206 @@
+"""The verifier: the harness at scale, and the one path every consumer evaluates through
+(benchmark.run, the dataset builder's rejection filter, RL rewards, leaderboard verification).
+
+Two pools, as MooreEval separates them: a build pool of CPU workers compiles candidates' extensions
+into the shared, content-keyed build cache (with the GPUs hidden), and an execution pool with a
+fixed number of lanes per device runs correctness and timing, each sample still in a fresh
+sandboxed child with every strict check. Builds run ahead of execution, so compile and execution
+overlap; identical extension code is built once per host, whichever run or worker asks first.
+
+    with Verifier(VerifierConfig(eval=EvalConfig(device="cuda"))) as v:
+        futures = [v.submit(task, code) for task, code in batch]
+        rewards = [v.reward(f.result()) for f in futures]
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import subprocess
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from benchmark.anticheat import static
+from benchmark.harness import EvalConfig, TaskError, _verdict, build, evaluate
+from benchmark.reward import RewardConfig, shaped_reward
+from benchmark.task import Task, sha256_text
+from benchmark.verdict import Phases, Status, Verdict
+
+log = logging.getLogger(__name__)
+
+
+def visible_gpus() -> list[int]:
+    """Device indices this process may use (CUDA_VISIBLE_DEVICES is honoured by the children)."""
+    import torch
+
+    return list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+
+
+def cuda_arch_list() -> str | None:
+    """Compute capability of the first GPU ("9.0"), so GPU-less build workers target the right chip."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout.split()
+        return out[0] if out else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+@dataclass(frozen=True)
+class VerifierConfig:
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    build_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
+    gpus: tuple[int, ...] | None = None  # devices to execute on; None: every visible one
+    lanes_per_device: int = 1  # concurrent executions per device (1 keeps timings clean)
+    reward: RewardConfig = field(default_factory=RewardConfig)
+
+    def __post_init__(self):
+        if self.build_workers < 1 or self.lanes_per_device < 1:
+            raise ValueError("build_workers and lanes_per_device must be at least 1")
+
+
+@dataclass(frozen=True)
+class Request:
+    task: Task
+    code: str | None
+    sample: int = 0
+    turn: int = 1
+    model: str = ""
+    sol_ms: float | None = None
+    trusted: bool = False
+
+
+class Verifier:
+    def __init__(self, config: VerifierConfig = VerifierConfig()):
+        self.config = config
+        cuda = config.eval.device == "cuda"
+        devices: list[int | None] = list(config.gpus if config.gpus is not None else visible_gpus()) if cuda else []
+        if cuda and not devices:
+            raise RuntimeError("device is cuda but no GPU is visible")
+        self.devices: list[int | None] = devices or [None]
+        self._lanes: queue.Queue[int | None] = queue.Queue()
+        for device in self.devices:
+            for _ in range(config.lanes_per_device):
+                self._lanes.put(device)
+        self._build_env = {"CUDA_VISIBLE_DEVICES": ""} if cuda else {}
+        arch = cuda_arch_list() if cuda else None
+        if arch:
+            self._build_env["TORCH_CUDA_ARCH_LIST"] = arch
+        self._builds = ThreadPoolExecutor(config.build_workers, thread_name_prefix="solbench-build")
+        self._execs = ThreadPoolExecutor(self._lanes.qsize(), thread_name_prefix="solbench-exec")
+        self._built: dict[str, Future] = {}  # code hash -> build future, so each code is built once
+        self._lock = threading.Lock()
+        self.stats = {"submitted": 0, "built": 0, "build_cache_hits": 0, "executed": 0}
+
+    # lifecycle
+    def close(self, cancel_pending: bool = False) -> None:
+        self._builds.shutdown(wait=True, cancel_futures=cancel_pending)
+        self._execs.shutdown(wait=True, cancel_futures=cancel_pending)
+
+    def __enter__(self) -> Verifier:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close(cancel_pending=exc[0] is not None)
+
+    # the API
+    def submit(self, task: Task, code: str | None, **kw) -> Future[Verdict]:
+        """Queue one (task, code) pair; the future resolves to its Verdict (or raises TaskError)."""
+        return self.submit_request(Request(task, code, **kw))
+
+    def submit_request(self, req: Request) -> Future[Verdict]:
+        self.stats["submitted"] += 1
+        result: Future[Verdict] = Future()
+        quick = self._decided_without_running(req)
+        if quick is not None:
+            result.set_result(quick)
+            return result
+        self._build_future(req.code).add_done_callback(lambda b: self._after_build(req, b, result))
+        return result
+
+    def verify(self, requests: Iterable[Request]) -> list[Verdict]:
+        futures = [self.submit_request(r) for r in requests]
+        return [f.result() for f in futures]
+
+    def reward(self, verdict: Verdict) -> float:
+        return shaped_reward(verdict, self.config.reward)
+
+    # internals
+    def _base(self, req: Request) -> dict:
+        cfg = self.config.eval
+        return dict(
+            task_id=req.task.task_id, sample=req.sample, turn=req.turn, level=req.task.level, model=req.model,
+            task_hash=req.task.hash, code_hash=sha256_text(req.code or ""), device=cfg.device,
+            strict=cfg.strict, sol_ms=req.sol_ms,
+        )
+
+    def _decided_without_running(self, req: Request) -> Verdict | None:
+        """No code, or strict static findings: the verdict needs no build and no device."""
+        if not req.code or not req.code.strip():
+            return Verdict(status=Status.NO_CODE, error="no code to evaluate", **self._base(req))
+        if self.config.eval.strict and not req.trusted:
+            findings = static.analyze(req.code)
+            if findings:
+                details = [f"{f.flag}: line {f.line}: {f.detail}" for f in findings]
+                return _verdict(Status.CHEAT, None, details, self._base(req))
+        return None
+
+    def _build_future(self, code: str) -> Future:
+        key = sha256_text(code)
+        with self._lock:
+            fut = self._built.get(key)
+            if fut is not None:
+                self.stats["build_cache_hits"] += 1
+                return fut
+            fut = self._builds.submit(build, code, self.config.eval, self._build_env)
+            self._built[key] = fut
+            return fut
+
+    def _after_build(self, req: Request, build_future: Future, result: Future) -> None:
+        try:
+            outcome = build_future.result()
+        except BaseException as e:  # noqa: BLE001 - a broken build worker must not lose the sample
+            log.warning("build worker failed for %s: %r; executing anyway", req.task.task_id, e)
+            outcome = None
+        self.stats["built"] += 1
+        if outcome is not None and not outcome.ok and outcome.final:
+            verdict = _verdict(
+                Status.COMPILE_ERROR, outcome.error, [], self._base(req), phases=Phases(compile_s=outcome.seconds)
+            )
+            result.set_result(verdict)
+            return
+        try:
+            self._execs.submit(self._execute, req, result)
+        except RuntimeError as e:  # the verifier was closed with this sample still queued
+            result.set_exception(e)
+
+    def _execute(self, req: Request, result: Future) -> None:
+        device = self._lanes.get()
+        try:
+            verdict = evaluate(
+                req.task, req.code, self.config.eval, sample=req.sample, turn=req.turn, model=req.model,
+                sol_ms=req.sol_ms, trusted=req.trusted, gpu=device,
+            )
+            self.stats["executed"] += 1
+            result.set_result(verdict)
+        except TaskError as e:
+            result.set_exception(e)
+        except BaseException as e:  # noqa: BLE001 - every submitted sample gets an answer
+            result.set_result(
+                _verdict(Status.RUNTIME_ERROR, f"harness error: {e!r}", [], self._base(req))
+            )
+        finally:
+            self._lanes.put(device)
+
+
+def serial_verify(requests: Iterable[Request], config: EvalConfig) -> list[Verdict]:
+    """The one-at-a-time baseline the throughput benchmark compares the pools with."""
+    return [
+        evaluate(r.task, r.code, config, sample=r.sample, turn=r.turn, model=r.model, sol_ms=r.sol_ms, trusted=r.trusted)
+        for r in requests
+    ]

@@ -1,0 +1,44 @@
+"""The false-positive suite: correct kernels in varied styles must pass with no flag."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from benchmark.harness import evaluate
+from benchmark.suite import BUILTIN_SUITE
+from benchmark.task import load_task
+from benchmark.verdict import Status
+
+HERE = Path(__file__).parent
+SCALE_SHIFT = HERE.parent / "benchmark" / "data" / "suite" / "level1" / "scale_shift.py"
+
+CPU_HONEST = ["cpu_cpp_scale_shift", "cpu_cpp_two_steps"]
+GPU_HONEST = {
+    "cuda_gelu_tanh": "level1/gelu_tanh_fp32.py",
+    "cuda_gelu_out_param": "level1/gelu_tanh_fp32.py",
+    "triton_gelu_tanh": "level1/gelu_tanh_fp32.py",
+    "cuda_softmax_shared": "level1/softmax_rows_bf16.py",
+    "cuda_softmax_two_kernels": "level1/softmax_rows_bf16.py",
+    "triton_softmax_rows": "level1/softmax_rows_bf16.py",
+}
+
+
+@pytest.mark.parametrize("name", CPU_HONEST)
+def test_honest_cpu_candidate_passes_clean(name, fast_eval):
+    verdict = evaluate(load_task(SCALE_SHIFT), (HERE / f"{name}.py").read_text(), fast_eval)
+    assert verdict.status is Status.PASS, verdict.error
+    assert verdict.flags == ()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(GPU_HONEST))
+def test_honest_gpu_candidate_passes_clean(name, fast_eval):
+    task = load_task(BUILTIN_SUITE / GPU_HONEST[name], root=BUILTIN_SUITE)
+    verdict = evaluate(task, (HERE / f"{name}.py").read_text(), dataclasses.replace(fast_eval, device="cuda"))
+    assert verdict.status is Status.PASS, verdict.error
+    assert verdict.flags == ()
+    assert verdict.speedup and verdict.speedup > 0.2
+    print(f"{name}: speedup {verdict.speedup:.2f}x on {task.task_id}")

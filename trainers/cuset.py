@@ -50,7 +50,7 @@ SENSITIVE_KINDS = (
     "memory_space",  # __shared__ / __constant__ declarations
     "thread_index",  # threadIdx/blockIdx/blockDim/gridDim, tl.program_id, tl.num_programs
     "block_range",  # tl.arange
-    "bounds_check",  # kernel conditions that compare (if/for/while), Triton masks
+    "bounds_check",  # comparisons in kernel if/for/while (bounds and thread-role guards), Triton masks
     "atomic",  # atomicAdd..., tl.atomic_*
     "warp_primitive",  # shuffles and votes
     "launch_config",  # <<<...>>>, grid lambdas, triton.cdiv, kernel[grid]
@@ -69,7 +69,7 @@ class Span:
     kind: str
 
 
-_CMP = re.compile(r"<=|>=|(?<![<>])<(?![<])|(?<![<>-])>(?![>])")
+_CMP = re.compile(r"<=|>=|==|!=|(?<![<>])<(?![<])|(?<![<>-])>(?![>])")
 _ARITH = re.compile(r"[+\-*/%]|<<|>>|threadIdx|blockIdx|blockDim")
 
 _CUDA_CALLS = {
@@ -146,21 +146,18 @@ def _cuda_bodies(text: str) -> list[tuple[int, int]]:
 
 
 def _triton_bodies(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, name) of functions decorated with @triton.jit (or @triton.autotune ... @triton.jit)."""
+    """(start, end, name) of functions decorated with @triton.jit (possibly under other decorators)."""
     bodies = []
-    for m in re.finditer(r"^([ \t]*)@triton\.jit\b[^\n]*\n(?:\1@[^\n]*\n)*\1def\s+(\w+)", text, re.MULTILINE):
+    pattern = r"^([ \t]*)@triton\.jit\b[^\n]*\n(?:\1@[^\n]*\n)*\1def\s+(\w+)\s*\("
+    for m in re.finditer(pattern, text, re.MULTILINE):
         indent = len(m.group(1))
+        header_end = text.find("\n", _close(text, m.end() - 1))
+        pos = len(text) if header_end < 0 else header_end + 1
         end = len(text)
-        line_start = text.find("\n", m.end())
-        pos = line_start + 1 if line_start >= 0 else len(text)
-        header_done = False
         while pos < len(text):
             nl = text.find("\n", pos)
             line = text[pos : nl if nl >= 0 else len(text)]
-            stripped = line.strip()
-            if stripped and not header_done and stripped.endswith(":"):
-                header_done = True
-            elif stripped and header_done and len(line) - len(line.lstrip()) <= indent:
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
                 end = pos
                 break
             if nl < 0:
@@ -183,6 +180,8 @@ def _conditions(text: str, lo: int, hi: int) -> list[Span]:
                 continue
             inner_lo += len(parts[0]) + 1
             inner_hi = inner_lo + len(parts[1])
+            inner_lo += len(parts[1]) - len(parts[1].lstrip())
+            inner_hi -= len(parts[1]) - len(parts[1].rstrip())
         if _CMP.search(text[inner_lo:inner_hi]):
             spans.append(Span(inner_lo, inner_hi, "bounds_check"))
     return spans

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["norm", "layernorm", "broadcast", "modulation"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["norm", "layernorm", "broadcast", "modulation"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 B, S, D = 32, 4096, 1152
 

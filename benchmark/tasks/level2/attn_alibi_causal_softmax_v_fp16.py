@@ -5,7 +5,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["attention", "gemm", "batched", "mask", "bias", "softmax"], "dtype": "float16", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["attention", "gemm", "batched", "mask", "bias", "softmax"],
+    "dtype": "float16",
+    "difficulty": 3,
+}
 
 B, H, S, D = 4, 16, 2048, 64
 

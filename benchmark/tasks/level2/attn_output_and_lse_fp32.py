@@ -5,7 +5,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["attention", "gemm", "batched", "softmax", "logsumexp"], "dtype": "float32", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["attention", "gemm", "batched", "softmax", "logsumexp"],
+    "dtype": "float32",
+    "difficulty": 3,
+}
 
 B, H, S, D = 4, 8, 1024, 64
 

@@ -7,7 +7,14 @@ import torch.nn as nn
 
 # Tolerance: eager rounds the raw Q K^T scores to bf16, which shifts the largest logits by ~0.02-0.04 and
 # P @ V by up to ~3%; a kernel that keeps scores in fp32 (flash-style) is right but differs by that much.
-SOLBENCH = {"level": 2, "tags": ["attention", "gemm", "batched", "mask", "softmax"], "dtype": "bfloat16", "difficulty": 2, "atol": 5e-2, "rtol": 5e-2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["attention", "gemm", "batched", "mask", "softmax"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+    "atol": 5e-2,
+    "rtol": 5e-2,
+}
 
 B, H, S, D = 16, 12, 1024, 64
 
@@ -16,7 +23,9 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
 
-    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, lengths: torch.Tensor
+    ) -> torch.Tensor:
         s = k.shape[-2]
         pad = torch.arange(s, device=k.device)[None, :] >= lengths[:, None]  # [B, S_k]
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])

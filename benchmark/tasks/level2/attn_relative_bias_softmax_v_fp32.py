@@ -5,7 +5,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["attention", "gemm", "batched", "bias", "softmax"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["attention", "gemm", "batched", "bias", "softmax"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 B, H, S, D = 8, 8, 1024, 64
 

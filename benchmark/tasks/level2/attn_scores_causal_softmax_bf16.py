@@ -5,7 +5,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["attention", "gemm", "batched", "mask", "softmax"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["attention", "gemm", "batched", "mask", "softmax"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 B, H, S, D = 4, 16, 2048, 64
 
@@ -32,5 +37,8 @@ def get_init_inputs():
 def get_alt_inputs():
     return [
         [torch.randn(1, 2, 37, D, dtype=torch.bfloat16) * 2, torch.randn(1, 2, 37, D, dtype=torch.bfloat16)],
-        [torch.randn(2, 3, 300, D, dtype=torch.bfloat16) * 2, torch.randn(2, 3, 300, D, dtype=torch.bfloat16)],
+        [
+            torch.randn(2, 3, 300, D, dtype=torch.bfloat16) * 2,
+            torch.randn(2, 3, 300, D, dtype=torch.bfloat16),
+        ],
     ]

@@ -4,9 +4,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["norm", "batchnorm", "reduction", "activation"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["norm", "batchnorm", "reduction", "activation"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
-N, C, H, W = 64, 128, 56, 56
+N, C, H, W = 128, 128, 56, 56
 
 
 class Model(nn.Module):

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["embedding", "gather", "norm", "layernorm"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["embedding", "gather", "norm", "layernorm"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 B, S, D, VOCAB, MAX_LEN, SEGMENTS = 128, 512, 768, 30522, 512, 2
 

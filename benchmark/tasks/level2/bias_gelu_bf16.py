@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["elementwise", "bias", "activation", "broadcast"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["elementwise", "bias", "activation", "broadcast"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
 ROWS, D = 16384, 8192
 

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["residual", "bias", "norm", "layernorm"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["residual", "bias", "norm", "layernorm"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 TOKENS, D = 16384, 4096
 

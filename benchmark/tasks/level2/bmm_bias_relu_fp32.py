@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "batched", "epilogue", "bias", "activation"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "batched", "epilogue", "bias", "activation"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 B, M, K, N = 64, 512, 512, 1024
 

@@ -3,9 +3,14 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "batched", "transpose", "softmax", "log_softmax"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "batched", "transpose", "softmax", "log_softmax"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
-B, M, N, K = 16, 2048, 2048, 128
+B, M, N, K = 32, 2048, 2048, 128
 
 
 class Model(nn.Module):

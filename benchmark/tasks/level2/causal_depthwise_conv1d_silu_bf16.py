@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv1d", "depthwise", "causal", "activation"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv1d", "depthwise", "causal", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 B, C, L, KSIZE = 16, 2048, 2048, 4
 

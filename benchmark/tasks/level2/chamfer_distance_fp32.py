@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["reduction", "elementwise", "broadcast", "pointcloud"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["reduction", "elementwise", "broadcast", "pointcloud"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 B, NA, NB = 8, 2048, 2048
 

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "log_softmax", "softmax", "classifier"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "log_softmax", "softmax", "classifier"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 M, K, V = 4096, 2048, 32000
 

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "log_softmax", "softmax", "classifier"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "log_softmax", "softmax", "classifier"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 M, K, C = 1024, 1024, 16384
 

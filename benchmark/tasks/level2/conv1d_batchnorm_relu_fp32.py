@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv1d", "norm", "batchnorm", "activation"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv1d", "norm", "batchnorm", "activation"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 N, CIN, COUT, L = 32, 128, 256, 2048
 
@@ -22,7 +27,9 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         bn = self.bn
-        y = F.batch_norm(self.conv(x), bn.running_mean, bn.running_var, bn.weight, bn.bias, training=False, eps=bn.eps)
+        y = F.batch_norm(
+            self.conv(x), bn.running_mean, bn.running_var, bn.weight, bn.bias, training=False, eps=bn.eps
+        )
         return torch.relu(y)
 
 

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv1d", "glu", "gating", "activation"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv1d", "glu", "gating", "activation"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, C, L = 32, 256, 1024
 

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv1d", "activation", "pooling", "maxpool"], "dtype": "float16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv1d", "activation", "pooling", "maxpool"],
+    "dtype": "float16",
+    "difficulty": 2,
+}
 
 N, CIN, COUT, L = 64, 128, 256, 4096
 

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv1d", "strided", "norm", "groupnorm", "activation"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv1d", "strided", "norm", "groupnorm", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 N, L, C, KSIZE, STRIDE = 8, 160000, 512, 10, 5
 

@@ -4,9 +4,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "pooling", "avgpool", "activation"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "pooling", "avgpool", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
-N, CIN, COUT, H, W = 64, 64, 128, 64, 64
+N, CIN, COUT, H, W = 128, 64, 128, 64, 64
 
 
 class Model(nn.Module):
@@ -27,4 +32,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, CIN, 2, 2, dtype=torch.bfloat16)], [torch.randn(2, CIN, 21, 34, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(1, CIN, 2, 2, dtype=torch.bfloat16)],
+        [torch.randn(2, CIN, 21, 34, dtype=torch.bfloat16)],
+    ]

@@ -4,9 +4,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "norm", "batchnorm", "activation"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "norm", "batchnorm", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
-N, CIN, COUT, H, W = 64, 64, 128, 56, 56
+N, CIN, COUT, H, W = 128, 64, 128, 56, 56
 
 
 class Model(nn.Module):
@@ -22,7 +27,9 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         bn = self.bn
-        y = F.batch_norm(self.conv(x), bn.running_mean, bn.running_var, bn.weight, bn.bias, training=False, eps=bn.eps)
+        y = F.batch_norm(
+            self.conv(x), bn.running_mean, bn.running_var, bn.weight, bn.bias, training=False, eps=bn.eps
+        )
         return torch.relu(y)
 
 
@@ -35,4 +42,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, CIN, 3, 4, dtype=torch.bfloat16)], [torch.randn(3, CIN, 19, 27, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(1, CIN, 3, 4, dtype=torch.bfloat16)],
+        [torch.randn(3, CIN, 19, 27, dtype=torch.bfloat16)],
+    ]

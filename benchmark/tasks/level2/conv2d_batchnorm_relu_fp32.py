@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "norm", "batchnorm", "activation"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "norm", "batchnorm", "activation"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 N, C, H, W = 64, 128, 28, 28
 
@@ -22,7 +27,9 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         bn = self.bn
-        y = F.batch_norm(self.conv(x), bn.running_mean, bn.running_var, bn.weight, bn.bias, training=False, eps=bn.eps)
+        y = F.batch_norm(
+            self.conv(x), bn.running_mean, bn.running_var, bn.weight, bn.bias, training=False, eps=bn.eps
+        )
         return torch.relu(y)
 
 

@@ -4,9 +4,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "norm", "batchnorm", "residual", "activation"], "dtype": "float16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "norm", "batchnorm", "residual", "activation"],
+    "dtype": "float16",
+    "difficulty": 2,
+}
 
-N, C, H, W = 128, 64, 56, 56
+N, C, H, W = 256, 64, 56, 56
 
 
 class Model(nn.Module):
@@ -22,7 +27,9 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         bn = self.bn
-        y = F.batch_norm(self.conv(x), bn.running_mean, bn.running_var, bn.weight, bn.bias, training=False, eps=bn.eps)
+        y = F.batch_norm(
+            self.conv(x), bn.running_mean, bn.running_var, bn.weight, bn.bias, training=False, eps=bn.eps
+        )
         return torch.relu(y + x)
 
 

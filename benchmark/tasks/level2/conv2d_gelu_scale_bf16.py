@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "bias", "activation", "scale"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "bias", "activation", "scale"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
 N, C, H, W = 128, 128, 56, 56
 
@@ -28,4 +33,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, C, 5, 5, dtype=torch.bfloat16) * 2], [torch.randn(3, C, 17, 30, dtype=torch.bfloat16) * 2]]
+    return [
+        [torch.randn(1, C, 5, 5, dtype=torch.bfloat16) * 2],
+        [torch.randn(3, C, 17, 30, dtype=torch.bfloat16) * 2],
+    ]

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "upsample", "reshape", "activation"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "upsample", "reshape", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 N, C, H, W, R = 16, 64, 128, 128, 2
 
@@ -28,4 +33,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, C, 3, 1, dtype=torch.bfloat16)], [torch.randn(2, C, 19, 26, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(1, C, 3, 1, dtype=torch.bfloat16)],
+        [torch.randn(2, C, 19, 26, dtype=torch.bfloat16)],
+    ]

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "activation", "pooling", "avgpool", "gemm"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "activation", "pooling", "avgpool", "gemm"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, CIN, CMID, H, W, CLASSES = 64, 64, 256, 32, 32, 1000
 

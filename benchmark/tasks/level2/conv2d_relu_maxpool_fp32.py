@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "activation", "pooling", "maxpool"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "activation", "pooling", "maxpool"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, CIN, COUT, H, W = 32, 32, 64, 128, 128
 

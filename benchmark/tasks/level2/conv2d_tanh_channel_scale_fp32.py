@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "activation", "scale", "broadcast"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "activation", "scale", "broadcast"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 N, C, H, W = 16, 128, 64, 64
 

@@ -4,9 +4,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv3d", "bias", "activation"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv3d", "bias", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
-N, CIN, COUT, D, H, W = 8, 32, 64, 16, 64, 64
+N, CIN, COUT, D, H, W = 16, 32, 64, 16, 64, 64
 
 
 class Model(nn.Module):
@@ -27,4 +32,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, CIN, 3, 5, 7, dtype=torch.bfloat16)], [torch.randn(2, CIN, 9, 16, 11, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(1, CIN, 3, 5, 7, dtype=torch.bfloat16)],
+        [torch.randn(2, CIN, 9, 16, 11, dtype=torch.bfloat16)],
+    ]

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv_transpose", "conv1d", "activation"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv_transpose", "conv1d", "activation"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, CIN, COUT, L = 32, 256, 128, 2048
 

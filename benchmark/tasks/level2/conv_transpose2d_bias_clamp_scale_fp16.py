@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv_transpose", "conv2d", "bias", "clamp", "scale"], "dtype": "float16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv_transpose", "conv2d", "bias", "clamp", "scale"],
+    "dtype": "float16",
+    "difficulty": 2,
+}
 
 N, CIN, COUT, H, W = 32, 64, 32, 128, 128
 
@@ -27,4 +32,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, CIN, 2, 1, dtype=torch.float16) * 0.5], [torch.randn(2, CIN, 17, 33, dtype=torch.float16) * 0.5]]
+    return [
+        [torch.randn(1, CIN, 2, 1, dtype=torch.float16) * 0.5],
+        [torch.randn(2, CIN, 17, 33, dtype=torch.float16) * 0.5],
+    ]

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv_transpose", "conv2d", "bias", "activation", "scale"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv_transpose", "conv2d", "bias", "activation", "scale"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, CIN, COUT, H, W = 16, 128, 64, 64, 64
 

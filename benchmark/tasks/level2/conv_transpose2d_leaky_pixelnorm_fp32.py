@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv_transpose", "conv2d", "activation", "norm"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv_transpose", "conv2d", "activation", "norm"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, CIN, COUT, H, W = 16, 256, 128, 32, 32
 

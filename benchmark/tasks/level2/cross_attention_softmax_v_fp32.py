@@ -5,7 +5,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["attention", "gemm", "batched", "softmax"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["attention", "gemm", "batched", "softmax"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 B, H, SQ, SK, D = 4, 16, 256, 4096, 64
 

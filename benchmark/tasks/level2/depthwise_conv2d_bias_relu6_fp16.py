@@ -4,9 +4,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "depthwise", "bias", "activation"], "dtype": "float16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "depthwise", "bias", "activation"],
+    "dtype": "float16",
+    "difficulty": 2,
+}
 
-N, C, H, W = 64, 256, 56, 56
+N, C, H, W = 128, 256, 56, 56
 
 
 class Model(nn.Module):

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "depthwise", "pointwise", "activation"], "dtype": "bfloat16", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "depthwise", "pointwise", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 3,
+}
 
 N, CIN, COUT, H, W = 64, 128, 256, 112, 112
 
@@ -27,4 +32,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, CIN, 2, 3, dtype=torch.bfloat16)], [torch.randn(3, CIN, 15, 28, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(1, CIN, 2, 3, dtype=torch.bfloat16)],
+        [torch.randn(3, CIN, 15, 28, dtype=torch.bfloat16)],
+    ]

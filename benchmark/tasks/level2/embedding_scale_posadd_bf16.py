@@ -5,7 +5,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["embedding", "gather", "scale", "broadcast"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["embedding", "gather", "scale", "broadcast"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
 B, S, D, VOCAB, MAX_LEN = 32, 2048, 1024, 32000, 4096
 

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["elementwise", "broadcast", "modulation", "residual", "activation"], "dtype": "float16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["elementwise", "broadcast", "modulation", "residual", "activation"],
+    "dtype": "float16",
+    "difficulty": 1,
+}
 
 N, C, H, W = 64, 256, 56, 56
 
@@ -12,7 +17,9 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
 
-    def forward(self, x: torch.Tensor, skip: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, skip: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor
+    ) -> torch.Tensor:
         return torch.relu(x * gamma[:, :, None, None] + beta[:, :, None, None] + skip)
 
 

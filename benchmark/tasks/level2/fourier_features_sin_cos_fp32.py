@@ -5,7 +5,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "epilogue", "elementwise", "concat"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "epilogue", "elementwise", "concat"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 M, K, F = 131072, 64, 512
 

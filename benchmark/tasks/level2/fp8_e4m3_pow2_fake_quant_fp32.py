@@ -6,7 +6,12 @@ subnormals) is fully determined: a correct kernel matches the reference exactly.
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["quantization", "fp8", "reduction", "clamp"], "dtype": "float32", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["quantization", "fp8", "reduction", "clamp"],
+    "dtype": "float32",
+    "difficulty": 3,
+}
 
 ROWS, COLS = 16384, 8192
 E4M3_MAX = 448.0

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "glu", "gating", "activation", "bias"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "glu", "gating", "activation", "bias"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 M, K, N = 4096, 1024, 4096
 

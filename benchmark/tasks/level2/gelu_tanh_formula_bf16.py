@@ -5,7 +5,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["elementwise", "activation", "polynomial"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["elementwise", "activation", "polynomial"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
 ROWS, COLS = 16384, 8192
 

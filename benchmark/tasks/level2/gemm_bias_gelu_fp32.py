@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "epilogue", "bias", "activation"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "epilogue", "bias", "activation"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 M, K, N = 4096, 2048, 4096
 

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "norm", "rmsnorm", "activation"], "dtype": "float16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "norm", "rmsnorm", "activation"],
+    "dtype": "float16",
+    "difficulty": 2,
+}
 
 M, D = 8192, 2048
 

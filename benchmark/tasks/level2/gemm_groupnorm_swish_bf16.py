@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "norm", "groupnorm", "activation"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "norm", "groupnorm", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 M, K, N, GROUPS = 8192, 2048, 4096, 32
 

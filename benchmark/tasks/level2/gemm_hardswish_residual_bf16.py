@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "epilogue", "activation", "residual"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "epilogue", "activation", "residual"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
 M, D = 16384, 2048
 

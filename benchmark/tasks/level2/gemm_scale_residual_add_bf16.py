@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "epilogue", "scale", "residual"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "epilogue", "scale", "residual"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
 M, K, N = 8192, 4096, 4096
 

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "epilogue", "gating", "activation"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "epilogue", "gating", "activation"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 M, D = 4096, 2048
 

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "epilogue", "activation", "scale"], "dtype": "float16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "epilogue", "activation", "scale"],
+    "dtype": "float16",
+    "difficulty": 1,
+}
 
 M, K, N = 8192, 2048, 8192
 

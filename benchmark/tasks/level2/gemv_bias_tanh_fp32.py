@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "gemv", "epilogue", "bias", "activation"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "gemv", "epilogue", "bias", "activation"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 K, N = 8192, 16384
 

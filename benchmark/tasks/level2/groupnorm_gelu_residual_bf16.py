@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["norm", "groupnorm", "activation", "residual"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["norm", "groupnorm", "activation", "residual"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 N, C, H, W, GROUPS = 64, 512, 64, 64, 32
 

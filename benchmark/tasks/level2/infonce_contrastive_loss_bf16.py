@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "l2norm", "cross_entropy", "loss", "softmax"], "dtype": "bfloat16", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "l2norm", "cross_entropy", "loss", "softmax"],
+    "dtype": "bfloat16",
+    "difficulty": 3,
+}
 
 N, D = 8192, 512
 

@@ -30,4 +30,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, C, 2, 3, dtype=torch.bfloat16) * 2 + 1], [torch.randn(2, C, 15, 22, dtype=torch.bfloat16) * 2 + 1]]
+    return [
+        [torch.randn(1, C, 2, 3, dtype=torch.bfloat16) * 2 + 1],
+        [torch.randn(2, C, 15, 22, dtype=torch.bfloat16) * 2 + 1],
+    ]

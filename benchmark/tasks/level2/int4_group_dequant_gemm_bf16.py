@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["quantization", "gemm", "dequantize", "broadcast"], "dtype": "bfloat16", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["quantization", "gemm", "dequantize", "broadcast"],
+    "dtype": "bfloat16",
+    "difficulty": 3,
+}
 
 M, K, N, GROUP = 4096, 4096, 11008, 128
 

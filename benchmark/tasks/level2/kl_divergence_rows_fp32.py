@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["reduction", "softmax", "log_softmax", "loss"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["reduction", "softmax", "log_softmax", "loss"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 ROWS, D = 8192, 8192
 

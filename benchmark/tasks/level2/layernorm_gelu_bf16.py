@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 SOLBENCH = {"level": 2, "tags": ["norm", "layernorm", "activation"], "dtype": "bfloat16", "difficulty": 1}
 
-ROWS, D = 16384, 4096
+ROWS, D = 32768, 4096
 
 
 class Model(nn.Module):
@@ -30,4 +30,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, D, dtype=torch.bfloat16) * 3 + 1], [torch.randn(4, 5, D, dtype=torch.bfloat16) * 3 + 1]]
+    return [
+        [torch.randn(1, D, dtype=torch.bfloat16) * 3 + 1],
+        [torch.randn(4, 5, D, dtype=torch.bfloat16) * 3 + 1],
+    ]

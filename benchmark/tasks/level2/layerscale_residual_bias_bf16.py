@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["elementwise", "residual", "scale", "bias", "broadcast"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["elementwise", "residual", "scale", "bias", "broadcast"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
 TOKENS, D = 32768, 4096
 

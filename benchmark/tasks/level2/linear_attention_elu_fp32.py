@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["attention", "gemm", "batched", "reduction", "activation"], "dtype": "float32", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["attention", "gemm", "batched", "reduction", "activation"],
+    "dtype": "float32",
+    "difficulty": 3,
+}
 
 B, H, S, D = 8, 8, 4096, 64
 

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "cross_entropy", "loss", "log_softmax"], "dtype": "bfloat16", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "cross_entropy", "loss", "log_softmax"],
+    "dtype": "bfloat16",
+    "difficulty": 3,
+}
 
 M, K, V = 4096, 2048, 32768
 

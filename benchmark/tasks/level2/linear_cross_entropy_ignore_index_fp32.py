@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "cross_entropy", "loss", "mask"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "cross_entropy", "loss", "mask"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 M, K, V = 4096, 1024, 8192
 

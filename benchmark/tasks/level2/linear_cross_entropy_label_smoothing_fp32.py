@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "cross_entropy", "loss", "log_softmax"], "dtype": "float32", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "cross_entropy", "loss", "log_softmax"],
+    "dtype": "float32",
+    "difficulty": 3,
+}
 
 M, K, V = 2048, 1024, 16384
 
@@ -28,4 +33,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(2, K) * 3, torch.randint(0, V, (2,))], [torch.randn(130, K) * 3, torch.randint(0, V, (130,))]]
+    return [
+        [torch.randn(2, K) * 3, torch.randint(0, V, (2,))],
+        [torch.randn(130, K) * 3, torch.randint(0, V, (130,))],
+    ]

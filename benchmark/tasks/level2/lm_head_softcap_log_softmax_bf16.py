@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "activation", "log_softmax", "softmax", "classifier"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "activation", "log_softmax", "softmax", "classifier"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 M, K, V = 2048, 2048, 50176
 

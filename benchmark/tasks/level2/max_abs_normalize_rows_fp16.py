@@ -17,7 +17,10 @@ class Model(nn.Module):
 
 
 def _inputs(*shape):
-    return [torch.randn(*shape, dtype=torch.float16) * (torch.rand(*shape[:-1], 1, dtype=torch.float16) * 10 + 0.1)]
+    return [
+        torch.randn(*shape, dtype=torch.float16)
+        * (torch.rand(*shape[:-1], 1, dtype=torch.float16) * 10 + 0.1)
+    ]
 
 
 def get_inputs():

@@ -4,9 +4,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["pooling", "maxpool", "reshape", "gemm", "activation"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["pooling", "maxpool", "reshape", "gemm", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
-N, C, H, W, OUT = 1024, 64, 32, 32, 1024
+N, C, H, W, OUT = 2048, 64, 32, 32, 1024
 
 
 class Model(nn.Module):
@@ -27,4 +32,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, C, H, W, dtype=torch.bfloat16)], [torch.randn(5, C, H + 1, W, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(1, C, H, W, dtype=torch.bfloat16)],
+        [torch.randn(5, C, H + 1, W, dtype=torch.bfloat16)],
+    ]

@@ -6,7 +6,12 @@ fully determined and any correct kernel reproduces the reference bit for bit."""
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["quantization", "reduction", "elementwise"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["quantization", "reduction", "elementwise"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 ROWS, COLS, BLOCK = 16384, 8192, 32
 

@@ -4,9 +4,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["conv", "conv2d", "pointwise", "bias", "activation"], "dtype": "float16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["conv", "conv2d", "pointwise", "bias", "activation"],
+    "dtype": "float16",
+    "difficulty": 1,
+}
 
-N, CIN, COUT, H, W = 32, 256, 512, 56, 56
+N, CIN, COUT, H, W = 64, 256, 512, 56, 56
 
 
 class Model(nn.Module):
@@ -27,4 +32,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, CIN, 1, 5, dtype=torch.float16) * 3], [torch.randn(4, CIN, 13, 17, dtype=torch.float16) * 3]]
+    return [
+        [torch.randn(1, CIN, 1, 5, dtype=torch.float16) * 3],
+        [torch.randn(4, CIN, 13, 17, dtype=torch.float16) * 3],
+    ]

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["rotary", "reshape", "transpose", "elementwise"], "dtype": "bfloat16", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["rotary", "reshape", "transpose", "elementwise"],
+    "dtype": "bfloat16",
+    "difficulty": 3,
+}
 
 B, S, H, D, MAX_LEN = 4, 4096, 32, 128, 8192
 
@@ -39,4 +44,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, 2, 3 * H * D, dtype=torch.bfloat16)], [torch.randn(2, 99, 3 * H * D, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(1, 2, 3 * H * D, dtype=torch.bfloat16)],
+        [torch.randn(2, 99, 3 * H * D, dtype=torch.bfloat16)],
+    ]

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["elementwise", "polynomial", "activation"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["elementwise", "polynomial", "activation"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 ROWS, COLS = 8192, 4096
 
@@ -15,7 +20,14 @@ class Model(nn.Module):
         self.q = nn.Parameter(torch.randn(4) * 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        num = self.p[0] + self.p[1] * x + self.p[2] * x**2 + self.p[3] * x**3 + self.p[4] * x**4 + self.p[5] * x**5
+        num = (
+            self.p[0]
+            + self.p[1] * x
+            + self.p[2] * x**2
+            + self.p[3] * x**3
+            + self.p[4] * x**4
+            + self.p[5] * x**5
+        )
         den = 1 + torch.abs(self.q[0] * x + self.q[1] * x**2 + self.q[2] * x**3 + self.q[3] * x**4)
         return num / den
 

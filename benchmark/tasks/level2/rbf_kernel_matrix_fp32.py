@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["gemm", "epilogue", "reduction", "activation"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["gemm", "epilogue", "reduction", "activation"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 NX, NY, D = 8192, 8192, 128
 

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["norm", "rmsnorm", "activation", "gating"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["norm", "rmsnorm", "activation", "gating"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 ROWS, D = 16384, 4096
 

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["reduction", "l2norm", "clamp", "elementwise"], "dtype": "bfloat16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["reduction", "l2norm", "clamp", "elementwise"],
+    "dtype": "bfloat16",
+    "difficulty": 1,
+}
 
 ROWS, D, MAX_NORM = 32768, 4096, 64.0
 

@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["reduction", "elementwise", "broadcast"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["reduction", "elementwise", "broadcast"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 ROWS, D = 65536, 2048
 

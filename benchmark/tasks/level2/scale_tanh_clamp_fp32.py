@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["elementwise", "scale", "activation", "clamp"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["elementwise", "scale", "activation", "clamp"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 ROWS, COLS = 8192, 8192
 

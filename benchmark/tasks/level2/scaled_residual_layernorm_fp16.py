@@ -3,9 +3,14 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["residual", "scale", "norm", "layernorm"], "dtype": "float16", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["residual", "scale", "norm", "layernorm"],
+    "dtype": "float16",
+    "difficulty": 1,
+}
 
-TOKENS, D = 16384, 2048
+TOKENS, D = 32768, 2048
 
 
 class Model(nn.Module):

@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["reduction", "loss", "elementwise", "activation"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["reduction", "loss", "elementwise", "activation"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, CLASSES = 16384, 4096
 

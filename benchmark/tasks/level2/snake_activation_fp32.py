@@ -3,7 +3,12 @@
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["elementwise", "activation", "broadcast"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["elementwise", "activation", "broadcast"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 N, C, L = 16, 512, 8192
 

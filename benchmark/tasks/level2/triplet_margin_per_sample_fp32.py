@@ -4,7 +4,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["reduction", "loss", "l2norm", "elementwise"], "dtype": "float32", "difficulty": 1}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["reduction", "loss", "l2norm", "elementwise"],
+    "dtype": "float32",
+    "difficulty": 1,
+}
 
 N, D = 65536, 512
 

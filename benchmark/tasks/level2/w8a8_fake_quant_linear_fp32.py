@@ -6,7 +6,12 @@ between correct kernels."""
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["quantization", "gemm", "reduction", "bias"], "dtype": "float32", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["quantization", "gemm", "reduction", "bias"],
+    "dtype": "float32",
+    "difficulty": 3,
+}
 
 M, K, N = 2048, 4096, 4096
 

@@ -78,6 +78,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument("--timeout", type=float, default=300.0, help="seconds per sample, build included")
     g.add_argument("--no-strict", action="store_true", help="report anti-cheat flags without failing samples")
     g.add_argument("--no-timing", action="store_true", help="check correctness only")
+    g.add_argument("--gpus", default=None,
+                   help="comma-separated GPU indices to evaluate on, one timing lane each (default: all visible)")
+    g.add_argument("--build-workers", type=int, default=None,
+                   help="CPU workers that compile candidates ahead of execution (default: cores - 1)")
     g = p.add_argument_group("output")
     g.add_argument("--out", type=Path, default=None, help="run directory (default: runs/MODEL)")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -138,6 +142,8 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
             gpu=gpu_description(args.gpu_block) if args.gpu_block else None,
         ),
         turns=args.turns,
+        gpus=tuple(int(g) for g in args.gpus.split(",")) if args.gpus else None,
+        build_workers=args.build_workers,
     )
 
 

@@ -14,15 +14,17 @@ from tqdm import tqdm
 
 from benchmark import metrics
 from benchmark.extract import extract_code
-from benchmark.harness import EvalConfig, TaskError, evaluate
+from benchmark.harness import EvalConfig, TaskError
+from benchmark.manifest import load_manifest, manifest_path_for
 from benchmark.models import Completion, get_backend
 from benchmark.models.base import BackendOptions, SamplingParams
 from benchmark.multiturn import CompletionLog, CompletionRecord, per_turn_metrics, plan_turn
 from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.rundir import RunDir, gpu_environment
-from benchmark.suite import load_suite
+from benchmark.suite import load_suite, resolve_suite
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
+from benchmark.verifier import Request, Verifier, VerifierConfig
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,8 @@ class RunConfig:
     backend: BackendOptions = field(default_factory=BackendOptions)  # endpoint, concurrency, cache, dtype
     prompt: PromptConfig = field(default_factory=PromptConfig)  # used by backends that take prompts
     turns: int = 1  # at most this many turns per sample, with harness feedback between them
+    gpus: tuple[int, ...] | None = None  # devices to evaluate on (one timing lane each); None: all visible
+    build_workers: int | None = None  # CPU workers compiling candidates ahead of execution
 
     def __post_init__(self):
         if self.turns < 1:
@@ -92,26 +96,21 @@ def format_table(summary: dict) -> str:
     return "\n".join(rows)
 
 
-def _judge(completion: Completion, config: RunConfig, eval_cfg: EvalConfig, broken: dict[str, str]):
-    """The verdict on one completion (None when its task turns out to be broken) and how its code
-    was extracted."""
+def _submit(completion: Completion, config: RunConfig, verifier: Verifier, sol_ms: float | None, trusted: bool):
+    """Queue one completion for evaluation: (future verdict or an immediate one, extraction reason)."""
     req = completion.request
     if completion.error:
         verdict = Verdict(
             task_id=req.task.task_id, status=Status.NO_CODE, sample=req.sample, turn=req.turn,
-            level=req.task.level, model=config.model, error=completion.error, device=eval_cfg.device,
+            level=req.task.level, model=config.model, error=completion.error, device=config.eval.device,
         )
         return verdict, "backend error"
     extraction = extract_code(completion.text)
-    try:
-        verdict = evaluate(req.task, extraction.code, eval_cfg, sample=req.sample, turn=req.turn, model=config.model)
-    except TaskError as e:
-        broken[req.task.task_id] = str(e)
-        log.error("task %s (%s) is broken, skipping its samples: %s", req.task.task_id, req.task.path, e)
-        return None, extraction.reason
-    if verdict.status is Status.NO_CODE:
-        verdict = replace(verdict, error=extraction.reason)
-    return verdict, extraction.reason
+    future = verifier.submit_request(
+        Request(req.task, extraction.code, sample=req.sample, turn=req.turn, model=config.model, sol_ms=sol_ms,
+                trusted=trusted)
+    )
+    return future, extraction.reason
 
 
 def _record(completion: Completion, extraction: str) -> CompletionRecord:
@@ -154,6 +153,13 @@ def run(config: RunConfig) -> dict:
     existing = rundir.load_verdicts()
     completions = CompletionLog(rundir.path)
     eval_cfg = replace(config.eval, strict=config.eval.strict and not backend.trusted)
+    manifest = load_manifest(manifest_path_for(resolve_suite(config.suite)))
+    gpu_name = (gpu_environment().get("gpu") or None) if eval_cfg.device == "cuda" else None
+    sol = {t.task_id: manifest.sol_ms(t, gpu_name) for t in tasks} if gpu_name else {}
+    verifier_cfg = VerifierConfig(eval=eval_cfg, gpus=config.gpus)
+    if config.build_workers:
+        verifier_cfg = replace(verifier_cfg, build_workers=config.build_workers)
+    verifier = Verifier(verifier_cfg)
     verdicts = list(existing)
     broken: dict[str, str] = {}
     k = config.sampling.samples
@@ -169,24 +175,36 @@ def run(config: RunConfig) -> dict:
                 bar.total += len(requests)
                 if requests:
                     log.info("turn %d: %d sample(s) get another try with feedback", turn, len(requests))
+            pending = []
             for completion in backend.generate(requests):
                 req = completion.request
-                bar.set_description(req.task.task_id)
                 if req.task.task_id in broken:
                     bar.update(1)
                     continue
-                verdict, how = _judge(completion, config, eval_cfg, broken)
+                outcome, how = _submit(completion, config, verifier, sol.get(req.task.task_id), backend.trusted)
                 completions.append(_record(completion, how))
-                bar.update(1)
-                if verdict is None:
+                pending.append((req, outcome, how))
+            for req, outcome, how in pending:
+                bar.set_description(req.task.task_id)
+                try:
+                    verdict = outcome if isinstance(outcome, Verdict) else outcome.result()
+                except TaskError as e:
+                    if req.task.task_id not in broken:
+                        broken[req.task.task_id] = str(e)
+                        log.error("task %s (%s) is broken, skipping its samples: %s", req.task.task_id, req.task.path, e)
+                    bar.update(1)
                     continue
+                if verdict.status is Status.NO_CODE and verdict.error == "no code to evaluate":
+                    verdict = replace(verdict, error=how)  # say why no code was found
                 rundir.append(verdict)
                 verdicts.append(verdict)
                 correct += verdict.correct
                 faster += bool(verdict.correct and verdict.speedup and verdict.speedup > 1)
+                bar.update(1)
                 bar.set_postfix(correct=correct, faster=faster, turn=turn)
     finally:
         bar.close()
+        verifier.close(cancel_pending=True)
         summary = summarize(verdicts, config.ks)
         summary.update(
             model=config.model, suite_version=suite_version, broken_tasks=broken,

@@ -35,7 +35,7 @@ def test_reference_run_passes_and_resumes(tmp_path, suite_dir, fast_eval, monkey
     assert info["model"] == "reference" and info["suite_version"] and "torch" in info["environment"]
 
     calls = []
-    monkeypatch.setattr(runner, "evaluate", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(runner.Verifier, "submit_request", lambda self, req: calls.append(req))
     again = run(cfg)
     assert calls == []  # nothing re-evaluated
     assert again["metrics"]["overall"]["samples"] == 4

@@ -1,0 +1,290 @@
+"""Configuration of the kernel RL trainer: TRL's GRPOConfig plus prompts, verifier rewards, the two
+stages, PrimeEcho, Buffered Dynamic Retry and MirrorPop.
+
+Every field reads from a YAML recipe (`python -m trainers.rl --config configs/rl/....yaml`) or a
+command-line flag of the same name. Each of the three methods has an on/off switch, so one recipe
+and its ablations differ by a single line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from trl import GRPOConfig
+
+from trainers.mirrorpop import RULES
+from trainers.primeecho import DEFAULT_ALPHA, DEFAULT_EARLY_BONUS, PrimeEchoParams
+
+VERIFIER_DEVICES = ("auto", "cuda", "cpu")
+
+
+@dataclass
+class KernelRLConfig(GRPOConfig):
+    r"""Configuration for `trainers.rl.KernelRLTrainer` (all TRL `GRPOConfig` fields apply too).
+
+    Defaults follow MusaCoder's RL stage where it published them (learning rate 1e-6, group size 8,
+    temperature 0.9, top-p 0.95, separate low and high clip bounds); what it did not publish (the
+    early bonuses, delta, the BDR probability and buffer size) is our choice, documented per field
+    and in docs/rl.md.
+    """
+
+    # Parameters that control the model
+    model_name_or_path: str | None = field(
+        default=None,
+        metadata={"help": "Policy to train: a Hub id or a local folder (e.g. the SFT stage's output_dir)."},
+    )
+
+    # Parameters that control the prompts
+    suite: str | None = field(
+        default=None,
+        metadata={
+            "help": "Train on a task suite: 'builtin', a folder of task files, or 'hf:ORG/NAME'. Exclusive with "
+            "prompts_dataset."
+        },
+    )
+    suite_levels: list[int] | None = field(
+        default=None, metadata={"help": "Keep only the suite's tasks of these levels (None: all)."}
+    )
+    suite_tasks: list[str] | None = field(
+        default=None,
+        metadata={"help": "Keep only the suite's tasks whose id or name matches one of these globs."},
+    )
+    prompts_dataset: str | None = field(
+        default=None,
+        metadata={
+            "help": "Train on the dataset builder's RL prompts: a Hub id, a .parquet/.jsonl file or a save_to_disk "
+            "folder with columns task_id and task_source (the task program), and optionally prompt (chat "
+            "messages; rendered from the task when absent). Exclusive with suite."
+        },
+    )
+    prompts_split: str = field(
+        default="rl_prompts", metadata={"help": "Split of prompts_dataset to train on."}
+    )
+    max_prompts: int | None = field(
+        default=None, metadata={"help": "Use only the first N tasks (smoke runs)."}
+    )
+    prompt_template: str = field(
+        default="zero-shot",
+        metadata={
+            "help": "Prompt: 'zero-shot', 'one-shot' or the path of a .j2 template (benchmark/prompts)."
+        },
+    )
+    prompt_backend: str = field(
+        default="cuda",
+        metadata={"help": "Kernel language the prompt asks for.", "choices": ["cuda", "triton"]},
+    )
+    prompt_reasoning: bool = field(
+        default=False, metadata={"help": "Ask for the six-step reasoning scaffold before the code."}
+    )
+
+    # Parameters that control the verifier (the rewards)
+    verifier_device: str = field(
+        default="auto",
+        metadata={
+            "help": "Device the candidates run on: 'cuda', 'cpu' (C++ candidates only) or 'auto' (cuda when "
+            "visible).",
+            "choices": list(VERIFIER_DEVICES),
+        },
+    )
+    verifier_strict: bool = field(
+        default=True,
+        metadata={
+            "help": "Strict anti-cheat: any flag makes the sample a cheat (reward -1). Keep it on for training."
+        },
+    )
+    verifier_measure: bool = field(
+        default=True,
+        metadata={
+            "help": "Time candidate and reference (the speedup term of the reward). Off: correctness only."
+        },
+    )
+    verifier_trials: int = field(default=5, metadata={"help": "Correctness trials per sample (fresh seeds)."})
+    verifier_timeout_s: float = field(
+        default=300.0, metadata={"help": "Wall-clock limit per sample: build, checks and timing together."}
+    )
+    verifier_build_workers: int | None = field(
+        default=None, metadata={"help": "CPU workers compiling candidates (None: one per core, less one)."}
+    )
+    verifier_lanes_per_device: int = field(
+        default=1,
+        metadata={
+            "help": "Concurrent executions per GPU. 1 keeps timings clean; more trades timing noise for speed."
+        },
+    )
+    verifier_gpus: list[int] | None = field(
+        default=None, metadata={"help": "GPUs the verifier executes on (None: every visible one)."}
+    )
+    verifier_cache_dir: str | None = field(
+        default=None,
+        metadata={"help": "Build and source cache of the verifier (None: $SOLBENCH_CACHE or ~/.cache)."},
+    )
+    reward_lam: float = field(
+        default=0.5,
+        metadata={
+            "help": "Weight lambda of the speedup bonus: s = 1 + lambda * min(max(nu - 1, 0), nu_max)."
+        },
+    )
+    reward_nu_max: float = field(default=4.0, metadata={"help": "Cap nu_max on (speedup - 1) in the bonus."})
+    reward_cache: bool = field(
+        default=True,
+        metadata={"help": "Judge each identical (task, code) pair once per run and reuse its verdict."},
+    )
+
+    # Parameters that control the two stages
+    single_turn_steps: int = field(
+        default=0,
+        metadata={
+            "help": "Stage 1: the first N optimizer steps are single-turn GRPO (warm-up). Stage 2 (multi-turn "
+            "PrimeEcho) follows when primeecho is on."
+        },
+    )
+
+    # Parameters that control PrimeEcho (multi-turn feedback rollouts)
+    primeecho: bool = field(
+        default=True,
+        metadata={
+            "help": "Multi-turn feedback rollouts with the first-turn-anchored reward. Off: single-turn GRPO."
+        },
+    )
+    primeecho_turns: int = field(
+        default=3, metadata={"help": "Turns per rollout T (stops at the first passing turn). MusaCoder: 3."}
+    )
+    primeecho_alpha: float = field(
+        default=DEFAULT_ALPHA,
+        metadata={
+            "help": "alpha in R = alpha * s_first + (1 - alpha) * max_k s_k + b_early. MusaCoder: 0.75."
+        },
+    )
+    primeecho_early_bonus: list[float] = field(
+        default_factory=lambda: list(DEFAULT_EARLY_BONUS),
+        metadata={
+            "help": "b_early for a first pass at turn 1, 2, ... (0 beyond the list); non-negative and "
+            "non-increasing. Our default: 0.2, 0.1."
+        },
+    )
+
+    # Parameters that control Buffered Dynamic Retry
+    bdr: bool = field(
+        default=True,
+        metadata={"help": "Buffer prompts whose whole group failed and replay them as repair prompts."},
+    )
+    bdr_buffer_size: int = field(
+        default=256,
+        metadata={"help": "Capacity of the FIFO of failed prompts (the oldest is dropped when full)."},
+    )
+    bdr_replay_prob: float = field(
+        default=0.125,
+        metadata={
+            "help": "Probability that a group of the next batch is replaced by the oldest buffered prompt."
+        },
+    )
+    bdr_max_replays: int = field(
+        default=2,
+        metadata={"help": "Replays of one prompt before it is given up (a replay that fails goes back in)."},
+    )
+
+    # Parameters that control MirrorPop
+    mirrorpop: bool = field(
+        default=True,
+        metadata={
+            "help": "Mask whole sequences whose mean |log(pi_theta / pi_behaviour)| over completion tokens exceeds "
+            "mirrorpop_delta (behaviour: vLLM's sampling log-probs, else the old policy's)."
+        },
+    )
+    mirrorpop_delta: float = field(
+        default=0.1,
+        metadata={"help": "Drift threshold delta of MirrorPop (mean absolute log-ratio per token)."},
+    )
+    mirrorpop_rule: str = field(
+        default="abs",
+        metadata={
+            "help": "'abs': MirrorPop, mean |log rho| <= delta. 'signed': the rule it improves on, |mean log rho| "
+            "<= delta (drifts of opposite sign cancel); for ablations.",
+            "choices": list(RULES),
+        },
+    )
+
+    # Parameters that control LoRA (PEFT)
+    use_peft: bool = field(default=False, metadata={"help": "Train LoRA adapters instead of all weights."})
+    lora_r: int = field(default=16, metadata={"help": "LoRA rank."})
+    lora_alpha: int = field(default=32, metadata={"help": "LoRA scaling numerator (scale = alpha / r)."})
+    lora_dropout: float = field(default=0.05, metadata={"help": "Dropout on the LoRA input."})
+    lora_target_modules: list[str] | None = field(
+        default=None, metadata={"help": "Module names to adapt. None: every linear layer ('all-linear')."}
+    )
+    merge_lora: bool = field(
+        default=True,
+        metadata={"help": "Merge the adapters into the base weights when saving the final model."},
+    )
+
+    # Parameters whose defaults differ from TRL's (MusaCoder's RL settings)
+    num_generations: int | None = field(default=8, metadata={"help": "Group size G (MusaCoder: 8)."})
+    temperature: float = field(default=0.9, metadata={"help": "Sampling temperature (MusaCoder: 0.9)."})
+    top_p: float = field(default=0.95, metadata={"help": "Nucleus sampling top-p (MusaCoder: 0.95)."})
+    epsilon: float = field(
+        default=0.2, metadata={"help": "Lower clip bound: ratios below 1 - epsilon are clipped."}
+    )
+    epsilon_high: float | None = field(
+        default=0.28,
+        metadata={
+            "help": "Upper clip bound, separate from the lower one: ratios above 1 + epsilon_high are clipped."
+        },
+    )
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.suite is not None and self.prompts_dataset is not None:
+            raise ValueError("set either suite or prompts_dataset, not both")
+        if self.max_prompts is not None and self.max_prompts < 1:
+            raise ValueError("max_prompts must be >= 1, or unset to use every task")
+        if self.prompt_backend not in ("cuda", "triton"):
+            raise ValueError(f"prompt_backend must be 'cuda' or 'triton', got {self.prompt_backend!r}")
+        if self.verifier_device not in VERIFIER_DEVICES:
+            raise ValueError(
+                f"verifier_device must be one of {', '.join(VERIFIER_DEVICES)}, got {self.verifier_device!r}"
+            )
+        if self.verifier_trials < 1:
+            raise ValueError("verifier_trials must be >= 1")
+        if self.verifier_timeout_s <= 0:
+            raise ValueError("verifier_timeout_s must be positive")
+        if self.verifier_lanes_per_device < 1:
+            raise ValueError("verifier_lanes_per_device must be >= 1")
+        if self.verifier_build_workers is not None and self.verifier_build_workers < 1:
+            raise ValueError("verifier_build_workers must be >= 1, or unset for one per core")
+        if self.reward_lam < 0 or self.reward_nu_max < 0:
+            raise ValueError("reward_lam and reward_nu_max must be non-negative")
+        if self.single_turn_steps < 0:
+            raise ValueError("single_turn_steps must be >= 0")
+        if self.primeecho and self.primeecho_turns < 2:
+            raise ValueError(
+                f"PrimeEcho needs primeecho_turns >= 2 (got {self.primeecho_turns}); for single-turn GRPO set "
+                "primeecho: false"
+            )
+        if not 0.0 <= self.primeecho_alpha <= 1.0:
+            raise ValueError(f"primeecho_alpha must be in [0, 1], got {self.primeecho_alpha}")
+        bonus = list(self.primeecho_early_bonus)
+        if any(b < 0 for b in bonus) or any(a < b for a, b in zip(bonus, bonus[1:], strict=False)):
+            raise ValueError(
+                f"primeecho_early_bonus must be non-negative and non-increasing (turn 1 earns the most), got {bonus}"
+            )
+        if self.bdr_buffer_size < 1:
+            raise ValueError("bdr_buffer_size must be >= 1; to turn BDR off set bdr: false")
+        if not 0.0 <= self.bdr_replay_prob <= 1.0:
+            raise ValueError(f"bdr_replay_prob must be in [0, 1], got {self.bdr_replay_prob}")
+        if self.bdr_max_replays < 1:
+            raise ValueError("bdr_max_replays must be >= 1")
+        if self.mirrorpop_delta <= 0:
+            raise ValueError(
+                f"mirrorpop_delta must be positive, got {self.mirrorpop_delta}; to turn it off set mirrorpop: false"
+            )
+        if self.mirrorpop_rule not in RULES:
+            raise ValueError(f"mirrorpop_rule must be one of {', '.join(RULES)}, got {self.mirrorpop_rule!r}")
+        if self.use_peft and self.lora_r < 1:
+            raise ValueError(f"lora_r must be >= 1 with use_peft, got {self.lora_r}")
+
+    def primeecho_params(self) -> PrimeEchoParams:
+        return PrimeEchoParams(
+            turns=self.primeecho_turns if self.primeecho else 1,
+            alpha=self.primeecho_alpha,
+            early_bonus=tuple(self.primeecho_early_bonus),
+        )

@@ -38,14 +38,12 @@ logger = logging.getLogger(__name__)
 
 
 class KernelDataCollator(DataCollatorForLanguageModeling):
-    """TRL's language-modeling collator, also padding (or flattening) the `sensitive` mask."""
+    """TRL's language-modeling collator, also padding the `sensitive` mask like the labels."""
 
     def torch_call(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
         output = super().torch_call(examples)
         if "sensitive" in examples[0]:
             masks = [torch.tensor(example["sensitive"], dtype=torch.bool) for example in examples]
-            if self.padding_free:
-                masks = [torch.cat(masks)]
             output["sensitive"] = pad(
                 masks, padding_value=False, padding_side="right", pad_to_multiple_of=self.pad_to_multiple_of
             )
@@ -75,6 +73,8 @@ class KernelSFTTrainer(SFTTrainer):
 
             source = args.tokenizer_name_or_path or (model if isinstance(model, str) else model.name_or_path)
             tokenizer = AutoTokenizer.from_pretrained(source)
+        if args.chat_template_path is not None:
+            tokenizer.chat_template = Path(args.chat_template_path).read_text()
         if not getattr(tokenizer, "chat_template", None):
             raise ValueError(
                 "the tokenizer has no chat template; use a chat model's tokenizer, set tokenizer_name_or_path, "
@@ -136,18 +136,9 @@ class KernelSFTTrainer(SFTTrainer):
             inputs["output_router_logits"] = True
         outputs = model(**inputs, fused_lm_head=True)
         log_probs, label_mask = outputs.log_probs, outputs.label_mask
-        segment_ids, num_segments = None, None
-        if "seq_idx" in inputs and "cu_seq_lens_q" in inputs:  # padding-free: one flattened row
-            segment_ids = inputs["seq_idx"][:, 1:]
-            num_segments = inputs["cu_seq_lens_q"].numel() - 1
+        normalizer = self._normalizer.value()
         tw = compute_token_weights(
-            log_probs,
-            label_mask,
-            sensitive[:, 1:],
-            self.cuset_params,
-            segment_ids=segment_ids,
-            num_segments=num_segments,
-            normalizer=self._normalizer.value(),
+            log_probs, label_mask, sensitive[:, 1:], self.cuset_params, normalizer=normalizer
         )
         num_tokens = label_mask.sum() if num_items_in_batch is None else num_items_in_batch
         weights = tw.weights.view_as(log_probs).to(log_probs.dtype)
@@ -161,12 +152,16 @@ class KernelSFTTrainer(SFTTrainer):
             self._normalizer.observe(tw.sample_raw, tw.sample_has_labels)
             if self.accelerator.sync_gradients:
                 self._normalizer.end_step(lambda t: self.accelerator.reduce(t, reduction="sum"))
-        self._record_metrics(outputs, inputs, tw)
+        self._record_metrics(outputs, inputs, tw, normalizer)
         return loss
 
-    def _record_metrics(self, outputs, inputs, tw) -> None:
-        """TRL's training metrics plus the CuSeT weight statistics, fetched in one device sync."""
+    def _record_metrics(self, outputs, inputs, tw, normalizer: float) -> None:
+        """TRL's training metrics plus the CuSeT weight statistics, fetched in one device sync.
+
+        `cuset/nll` is the unweighted per-token loss, comparable with a plain run's `loss`.
+        """
         stats = weight_stats(tw)
+        stats["nll"] = -outputs.log_probs.detach().float().sum() / outputs.label_mask.sum().clamp(min=1)
         label_sum = outputs.label_mask.sum().float()
         tokens = (
             inputs["attention_mask"].sum()
@@ -193,7 +188,7 @@ class KernelSFTTrainer(SFTTrainer):
         metrics["num_tokens"] = [self._total_train_tokens]
         for key, value in zip(stats, means[4:], strict=True):
             metrics[f"cuset/{key}"].append(value)
-        metrics["cuset/sample_norm"].append(self._normalizer.value())
+        metrics["cuset/sample_norm"].append(normalizer)
 
 
 def lora_config(config: KernelSFTConfig):

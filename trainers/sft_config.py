@@ -177,8 +177,17 @@ class KernelSFTConfig(SFTConfig):
             self.chat_template_kwargs = json.loads(self.chat_template_kwargs)
         if self.packing:
             raise ValueError(
-                "packing is not supported: samples are pre-tokenized with per-token masks. Set packing: false "
-                "(padding_free: true removes padding without mixing samples' masks)."
+                "packing is not supported: samples are pre-tokenized with per-token masks. Set packing: false."
+            )
+        if self.padding_free:
+            raise ValueError(
+                "padding_free is not supported: it needs varlen attention kernels, and the recipes train one "
+                "long sequence per device anyway. Set padding_free: false."
+            )
+        if self.chat_template_path is not None and not self.chat_template_path.endswith((".jinja", ".j2")):
+            raise ValueError(
+                "chat_template_path must be a .jinja or .j2 file here (the data is tokenized before TRL would "
+                "clone a template from another tokenizer); to use another tokenizer, set tokenizer_name_or_path"
             )
         if self.assistant_only_loss or self.completion_only_loss:
             raise ValueError(

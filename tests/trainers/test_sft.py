@@ -195,14 +195,30 @@ def test_trainer_rejects_data_without_messages_or_assistant_turn(tiny_model, tok
         KernelSFTTrainer(tiny_model, make_config(), train_dataset=no_answer, processing_class=tokenizer)
 
 
-def test_collator_pads_and_flattens_the_sensitivity_mask():
+def test_collator_pads_the_sensitivity_mask_like_the_labels():
     examples = [
         {"input_ids": [5, 6, 7], "labels": [-100, 6, 7], "sensitive": [0, 1, 0]},
         {"input_ids": [8, 9], "labels": [-100, 9], "sensitive": [0, 1]},
     ]
-    padded = KernelDataCollator(pad_token_id=0)(examples)
-    assert padded["sensitive"].tolist() == [[False, True, False], [False, True, False]]
-    assert padded["sensitive"].shape == padded["input_ids"].shape
-    flat = KernelDataCollator(pad_token_id=0, padding_free=True)(examples)
-    assert flat["sensitive"].tolist() == [[False, True, False, False, True]]
-    assert flat["seq_idx"].tolist() == [[0, 0, 0, 1, 1]]
+    batch = KernelDataCollator(pad_token_id=0)(examples)
+    assert batch["sensitive"].tolist() == [[False, True, False], [False, True, False]]
+    assert batch["labels"].tolist() == [[-100, 6, 7], [-100, 9, -100]]
+
+
+def test_chat_template_file_applies_before_tokenizing(tiny_model, tokenizer, dataset, make_config, tmp_path):
+    import copy
+
+    template = tmp_path / "plain.jinja"
+    template.write_text(
+        "{% for m in messages %}### {{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}### assistant\n{% endif %}"
+    )
+    own = copy.deepcopy(tokenizer)
+    own.chat_template = None
+    trainer = KernelSFTTrainer(
+        tiny_model, make_config(chat_template_path=str(template)), train_dataset=dataset, processing_class=own
+    )
+    row = trainer.train_dataset[0]
+    assert own.decode(row["input_ids"]).startswith("### user\n")
+    first_label = next(i for i, label in enumerate(row["labels"]) if label != -100)
+    assert own.decode(row["input_ids"][:first_label]).endswith("### assistant\n")

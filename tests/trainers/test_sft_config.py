@@ -81,6 +81,8 @@ def test_cuset_params_mirror_the_fields():
     ("overrides", "message"),
     [
         ({"packing": True}, "packing is not supported"),
+        ({"padding_free": True}, "padding_free is not supported"),
+        ({"chat_template_path": "Qwen/Qwen3-8B"}, "must be a .jinja or .j2 file"),
         ({"assistant_only_loss": True}, "final-assistant-turn labels"),
         ({"cuset_mask_threshold": 1.5}, "cuset_mask_threshold is a probability"),
         (

@@ -33,7 +33,7 @@ class Model(nn.Module):
 
 def _qkv(b, h, s, d):
     return [
-        torch.randn(b, h, s, d, dtype=torch.bfloat16) * 2,
+        torch.randn(b, h, s, d, dtype=torch.bfloat16) * 1.5,
         torch.randn(b, h, s, d, dtype=torch.bfloat16),
         torch.randn(b, h, s, d, dtype=torch.bfloat16),
     ]

@@ -22,15 +22,17 @@ B, H, S, D = 4, 16, 2048, 128
 class Model(nn.Module):
     def __init__(self, head_dim: int):
         super().__init__()
-        self.q_norm = nn.RMSNorm(head_dim, eps=1e-6, dtype=torch.bfloat16)
-        self.k_norm = nn.RMSNorm(head_dim, eps=1e-6, dtype=torch.bfloat16)
-        with torch.no_grad():
-            self.q_norm.weight.uniform_(1.2, 1.6)
-            self.k_norm.weight.uniform_(1.2, 1.6)
+        self.q_weight = nn.Parameter(torch.empty(head_dim, dtype=torch.bfloat16).uniform_(1.0, 1.3))
+        self.k_weight = nn.Parameter(torch.empty(head_dim, dtype=torch.bfloat16).uniform_(1.0, 1.3))
+        self.eps = 1e-6
+
+    def _rms_norm(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        xf = x.float()  # statistics in fp32, as decoder implementations do
+        return weight * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)).to(x.dtype)
 
     def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         s = q.shape[-2]
-        q, k = self.q_norm(q), self.k_norm(k)
+        q, k = self._rms_norm(q, self.q_weight), self._rms_norm(k, self.k_weight)
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
         future = torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1)
         return torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1) @ v

@@ -75,7 +75,7 @@ def load_candidate(path: str | Path, builds_root: str | Path):
         raise CandidateLoadError(f"SyntaxError: {e.msg} (candidate line {e.lineno})") from e
     except BaseException as e:  # noqa: BLE001 - a build failure may surface as any exception
         text = str(e)
-        if "Error building extension" in text or "CalledProcessError" in type(e).__name__:
+        if "Error building extension" in text or type(e).__name__ in ("CalledProcessError", "RawCudaError", "CompileError"):
             raise CandidateLoadError("build failed:\n" + trim_build_log(text)) from e
         tb = traceback.extract_tb(e.__traceback__)
         where = [f.lineno for f in tb if f.filename == str(path)]

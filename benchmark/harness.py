@@ -63,6 +63,11 @@ class TaskError(Exception):
     """The task itself (not the candidate) failed: it does not import or its reference raises."""
 
 
+def child_env(config: EvalConfig) -> dict[str, str]:
+    """Where the child's compilers cache their output: all under the shared cache."""
+    return {"TRITON_CACHE_DIR": str(config.cache_dir / "triton"), "SOLBENCH_CACHE": str(config.cache_dir)}
+
+
 def stage_source(code: str, cache_dir: Path) -> Path:
     """The candidate as a real file in the shared cache, named by its hash, written atomically."""
     src_dir = cache_dir / "sources"
@@ -94,7 +99,7 @@ def build(code: str, config: EvalConfig, env: dict[str, str] | None = None) -> B
         candidate_path=str(stage_source(code, config.cache_dir)),
         builds_root=str(config.cache_dir / "builds"),
     )
-    outcome = run_job(job, config.timeout_s, env={"TRITON_CACHE_DIR": str(config.cache_dir / "triton"), **(env or {})})
+    outcome = run_job(job, config.timeout_s, env={**child_env(config), **(env or {})})
     r = outcome.result
     if r is None:
         return BuildOutcome(False, outcome.crash_reason, final=False, seconds=outcome.wall_s)
@@ -139,10 +144,10 @@ def evaluate(
         atol=task.atol,
         rtol=task.rtol,
         magnitude=task.meta.get("magnitude_scale", DEFAULT_MAGNITUDE if task.dtype == "float32" else 0.0),
-        write_dirs=[str(config.cache_dir / "builds"), str(config.cache_dir / "triton")],
+        write_dirs=[str(config.cache_dir / d) for d in ("builds", "triton", "pycuda")],
         timing=dataclasses.asdict(config.timing),
     )
-    env = {"TRITON_CACHE_DIR": str(config.cache_dir / "triton")}
+    env = child_env(config)
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = str(gpu)
     outcome = run_job(job, config.timeout_s, env=env)

@@ -23,6 +23,7 @@ GPU_HONEST = {
     "cuda_softmax_shared": "level1/softmax_rows_bf16.py",
     "cuda_softmax_two_kernels": "level1/softmax_rows_bf16.py",
     "triton_softmax_rows": "level1/softmax_rows_bf16.py",
+    "raw_cuda_gelu_tanh": "level1/gelu_tanh_fp32.py",
 }
 
 

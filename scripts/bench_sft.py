@@ -205,7 +205,7 @@ def main() -> None:
     size.add_argument("--batch-size", type=int, default=None, help="samples per step (default 8; --tiny 2)")
     size.add_argument("--samples", type=int, default=64, help="distinct corpus samples (epochs wrap around)")
     size.add_argument(
-        "--tokenizer-vocab", type=int, default=8192, help="BPE vocabulary trained on the corpus"
+        "--tokenizer-vocab", type=int, default=8192, help="cap on the BPE vocabulary trained on the corpus"
     )
     run = p.add_argument_group("schedule")
     run.add_argument(

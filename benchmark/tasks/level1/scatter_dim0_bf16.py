@@ -40,8 +40,8 @@ def get_alt_inputs():
             torch.randn(77, 3, dtype=torch.bfloat16),
         ],
         [
-            torch.randn(9, 333, dtype=torch.bfloat16),
-            distinct_positions(9, 333, 9),
+            torch.randn(33, 333, dtype=torch.bfloat16),
+            distinct_positions(33, 333, 9),
             torch.randn(9, 333, dtype=torch.bfloat16),
         ],
     ]

@@ -31,5 +31,5 @@ def get_init_inputs():
 def get_alt_inputs():
     return [
         [torch.randn(3, 1001), distinct_positions(3, 1001, 500), torch.randn(3, 500) + 10],
-        [torch.randn(17, 65), distinct_positions(17, 65, 65), torch.randn(17, 65) + 10],
+        [torch.randn(17, 65), distinct_positions(17, 65, 40), torch.randn(17, 40) + 10],
     ]

@@ -128,6 +128,7 @@ class VerifierRewards:
         if not (len(rows) == len(completions) == len(turns)):
             raise ValueError("rows, completions and turns must have the same length")
         pending = []
+        inflight = {}  # (task, code) -> the future of its first submission in this batch
         for row, text, turn in zip(rows, completions, turns, strict=True):
             task = self.task(row)
             extraction = extract_code(text)
@@ -152,9 +153,12 @@ class VerifierRewards:
             elif cached is not None:
                 pending.append((text, extraction.code, cached, None))
             else:
-                future = self.verifier.submit(
-                    task, extraction.code, sample=sample, turn=turn, model=self.model
-                )
+                future = inflight.get(key) if self._cache is not None else None
+                if future is None:
+                    future = self.verifier.submit(
+                        task, extraction.code, sample=sample, turn=turn, model=self.model
+                    )
+                    inflight[key] = future
                 pending.append((text, extraction.code, None, (future, key)))
         scores = []
         for text, code, verdict, waiting in pending:

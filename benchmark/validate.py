@@ -39,6 +39,7 @@ CHECKS = (
     "load", "run", "finite", "deterministic", "not_zero", "not_constant", "not_input", "not_noise",
     "inputs_matter", "weights_matter", "alt_shapes", "time", "memory",
 )
+_CONTEXT_KILLERS = ("device-side assert", "illegal memory access", "CUDA error: unspecified launch failure")
 log = logging.getLogger(__name__)
 
 
@@ -392,7 +393,7 @@ def _run_checks(task: Task, config: ValidationConfig, rec: _Record, timer_box: l
         found["reference"] = stats
         if config.bounds and not config.min_ms <= stats.median_ms <= config.max_ms:
             rec.fail("time", f"reference takes {stats.median_ms:.3g} ms; the bounds are {config.min_ms:g}-{config.max_ms:g} ms")
-    if config.bounds:
+    if config.bounds and "reference" in found:
         rec.passed("time")
     else:
         rec.skip("time")
@@ -463,12 +464,17 @@ def validate_tasks(tasks: list[Task], config: ValidationConfig, progress: bool =
     reports = []
     bar = tqdm(tasks, disable=not progress, unit="task")
     failed = 0
+    context_broken = False
     for task in bar:
         bar.set_description(task.task_id)
         report = validate_task(task, config, timer_box)
         if not report.ok:
             failed += 1
             log.warning("%s failed: %s", task.task_id, "; ".join(report.failures))
+            if not context_broken and any(m in f for f in report.failures for m in _CONTEXT_KILLERS):
+                context_broken = True
+                log.error("%s may have broken the CUDA context: failures of the tasks after it may be "
+                          "collateral; rerun them without it (--tasks)", task.task_id)
         reports.append(report)
         bar.set_postfix(failed=failed)
     return reports

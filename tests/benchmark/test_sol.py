@@ -106,3 +106,10 @@ def test_measure_profile_runs_on_cpu_with_tiny_sizes():
     p = measure_profile("cpu", copy_bytes=2**16, sizes=(32,), fp32_sizes=(32,), repeats=1)
     assert p.gpu == "cpu"
     assert p.bandwidth > 0 and all(p.matmul[k] > 0 for k in ("float32", "tf32", "bfloat16", "float16"))
+
+
+@pytest.mark.gpu
+def test_measure_profile_on_the_gpu():
+    p = measure_profile("cuda", copy_bytes=2**26, sizes=(1024,), fp32_sizes=(1024,), repeats=2)
+    assert p.gpu == torch.cuda.get_device_name()
+    assert p.bandwidth > 1e10 and p.matmul["bfloat16"] > p.matmul["float32"]

@@ -115,3 +115,16 @@ def test_measured_report_has_counts_and_time_and_round_trips():
     back = TaskReport.from_dict(json.loads(json.dumps(r.to_dict())))
     assert back == r
     assert "level2/linear_tanh_sum" in format_table([r])
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_time_and_memory_are_measured_and_bounded():
+    task = load_task(FIXTURES / "good" / "level2" / "linear_tanh_sum.py", root=FIXTURES / "good")
+    r = validate_task(task, ValidationConfig(device="cuda", min_ms=0.0))
+    assert r.ok, r.failures
+    assert r.checks["time"] == "pass" and r.checks["memory"] == "pass"
+    assert r.reference is not None and r.peak_memory_bytes > 0
+    tight = validate_task(task, ValidationConfig(device="cuda", min_ms=0.0, max_memory_bytes=16))
+    assert tight.checks["memory"] == "fail"
+    slow_floor = validate_task(task, ValidationConfig(device="cuda", min_ms=1e6, max_ms=2e6))
+    assert slow_floor.checks["time"] == "fail"

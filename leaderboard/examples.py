@@ -6,12 +6,13 @@ Two runs of `benchmark.run` on the built-in suite, each over the two example tas
 (partial, labelled "example" and "CPU run") into leaderboard/submissions/:
 
 - the `reference` baseline: each task's own PyTorch program served as the candidate;
-- `replay:leaderboard/example_completions.jsonl`: four recorded completions, two samples per task (a
-  correct plain-PyTorch ModelNew per task, an exact-erf GELU where the task asks for the tanh
-  approximation, and a completion with no code).
+- `replay:leaderboard/example_completions.jsonl`: four recorded completions, two samples per task: a
+  correct C++ GELU kernel (load_inline, cpp_sources), the same kernel with the exact-erf formula
+  where the task asks for the tanh approximation, a plain-PyTorch softmax (which anti-cheat
+  refuses as a PyTorch fallback) and a completion without code.
 
-The built-in suite's current version is recorded in leaderboard/suite_versions.json first, so the
-submissions validate after later tasks change the suite. Takes several minutes on two cores, mostly
+The suite version each run used is recorded in leaderboard/suite_versions.json, so the submissions
+validate after later tasks change the suite. Takes several minutes on two cores, mostly
 computing and timing the reference programs; run it again whenever the suite version changes."""
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from benchmark.runner import run
 from benchmark.suite import load_suite
 from leaderboard.submission import EXAMPLE, SUBMISSIONS_DIR
 from leaderboard.submit import submit
-from leaderboard.suites import SUITE_VERSIONS_PATH, record
+from leaderboard.suites import SUITE_VERSIONS_PATH, SuiteRegistry, SuiteVersion, add
 
 EXAMPLE_TASKS = ("gelu_tanh_fp32", "softmax_rows_bf16")
 COMPLETIONS = Path(__file__).parent / "example_completions.jsonl"
@@ -61,7 +62,8 @@ EXAMPLES = (
         model="reference",
         samples=1,
         notes="The task's own PyTorch program served as ModelNew, run on a CPU by `python -m leaderboard.examples` "
-              "to show the submission format. Its speedups are noise around 1x.",
+              "to show the submission format. Its speedups are CPU timing noise, and its anti-cheat flags are "
+              "reported, not enforced: the reference is the trusted baseline.",
     ),
     Example(
         name="Replayed completions (CPU example)",
@@ -69,7 +71,8 @@ EXAMPLES = (
         model=f"replay:{_display_path(COMPLETIONS)}",
         samples=2,
         notes="Four hand-written completions replayed from leaderboard/example_completions.jsonl on a CPU: "
-              "a plain-PyTorch ModelNew per task, a GELU with the wrong formula, and a completion without code.",
+              "a C++ GELU kernel, the same kernel with the wrong formula, a plain-PyTorch softmax (a PyTorch "
+              "fallback, which anti-cheat refuses) and a completion without code.",
     ),
 )
 
@@ -87,22 +90,27 @@ def run_argv(example: Example, out: Path) -> list[str]:
 
 def regenerate(runs: Path, out_dir: Path = SUBMISSIONS_DIR, versions_file: Path = SUITE_VERSIONS_PATH,
                resume: bool = False, progress: bool = True) -> list[Path]:
-    """Record the suite version, run every example and submit it; return the submission files."""
-    version = record(load_suite(), versions_file).version
+    """Run every example and submit it; return the submission files. Other people may be editing
+    tasks meanwhile, so the suite is read before and after each run and whichever snapshot has the
+    version the run stamped is recorded."""
     written = []
     for example in EXAMPLES:
         rundir = runs / example.folder
         if rundir.exists() and not resume:
             shutil.rmtree(rundir)
         argv = run_argv(example, rundir) + ([] if progress else ["--quiet"])
+        before = SuiteVersion.from_suite(load_suite())
         log.info("running: python -m benchmark.run %s", " ".join(argv))
         run(config_from_args(parse_args(argv), argv))
         used = json.loads((rundir / "run.json").read_text())["suite_version"]
-        if used != version:
-            raise RuntimeError(f"{rundir} used suite version {used}, not {version} (the suite changed during the "
-                               "run, or --resume kept an older run); run again without --resume")
+        snapshot = before if used == before.version else SuiteVersion.from_suite(load_suite())
+        if snapshot.version == used:
+            add(snapshot, versions_file)
+        elif SuiteRegistry.load(versions_file, include_builtin=False).get(used) is None:
+            raise RuntimeError(f"{rundir} used suite version {used}, which is neither recorded nor the suite now; "
+                               "run again without --resume")
         written.append(submit(rundir, example.name, out_dir=out_dir, replace=True, notes=example.notes,
-                              labels=(EXAMPLE,), partial=True))
+                              labels=(EXAMPLE,), partial=True, registry=SuiteRegistry.load(versions_file)))
     return written
 
 

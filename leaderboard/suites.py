@@ -88,15 +88,29 @@ class SuiteRegistry:
         return cls(versions)
 
 
-def record(suite: Suite, path: Path = SUITE_VERSIONS_PATH, source: str = "builtin") -> SuiteVersion:
-    """Add a suite's version to the file (a no-op when it is already there)."""
+def _dump(raw: dict) -> str:
+    """The versions file with one line per task, so it stays readable and diffs stay small."""
+    blocks = []
+    for version, entry in sorted(raw["versions"].items()):
+        tasks = ",\n".join(f"    {json.dumps(t)}: {json.dumps(info, sort_keys=True)}" for t, info in sorted(entry["tasks"].items()))
+        head = ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(entry.items()) if k != "tasks")
+        blocks.append(f"  {json.dumps(version)}: {{{head}, \"tasks\": {{\n{tasks}\n  }}}}")
+    return "{\"versions\": {\n" + ",\n".join(blocks) + "\n}}\n"
+
+
+def add(entry: SuiteVersion, path: Path = SUITE_VERSIONS_PATH) -> SuiteVersion:
+    """Add a suite version to the file (a no-op when it is already there)."""
     raw = json.loads(path.read_text()) if path.exists() else {"versions": {}}
-    entry = SuiteVersion.from_suite(suite, source)
     if entry.version not in raw["versions"]:
         raw["versions"][entry.version] = entry.to_dict()
-        path.write_text(json.dumps(raw, indent=1, sort_keys=True) + "\n")
+        path.write_text(_dump(raw))
         log.info("recorded suite version %s (%d tasks) in %s", entry.version, len(entry.tasks), path)
     return entry
+
+
+def record(suite: Suite, path: Path = SUITE_VERSIONS_PATH, source: str = "builtin") -> SuiteVersion:
+    """Add a suite's current version to the file."""
+    return add(SuiteVersion.from_suite(suite, source), path)
 
 
 def main(argv: list[str] | None = None) -> int:

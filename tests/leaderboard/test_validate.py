@@ -244,3 +244,16 @@ def test_summary_recomputed_with_its_own_ks(make_run, registry):
     run = make_run()
     edit_json(run / "summary.json", lambda d: [m["pass_at_k"].pop("2") for m in d["metrics"].values()])
     assert validate_run_dir(run, registry)
+
+
+def test_summary_of_another_model(make_run, registry):
+    run = make_run()
+    edit_json(run / "summary.json", lambda d: d.update(model="other"))
+    assert "summary.json: model 'other' differs from run.json's 'm'" in refused(run, registry)
+
+
+def test_resumed_run_is_judged_by_run_json_suite_version(make_run, registry):
+    """A resume stamps summary.json with the suite of that day; the verdicts' task hashes decide."""
+    run = make_run()
+    edit_json(run / "summary.json", lambda d: d.update(suite_version="0000000000000000"))
+    assert validate_run_dir(run, registry).suite.version == SUITE_VERSION

@@ -16,12 +16,15 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmark.device_profile import DeviceProfile, load_profile, slugify
 from benchmark.sol import SolCounts, floor_ms
 from benchmark.suite import BUILTIN_SUITE, Suite
 from benchmark.task import Task
-from benchmark.validate import TaskReport
+
+if TYPE_CHECKING:
+    from benchmark.validate import TaskReport
 
 SCHEMA_VERSION = 1
 MANIFEST_NAME = "manifest.json"

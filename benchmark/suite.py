@@ -226,15 +226,26 @@ def cmd_manifest(args) -> int:
         log.warning("no device profile for %s: SOL times are left empty", gpu)
     manifest_path = args.manifest or manifest_path_for(suite.root)
     log.info("measuring %d tasks of %s on %s into %s", len(tasks), suite.root, gpu, manifest_path)
-    reports = validate_tasks(tasks, config, progress=not args.no_progress)
+    state = {"manifest": load_manifest(manifest_path), "pending": []}
+
+    def checkpoint(prune: bool = False) -> None:
+        """Merge and save what is measured so far, so a run cut short keeps its results."""
+        state["manifest"] = merge(state["manifest"], suite, state["pending"], gpu, profile, _environment(), prune=prune)
+        state["pending"] = []
+        state["manifest"].save(manifest_path)
+        if args.out:
+            shutil.copy(manifest_path, args.out / "manifest.json")
+
+    def on_report(report) -> None:
+        state["pending"].append(report)
+        if len(state["pending"]) >= args.checkpoint_every:
+            checkpoint()
+
+    reports = validate_tasks(tasks, config, progress=not args.no_progress, on_report=on_report)
     # A run over part of the suite keeps the other entries; a full run drops entries of removed tasks.
-    full = len(tasks) == len(suite.tasks)
-    manifest = merge(load_manifest(manifest_path), suite, reports, gpu, profile, _environment(), prune=full)
-    manifest.save(manifest_path)
+    checkpoint(prune=len(tasks) == len(suite.tasks))
     log.info("wrote %s", manifest_path)
     _emit(format_table(reports), args.out, "manifest.txt")
-    if args.out:
-        shutil.copy(manifest_path, args.out / "manifest.json")
     json_out = args.json_out or (args.out / "validate.json" if args.out else None)
     _write_json({"suite": str(suite.root), "suite_version": suite.version, "device": config.device, "gpu": gpu,
                  "fast": False, "reports": [r.to_dict() for r in reports]}, json_out)
@@ -308,6 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_args(sp)
     sp.add_argument("--manifest", type=Path, default=None, help="default: manifest.json in the suite folder")
     sp.add_argument("--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)")
+    sp.add_argument("--checkpoint-every", type=int, default=20, help="save the manifest after this many tasks")
     sp.set_defaults(func=cmd_manifest)
 
     sp = sub.add_parser("docs", help="write the suite's tables (docs/suite.md)")

@@ -23,6 +23,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -459,7 +460,13 @@ def load_error_report(message: str) -> TaskReport:
     )
 
 
-def validate_tasks(tasks: list[Task], config: ValidationConfig, progress: bool = True) -> list[TaskReport]:
+def validate_tasks(
+    tasks: list[Task],
+    config: ValidationConfig,
+    progress: bool = True,
+    on_report: Callable[[TaskReport], object] | None = None,
+) -> list[TaskReport]:
+    """Validate tasks one after another; `on_report` sees each report as it is made (to checkpoint)."""
     timer_box: list = []
     reports = []
     bar = tqdm(tasks, disable=not progress, unit="task")
@@ -476,6 +483,8 @@ def validate_tasks(tasks: list[Task], config: ValidationConfig, progress: bool =
                 log.error("%s may have broken the CUDA context: failures of the tasks after it may be "
                           "collateral; rerun them without it (--tasks)", task.task_id)
         reports.append(report)
+        if on_report is not None:
+            on_report(report)
         bar.set_postfix(failed=failed)
     return reports
 

@@ -112,3 +112,23 @@ def test_manifest_command_on_cpu(suite_copy, tmp_path):
     assert (out / "manifest.json").is_file() and (out / "manifest.log").is_file()
     reports = json.loads((out / "validate.json").read_text())["reports"]
     assert [r["task_id"] for r in reports] == ["level2/linear_tanh_sum"]
+
+
+def test_manifest_run_cut_short_keeps_its_checkpoints(suite_copy, tmp_path, monkeypatch):
+    import benchmark.validate as validate
+
+    real = validate.validate_task
+    seen = []
+
+    def stop_at_second(task, config, timer_box=None):
+        if seen:
+            raise KeyboardInterrupt  # as when the machine's time runs out
+        seen.append(task.task_id)
+        return real(task, config, timer_box)
+
+    monkeypatch.setattr(validate, "validate_task", stop_at_second)
+    with pytest.raises(KeyboardInterrupt):
+        main(["manifest", "--suite", str(suite_copy.root), "--device", "cpu", "--timing-seconds", "0.05",
+              "--no-progress", "--checkpoint-every", "1", "--out", str(tmp_path / "out")])
+    saved = load_manifest(tmp_path / "out" / "manifest.json")
+    assert list(saved.tasks) == seen

@@ -207,7 +207,7 @@ def cmd_profile(args) -> int:
 
 
 def cmd_manifest(args) -> int:
-    from benchmark.device_profile import DEVICES_DIR, load_profile, measure_profile, save_profile
+    from benchmark.device_profile import DEVICES_DIR, load_profile, measure_profile, save_profile, slugify
     from benchmark.manifest import load_manifest, manifest_path_for, merge
     from benchmark.validate import format_table, validate_tasks
 
@@ -225,8 +225,13 @@ def cmd_manifest(args) -> int:
     if profile is None:
         log.warning("no device profile for %s: SOL times are left empty", gpu)
     manifest_path = args.manifest or manifest_path_for(suite.root)
-    log.info("measuring %d tasks of %s on %s into %s", len(tasks), suite.root, gpu, manifest_path)
     state = {"manifest": load_manifest(manifest_path), "pending": []}
+    if args.resume:
+        slug = slugify(gpu)
+        done = {t.task_id for t in tasks if (e := state["manifest"].entry(t)) is not None and slug in e.gpus}
+        tasks = [t for t in tasks if t.task_id not in done]
+        log.info("resuming: %d tasks already measured on %s are skipped", len(done), gpu)
+    log.info("measuring %d tasks of %s on %s into %s", len(tasks), suite.root, gpu, manifest_path)
 
     def checkpoint(prune: bool = False) -> None:
         """Merge and save what is measured so far, so a run cut short keeps its results."""
@@ -320,6 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--manifest", type=Path, default=None, help="default: manifest.json in the suite folder")
     sp.add_argument("--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)")
     sp.add_argument("--checkpoint-every", type=int, default=20, help="save the manifest after this many tasks")
+    sp.add_argument("--resume", action="store_true",
+                    help="skip tasks the manifest already has for this GPU (same file hash)")
     sp.set_defaults(func=cmd_manifest)
 
     sp = sub.add_parser("docs", help="write the suite's tables (docs/suite.md)")

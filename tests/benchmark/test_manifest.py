@@ -132,3 +132,17 @@ def test_manifest_run_cut_short_keeps_its_checkpoints(suite_copy, tmp_path, monk
               "--no-progress", "--checkpoint-every", "1", "--out", str(tmp_path / "out")])
     saved = load_manifest(tmp_path / "out" / "manifest.json")
     assert list(saved.tasks) == seen
+    # --resume measures only what is missing, into the same manifest.
+    resumed = []
+
+    def record(task, config, timer_box=None):
+        resumed.append(task.task_id)
+        return real(task, config, timer_box)
+
+    monkeypatch.setattr(validate, "validate_task", record)
+    manifest = tmp_path / "out" / "manifest.json"
+    rc = main(["manifest", "--suite", str(suite_copy.root), "--device", "cpu", "--timing-seconds", "0.05",
+               "--no-progress", "--resume", "--manifest", str(manifest)])
+    assert rc == 0
+    assert seen[0] not in resumed and len(resumed) == len(suite_copy.tasks) - 1
+    assert set(load_manifest(manifest).tasks) == {t.task_id for t in suite_copy.tasks}

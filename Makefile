@@ -2,26 +2,33 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+DEVICE ?= cpu
+DEMO_TASKS ?= *
 export HF_HUB_OFFLINE := 1
 
-.PHONY: venv demo test test-all lint gpu clean
+.PHONY: venv demo test lint gpu clean
 
-$(BIN)/python:
+$(BIN)/python: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q "torch==2.13.0" || $(BIN)/pip install -q "torch>=2.4,<3"
 	$(BIN)/pip install -q -e ".[dev]"
+	touch $(BIN)/python
 
 venv: $(BIN)/python
 
 demo: venv
-	$(BIN)/python -m benchmark.run --model reference --level 1 --device cpu --out runs/demo-reference
+	$(BIN)/python -m benchmark.run --model reference --level 1 --tasks '$(DEMO_TASKS)' --device $(DEVICE) \
+		--out runs/demo-reference-$(DEVICE)
 
 test: venv
 	$(BIN)/python -m pytest -q -m "not gpu"
 
 lint: venv
-	$(BIN)/ruff check benchmark datasets_builder trainers leaderboard tests
+	$(BIN)/ruff check benchmark datasets_builder trainers leaderboard tests scripts
+
+gpu:
+	bash scripts/gpu_checks.sh
 
 clean:
 	rm -rf runs site .pytest_cache

@@ -117,19 +117,20 @@ def evaluate(
     sol_ms: float | None = None,
     trusted: bool = False,
     gpu: int | None = None,
+    device_lock: str | None = None,
 ) -> Verdict:
     """Evaluate candidate source against a task in a fresh child process. `trusted` code (the
-    reference baseline) carries no flags. `gpu` pins the child to one device of a multi-GPU host."""
+    reference baseline) carries no flags. `gpu` pins the child to one device of a multi-GPU host;
+    `device_lock` (a path) lets several children share that device without timing each other."""
     base = dict(
         task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
         task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
         strict=config.strict, sol_ms=sol_ms,
     )
-    if not code or not code.strip():
-        return Verdict(status=Status.NO_CODE, error="no code to evaluate", **base)
-    static_flags = [f"{f.flag}: line {f.line}: {f.detail}" for f in static.analyze(code)] if not trusted else []
-    if static_flags and config.strict:
-        return _verdict(Status.CHEAT, None, static_flags, base)  # no need to build or run it
+    early = precheck(code, config, base, trusted)
+    if early is not None:
+        return early
+    static_flags = [] if trusted else static_details(code)
     candidate_path = stage_source(code, config.cache_dir)
     job = dict(
         task_path=str(task.path),
@@ -145,6 +146,7 @@ def evaluate(
         rtol=task.rtol,
         magnitude=task.meta.get("magnitude_scale", DEFAULT_MAGNITUDE if task.dtype == "float32" else 0.0),
         write_dirs=[str(config.cache_dir / d) for d in ("builds", "triton", "pycuda")],
+        device_lock=device_lock,
         timing=dataclasses.asdict(config.timing),
     )
     env = child_env(config)
@@ -156,7 +158,7 @@ def evaluate(
         status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
         tail = "\n".join(outcome.log_tail.strip().splitlines()[-15:])
         error = outcome.crash_reason + (f"\n{tail}" if tail else "")
-        return _verdict(status, error, static_flags, base, phases=Phases(total_s=outcome.wall_s))
+        return finalize_verdict(status, error, static_flags, base, phases=Phases(total_s=outcome.wall_s))
     if r["status"] == "task_error":
         raise TaskError(r["error"])
     cand, ref, comp = _stats(r.get("candidate_time")), _stats(r.get("reference_time")), _stats(r.get("compile_time"))
@@ -165,7 +167,7 @@ def evaluate(
         flags.append(f"faster_than_light: {cand.median_ms:.4f} ms is below the floor of {sol_ms:.4f} ms")
     status = Status(r["status"])
     ok = status is Status.PASS and not (flags and config.strict)
-    return _verdict(
+    return finalize_verdict(
         status,
         r.get("error"),
         flags,
@@ -182,7 +184,22 @@ def evaluate(
     )
 
 
-def _verdict(status: Status, error: str | None, flag_details: list[str], base: dict, **fields) -> Verdict:
+def static_details(code: str) -> list[str]:
+    return [f"{f.flag}: line {f.line}: {f.detail}" for f in static.analyze(code)]
+
+
+def precheck(code: str | None, config: EvalConfig, base: dict, trusted: bool = False) -> Verdict | None:
+    """The verdicts that need no build and no device: no code, or (strict) static findings."""
+    if not code or not code.strip():
+        return Verdict(status=Status.NO_CODE, error="no code to evaluate", **base)
+    if config.strict and not trusted:
+        details = static_details(code)
+        if details:
+            return finalize_verdict(Status.CHEAT, None, details, base)
+    return None
+
+
+def finalize_verdict(status: Status, error: str | None, flag_details: list[str], base: dict, **fields) -> Verdict:
     """Strict mode turns any flag into the `cheat` verdict; the details lead the error text."""
     names = tuple(dict.fromkeys(d.split(":", 1)[0] for d in flag_details))
     if names and base["strict"] and status is not Status.NO_CODE:

@@ -23,8 +23,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from benchmark.anticheat import static
-from benchmark.harness import EvalConfig, TaskError, _verdict, build, evaluate
+from benchmark.harness import EvalConfig, TaskError, build, evaluate, finalize_verdict, precheck
 from benchmark.reward import RewardConfig, shaped_reward
 from benchmark.task import Task, sha256_text
 from benchmark.verdict import Phases, Status, Verdict
@@ -56,7 +55,8 @@ class VerifierConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     build_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
     gpus: tuple[int, ...] | None = None  # devices to execute on; None: every visible one
-    lanes_per_device: int = 1  # concurrent executions per device (1 keeps timings clean)
+    lanes_per_device: int = 1  # concurrent executions per device; above 1 they share it through a
+    # reader-writer lock: checks run side by side, timing runs alone (benchmark.gpu_lock)
     reward: RewardConfig = field(default_factory=RewardConfig)
 
     def __post_init__(self):
@@ -73,6 +73,19 @@ class Request:
     model: str = ""
     sol_ms: float | None = None
     trusted: bool = False
+
+
+def verdict_base(req: Request, cfg: EvalConfig) -> dict:
+    """The fields every verdict on this request carries, however it is decided."""
+    return dict(
+        task_id=req.task.task_id, sample=req.sample, turn=req.turn, level=req.task.level, model=req.model,
+        task_hash=req.task.hash, code_hash=sha256_text(req.code or ""), device=cfg.device,
+        strict=cfg.strict, sol_ms=req.sol_ms,
+    )
+
+
+def decided_without_running(req: Request, cfg: EvalConfig) -> Verdict | None:
+    return precheck(req.code, cfg, verdict_base(req, cfg), req.trusted)
 
 
 class Verifier:
@@ -116,7 +129,7 @@ class Verifier:
     def submit_request(self, req: Request) -> Future[Verdict]:
         self.stats["submitted"] += 1
         result: Future[Verdict] = Future()
-        quick = self._decided_without_running(req)
+        quick = decided_without_running(req, self.config.eval)
         if quick is not None:
             result.set_result(quick)
             return result
@@ -131,25 +144,6 @@ class Verifier:
         return shaped_reward(verdict, self.config.reward)
 
     # internals
-    def _base(self, req: Request) -> dict:
-        cfg = self.config.eval
-        return dict(
-            task_id=req.task.task_id, sample=req.sample, turn=req.turn, level=req.task.level, model=req.model,
-            task_hash=req.task.hash, code_hash=sha256_text(req.code or ""), device=cfg.device,
-            strict=cfg.strict, sol_ms=req.sol_ms,
-        )
-
-    def _decided_without_running(self, req: Request) -> Verdict | None:
-        """No code, or strict static findings: the verdict needs no build and no device."""
-        if not req.code or not req.code.strip():
-            return Verdict(status=Status.NO_CODE, error="no code to evaluate", **self._base(req))
-        if self.config.eval.strict and not req.trusted:
-            findings = static.analyze(req.code)
-            if findings:
-                details = [f"{f.flag}: line {f.line}: {f.detail}" for f in findings]
-                return _verdict(Status.CHEAT, None, details, self._base(req))
-        return None
-
     def _build_future(self, code: str) -> Future:
         key = sha256_text(code)
         with self._lock:
@@ -169,8 +163,8 @@ class Verifier:
             outcome = None
         self.stats["built"] += 1
         if outcome is not None and not outcome.ok and outcome.final:
-            verdict = _verdict(
-                Status.COMPILE_ERROR, outcome.error, [], self._base(req), phases=Phases(compile_s=outcome.seconds)
+            verdict = finalize_verdict(
+                Status.COMPILE_ERROR, outcome.error, [], verdict_base(req, self.config.eval), phases=Phases(compile_s=outcome.seconds)
             )
             result.set_result(verdict)
             return
@@ -182,9 +176,12 @@ class Verifier:
     def _execute(self, req: Request, result: Future) -> None:
         device = self._lanes.get()
         try:
+            lock = None
+            if self.config.lanes_per_device > 1:
+                lock = str(self.config.eval.cache_dir / "locks" / f"device-{device if device is not None else 'cpu'}")
             verdict = evaluate(
                 req.task, req.code, self.config.eval, sample=req.sample, turn=req.turn, model=req.model,
-                sol_ms=req.sol_ms, trusted=req.trusted, gpu=device,
+                sol_ms=req.sol_ms, trusted=req.trusted, gpu=device, device_lock=lock,
             )
             self.stats["executed"] += 1
             result.set_result(verdict)
@@ -192,7 +189,7 @@ class Verifier:
             result.set_exception(e)
         except BaseException as e:  # noqa: BLE001 - every submitted sample gets an answer
             result.set_result(
-                _verdict(Status.RUNTIME_ERROR, f"harness error: {e!r}", [], self._base(req))
+                finalize_verdict(Status.RUNTIME_ERROR, f"harness error: {e!r}", [], verdict_base(req, self.config.eval))
             )
         finally:
             self._lanes.put(device)

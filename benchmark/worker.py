@@ -33,6 +33,7 @@ from benchmark.anticheat.integrity import (
 )
 from benchmark.candidate import CandidateLoadError, load_candidate
 from benchmark.correctness import compare_outputs, flatten_outputs
+from benchmark.gpu_lock import DeviceLock
 from benchmark.task import import_file
 from benchmark.timing import Timer, TimingConfig
 
@@ -181,6 +182,7 @@ class Evaluation:
         self.t_start = time.monotonic()
         self.phases: dict[str, float] = {}
         self.os_threads_after_first_call = 0
+        self.lock = DeviceLock(job.get("device_lock"))  # shared for checks, exclusive for timing
 
     def flag(self, name: str, detail: str) -> None:
         if name not in self.result["flags"]:
@@ -210,7 +212,8 @@ class Evaluation:
 
         threads = ThreadWatch()
         snapshot = HarnessSnapshot()
-        poison_free_memory(self.device)
+        with self.lock.shared():
+            poison_free_memory(self.device)
         t0 = time.monotonic()
         try:
             model_cls = load_candidate(job["candidate_path"], job["builds_root"])
@@ -239,17 +242,19 @@ class Evaluation:
         job = self.job
         model = program.build(task_module.Model, self.seed)
         ref: dict = {"outputs": [], "aliases": False}
-        with torch.no_grad():
+        with torch.no_grad(), self.lock.shared():
             for s, alt, scale in plan:
                 inputs = program.inputs(s, alt, scale)
                 out = model(*inputs)
                 ref["aliases"] |= aliases(flatten_outputs(out), inputs)
                 ref["outputs"].append(detach_outputs(out))
             ref["timed"] = [detach_outputs(model(*program.inputs(s))) for s in timing_seeds(self.seed)]
-        self.timer = Timer(job["device"], TimingConfig(**job.get("timing", {}))) if job["measure"] else None
-        if self.timer:
-            stats = time_model(self.timer, program, model, self.seed)
-            self.result["reference_time"] = asdict(stats)
+        self.timer = None
+        if not job["measure"]:
+            return ref
+        with self.lock.exclusive():
+            self.timer = Timer(job["device"], TimingConfig(**job.get("timing", {})))
+            self.result["reference_time"] = asdict(time_model(self.timer, program, model, self.seed))
             self.result["reference_gap_ms"] = self.timer.last_stream_gap_ms
             if job.get("baseline") == "compile":
                 compiled = torch.compile(model)
@@ -258,11 +263,25 @@ class Evaluation:
         return ref
 
     def candidate_phase(self, program: TaskProgram, model_cls, plan, ref) -> tuple[str, str | None]:
-        job = self.job
         t0 = time.monotonic()
+        model = program.build(model_cls, self.seed)
+        with self.lock.shared():
+            failure = self.check_candidate(program, model, plan, ref)
+        self.phases["correctness_s"] = time.monotonic() - t0
+        if failure:
+            return "incorrect", failure
+        t0 = time.monotonic()
+        if self.timer:
+            with self.lock.exclusive():
+                self.time_candidate(program, model, ref)
+        self.phases["timing_s"] = time.monotonic() - t0
+        return "pass", None
+
+    def check_candidate(self, program: TaskProgram, model, plan, ref) -> str | None:
+        """Every correctness trial with the runtime checks; the first failure's description, or None."""
+        job = self.job
         checked = {"trials": len(plan), "passed": 0, "max_abs_err": 0.0, "max_rel_err": 0.0}
         self.result["correctness"] = checked
-        model = program.build(model_cls, self.seed)
         cuda = self.device.type == "cuda"
         for i, ((s, alt, scale), ref_out) in enumerate(zip(plan, ref["outputs"], strict=True)):
             inputs = program.inputs(s, alt, scale)
@@ -293,8 +312,7 @@ class Evaluation:
                     self.flag("uninitialized_output", f"trial {i}: the output holds memory nothing wrote")
                 checked.update(first_failing_trial=i, detail=cmp.detail)
                 kind = " (large-magnitude inputs)" if scale != 1.0 else ""
-                self.phases["correctness_s"] = time.monotonic() - t0
-                return "incorrect", f"trial {i}{kind}: {cmp.detail}"
+                return f"trial {i}{kind}: {cmp.detail}"
             checked["passed"] += 1
         if cuda:
             from benchmark.anticheat.kernels import kernel_flags, profile_forward
@@ -303,21 +321,20 @@ class Evaluation:
                 evidence = profile_forward(model, *program.inputs(plan[0][0]))
             for name, detail in kernel_flags(evidence):
                 self.flag(name, detail)
-        self.phases["correctness_s"] = time.monotonic() - t0
+        return None
 
-        t0 = time.monotonic()
-        if self.timer:
-            kept: dict[int, object] = {}
-            stats = time_model(self.timer, program, model, self.seed, keep=kept)
-            self.result["candidate_time"] = asdict(stats)
-            for k, expected in enumerate(ref["timed"]):
-                if k in kept and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol")).ok:
-                    self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")
-            gap, ref_gap = self.timer.last_stream_gap_ms, self.result.get("reference_gap_ms", 0.0)
-            if cuda and gap > ref_gap + max(0.05, 0.25 * stats.median_ms):
-                self.flag("side_stream", f"{gap:.3f} ms of device work finished after the current stream was done")
-        self.phases["timing_s"] = time.monotonic() - t0
-        return "pass", None
+    def time_candidate(self, program: TaskProgram, model, ref) -> None:
+        """Time under the reference's protocol, then recheck the timed calls' outputs."""
+        job = self.job
+        kept: dict[int, object] = {}
+        stats = time_model(self.timer, program, model, self.seed, keep=kept)
+        self.result["candidate_time"] = asdict(stats)
+        for k, expected in enumerate(ref["timed"]):
+            if k in kept and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol")).ok:
+                self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")
+        gap, ref_gap = self.timer.last_stream_gap_ms, self.result.get("reference_gap_ms", 0.0)
+        if self.device.type == "cuda" and gap > ref_gap + max(0.05, 0.25 * stats.median_ms):
+            self.flag("side_stream", f"{gap:.3f} ms of device work finished after the current stream was done")
 
 
 def build_only(job: dict) -> dict:

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Every GPU test and benchmark of the project, in one call, logs under $OUT (default runs/gpu).
+#   bash scripts/gpu_checks.sh [STAGE ...]     stages: env profile tests harness reference manifest
+#                                              sft throughput soak datasets rl   (default: all)
+# Each stage has a time limit; one failing stage does not stop the others. At the end every log
+# is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
+set -u
+OUT=${OUT:-runs/gpu}
+LOGS=$OUT/logs
+mkdir -p "$LOGS"
+export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 SOLBENCH_CACHE=${SOLBENCH_CACHE:-/tmp/solbench-cache}
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+if [ -d .whl ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+        && export PYTHONPATH=/tmp/site:$PWD
+fi
+export PYTHONPATH=${PYTHONPATH:-$PWD}
+STAGES=${*:-env profile tests harness reference manifest sft throughput soak datasets rl}
+
+stage() {  # stage NAME SECONDS COMMAND...
+    local name=$1 limit=$2
+    shift 2
+    case " $STAGES " in *" $name "*) ;; *) return 0 ;; esac
+    local t0=$SECONDS
+    echo "== $name (limit ${limit}s)"
+    timeout --kill-after=10 "$limit" "$@" >"$LOGS/$name.log" 2>&1
+    local rc=$?
+    echo "$name rc=$rc $((SECONDS - t0))s" | tee -a "$OUT/summary.txt"
+    tail -n 25 "$LOGS/$name.log"
+}
+
+stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers; print(torch.__version__, torch.version.cuda, triton.__version__, transformers.__version__)"; python3 -c "import trl, datasets, pycuda; print(trl.__version__, datasets.__version__, pycuda.VERSION_TEXT)"'
+stage profile 120 python3 -m benchmark.suite profile --out "$OUT/profile"
+stage tests 420 python3 -m pytest -q -m gpu -p no:cacheprovider -n 4 tests/honest tests/cheats/test_cheats_gpu.py \
+    tests/benchmark/test_cuda_raw.py tests/benchmark/test_prompts.py tests/benchmark/test_models_hf.py
+stage harness 360 python3 scripts/bench_harness.py --device cuda --repeats 5 --out "$OUT/harness"
+stage reference 300 python3 -m benchmark.run --model reference --level 1 --device cuda --quiet --out "$OUT/reference-level1"
+stage manifest 480 python3 -m benchmark.suite manifest --out "$OUT/manifest"
+stage sft 240 python3 scripts/bench_sft.py --out "$OUT/sft"
+stage throughput 420 python3 scripts/bench_verifier.py --out "$OUT/throughput"
+stage soak 420 python3 scripts/soak_verifier.py --out "$OUT/soak"
+stage datasets 480 python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets"
+stage rl 480 python3 scripts/rl_demo.py --out "$OUT/rl"
+
+# The device tool brings back few files: pack everything into one archive beside the summary.
+cp benchmark/tasks/manifest.json "$OUT/manifest.json" 2>/dev/null
+tar -czf /tmp/gpu_results.tar.gz -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/gpu_results.tar.gz "$OUT/"
+echo "== summary"
+tar -xzOf "$OUT/gpu_results.tar.gz" ./summary.txt | tee "$OUT/summary.txt"

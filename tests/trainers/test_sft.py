@@ -54,15 +54,44 @@ def test_full_finetune_with_cuset_learns_and_saves_a_loadable_model(
     assert loaded_tokenizer.chat_template
     for name, p in loaded.named_parameters():
         assert torch.allclose(p, dict(trainer.model.named_parameters())[name].detach()), name
-    prompt = loaded_tokenizer.apply_chat_template(
-        [{"role": "user", "content": "Write a kernel."}],
-        add_generation_prompt=True,
-        return_tensors="pt",
-        return_dict=True,
-    )
-    generated = loaded.generate(**prompt, max_new_tokens=4, do_sample=False)
-    assert generated.shape[1] == prompt["input_ids"].shape[1] + 4
     assert (out / "sft_config.yaml").exists()
+    _generate_with_the_benchmark_backend(out, tmp_path)
+
+
+TASK = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def get_inputs():
+    return [torch.randn(4, 4)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def _generate_with_the_benchmark_backend(model_dir, tmp_path):
+    """What `benchmark.run --model hf:MODEL_DIR` does first: load the folder and generate."""
+    from benchmark.models import GenerationRequest, get_backend
+    from benchmark.models.base import BackendOptions, SamplingParams
+    from benchmark.task import load_task
+
+    task_file = tmp_path / "suite" / "level1" / "double.py"
+    task_file.parent.mkdir(parents=True)
+    task_file.write_text(TASK)
+    task = load_task(task_file, root=tmp_path / "suite")
+    options = BackendOptions(device="cpu", cache=False, cache_dir=tmp_path / "cache")
+    backend = get_backend(f"hf:{model_dir}", SamplingParams(max_tokens=4), options)
+    request = GenerationRequest(task, 0, messages=({"role": "user", "content": "Write a CUDA kernel."},))
+    (completion,) = list(backend.generate([request]))
+    assert completion.error is None
+    assert 1 <= completion.completion_tokens <= 4
 
 
 def test_lora_trains_adapters_only_and_merges_on_save(tiny_model, tokenizer, dataset, make_config, tmp_path):

@@ -151,8 +151,8 @@ def _sol_section(tasks: list[Task], manifest: Manifest, slug: str, rec: dict[str
             and entries[i].flops / profile.matmul_rate(entries[i].dtype) > entries[i].bytes / profile.bandwidth
         )
         rows.append([
-            "all" if lv == "all" else _level_name(lv), len(fracs), f"{_geomean(fracs):.3f}",
-            f"{_quantile(fracs, 0.5):.3f}", f"{_quantile(fracs, 0.1):.3f}", f"{_quantile(fracs, 0.9):.3f}",
+            "all" if lv == "all" else _level_name(lv), len(fracs), f"{_geomean(fracs):.3g}",
+            f"{_quantile(fracs, 0.5):.3g}", f"{_quantile(fracs, 0.1):.3g}", f"{_quantile(fracs, 0.9):.3g}",
             compute_bound,
         ])
     out += _table(["level", "tasks", "geomean", "median", "p10", "p90", "compute-bound floors"], rows)
@@ -178,7 +178,7 @@ def _task_list(tasks: list[Task], manifest: Manifest, rec: dict[str, GpuRecord])
             f"{e.flops / 1e9:.3g}" if e and e.flops is not None else "-",
             f"{e.bytes / 1e6:.4g}" if e and e.bytes is not None else "-",
             _fmt_ms(r.reference_ms) if r else "-", _fmt_ms(r.sol_ms) if r else "-",
-            f"{r.sol_fraction:.3f}" if r and r.sol_fraction else "-",
+            f"{r.sol_fraction:.3g}" if r and r.sol_fraction else "-",
         ])
     return out + _table(["task", "dtype", "tags", "GFLOP", "MB", "ref ms", "SOL ms", "SOL fraction"], rows)
 

@@ -29,7 +29,7 @@ def test_with_gpu_data(tmp_path):
     text = render(suite, merge(Manifest(), suite, reports, GPU, profile(), {"torch": "t", "cuda": "c"}))
     assert "no GPU measurements" not in text
     assert "3 of 3 tasks have measurements" in text
-    assert "| all | 3 | 0.250 | 0.250 |" in text  # SOL 1 ms over 4 ms eager
+    assert "| all | 3 | 0.25 | 0.25 |" in text  # SOL 1 ms over 4 ms eager
     assert "`level2/linear_tanh_sum`" in text
 
 

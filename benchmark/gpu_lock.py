@@ -17,39 +17,39 @@ from pathlib import Path
 
 
 class DeviceLock:
+    """One holder's handle on a device's lock (one per process). The lock files are opened here,
+    before any candidate code runs, so the sandbox's write refusal never meets them."""
+
     def __init__(self, path: str | Path | None):
         self.path = Path(path) if path else None
+        self._turnstile = self._main = -1
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-
-    def _open(self, suffix: str) -> int:
-        return os.open(f"{self.path}.{suffix}", os.O_RDWR | os.O_CREAT, 0o600)
+            self._turnstile = os.open(f"{self.path}.turnstile", os.O_RDWR | os.O_CREAT, 0o600)
+            self._main = os.open(f"{self.path}.main", os.O_RDWR | os.O_CREAT, 0o600)
 
     @contextlib.contextmanager
     def shared(self) -> Iterator[None]:
         if self.path is None:
             yield
             return
-        turnstile, main = self._open("turnstile"), self._open("main")
+        fcntl.flock(self._turnstile, fcntl.LOCK_EX)  # wait behind any writer already queued
+        fcntl.flock(self._turnstile, fcntl.LOCK_UN)
+        fcntl.flock(self._main, fcntl.LOCK_SH)
         try:
-            fcntl.flock(turnstile, fcntl.LOCK_EX)  # wait behind any writer already queued
-            fcntl.flock(turnstile, fcntl.LOCK_UN)
-            fcntl.flock(main, fcntl.LOCK_SH)
             yield
         finally:
-            os.close(main)
-            os.close(turnstile)
+            fcntl.flock(self._main, fcntl.LOCK_UN)
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
         if self.path is None:
             yield
             return
-        turnstile, main = self._open("turnstile"), self._open("main")
+        fcntl.flock(self._turnstile, fcntl.LOCK_EX)  # no new readers from here on
+        fcntl.flock(self._main, fcntl.LOCK_EX)  # wait for the readers already in
         try:
-            fcntl.flock(turnstile, fcntl.LOCK_EX)  # no new readers from here on
-            fcntl.flock(main, fcntl.LOCK_EX)  # wait for the readers already in
             yield
         finally:
-            os.close(main)
-            os.close(turnstile)
+            fcntl.flock(self._main, fcntl.LOCK_UN)
+            fcntl.flock(self._turnstile, fcntl.LOCK_UN)

@@ -1,4 +1,5 @@
-"""The per-device reader-writer lock: checks share the device, timing has it alone."""
+"""The per-device reader-writer lock: checks share the device, timing has it alone. Each thread
+opens its own handle, as each evaluation process does."""
 
 import threading
 import time
@@ -7,11 +8,10 @@ from benchmark.gpu_lock import DeviceLock
 
 
 def test_shared_holders_overlap(tmp_path):
-    lock = DeviceLock(tmp_path / "gpu0")
     inside, peak = [0], [0]
 
     def reader():
-        with lock.shared():
+        with DeviceLock(tmp_path / "gpu0").shared():
             inside[0] += 1
             peak[0] = max(peak[0], inside[0])
             time.sleep(0.3)
@@ -26,10 +26,10 @@ def test_shared_holders_overlap(tmp_path):
 
 
 def test_exclusive_waits_for_readers_and_blocks_new_ones(tmp_path):
-    lock = DeviceLock(tmp_path / "gpu0")
     events = []
 
     def reader(name, delay):
+        lock = DeviceLock(tmp_path / "gpu0")
         time.sleep(delay)
         with lock.shared():
             events.append(f"{name} in")
@@ -37,6 +37,7 @@ def test_exclusive_waits_for_readers_and_blocks_new_ones(tmp_path):
             events.append(f"{name} out")
 
     def writer():
+        lock = DeviceLock(tmp_path / "gpu0")
         time.sleep(0.1)
         with lock.exclusive():
             events.append("writer in")

@@ -103,6 +103,7 @@ def build_inputs(args):
 
 
 def train_once(args, cuset: bool, tokenizer, make_model, tokenized, out: Path) -> dict:
+    allocated_before = torch.cuda.memory_allocated() / 2**30 if torch.cuda.is_available() else None
     model = make_model()
     params = sum(p.numel() for p in model.parameters())
     config = KernelSFTConfig(
@@ -144,9 +145,12 @@ def train_once(args, cuset: bool, tokenizer, make_model, tokenized, out: Path) -
         "tokens_per_step": statistics.mean(tokens),
         "peak_memory_gib": torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None,
         "peak_reserved_gib": torch.cuda.max_memory_reserved() / 2**30 if torch.cuda.is_available() else None,
+        "allocated_before_gib": allocated_before,  # ~0 when the previous run freed everything
         "last_log": logs[-1] if logs else {},
     }
-    del trainer, model
+    trainer.accelerator.free_memory()
+    timer.trainer = None
+    del trainer, model, timer
     gc.collect()
     if torch.cuda.is_available():
         torch.cuda.empty_cache()

@@ -50,7 +50,7 @@ def build_tokenizer(vocab_size: int = 512, corpus: list[str] | None = None):
         tokenizer_object=backend,
         eos_token="<|im_end|>",
         pad_token="<|endoftext|>",
-        additional_special_tokens=["<|im_start|>"],
+        extra_special_tokens=["<|im_start|>"],
     )
     tokenizer.chat_template = CHAT_TEMPLATE
     return tokenizer
@@ -97,7 +97,7 @@ def qwen2_half_b_config() -> dict:
         intermediate_size=4864,
         max_position_embeddings=32768,
         tie_word_embeddings=True,
-        rope_theta=1_000_000.0,
+        rope_parameters={"rope_type": "default", "rope_theta": 1_000_000.0},
     )
 
 

@@ -54,14 +54,22 @@ def load_sft_dataset(name_or_path: str, split: str = "train", config_name: str |
             if split not in dataset:
                 raise ValueError(f"{path}: no split {split!r} in the saved dataset (splits: {list(dataset)})")
             dataset = dataset[split]
-    elif path.exists() or name_or_path.startswith((".", "/", "~")):
-        if not path.exists():
-            raise FileNotFoundError(f"dataset path {name_or_path!r} does not exist")
+    elif path.exists():
         dataset = datasets.load_dataset(str(path), config_name, split=split)
+    elif _looks_local(name_or_path):
+        raise FileNotFoundError(f"dataset path {name_or_path!r} does not exist")
     else:
         dataset = datasets.load_dataset(name_or_path, config_name, split=split)
     check_schema(dataset.column_names, name_or_path)
     return dataset
+
+
+def _looks_local(name: str) -> bool:
+    """A Hub id is `name` or `org/name`; a data-file suffix or a deeper path means a local path."""
+    suffix = Path(name).suffix.lower()
+    return (
+        name.startswith((".", "/", "~")) or suffix in (".parquet", ".jsonl", ".json") or name.count("/") > 1
+    )
 
 
 def check_schema(columns: Iterable[str], where: str = "dataset") -> None:

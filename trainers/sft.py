@@ -163,11 +163,7 @@ class KernelSFTTrainer(SFTTrainer):
         stats = weight_stats(tw)
         stats["nll"] = -outputs.log_probs.detach().float().sum() / outputs.label_mask.sum().clamp(min=1)
         label_sum = outputs.label_mask.sum().float()
-        tokens = (
-            inputs["attention_mask"].sum()
-            if "attention_mask" in inputs
-            else inputs["input_ids"].new_tensor(inputs["input_ids"].size(1))
-        )
+        tokens = inputs["attention_mask"].sum()
         local = torch.stack(
             [
                 label_sum,

@@ -118,6 +118,8 @@ def test_hub_ids_go_to_load_dataset(monkeypatch, dataset):
 def test_load_errors_are_specific(tmp_path, dataset):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         load_sft_dataset(str(tmp_path / "missing.jsonl"))
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_sft_dataset("runs/nowhere/train.jsonl")
     bad = tmp_path / "train.csv"
     bad.write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="unsupported file type"):

@@ -9,6 +9,7 @@ from leaderboard_fakes import make_submission
 
 from leaderboard import build
 from leaderboard.submission import CPU_RUN, EXAMPLE, SUBMISSIONS_DIR, load_all
+from leaderboard.suites import SuiteRegistry
 
 
 def section(html: str, scope: str) -> str:
@@ -80,10 +81,12 @@ def test_cli_builds_from_a_folder(tmp_path, three_submissions, capsys):
     assert "broken.json: not valid JSON" in capsys.readouterr().err
 
 
-def test_committed_example_submissions_build(tmp_path):
+def test_committed_submissions_build_and_are_labelled(tmp_path):
     subs = load_all(SUBMISSIONS_DIR)
-    assert subs, "leaderboard/submissions holds no example submissions"
+    assert any(EXAMPLE in sub.labels for sub in subs), "leaderboard/submissions holds no example submission"
+    known = SuiteRegistry.load(include_builtin=False)
     for sub in subs:
-        assert EXAMPLE in sub.labels and CPU_RUN in sub.labels, sub.slug
+        assert (CPU_RUN in sub.labels) == (sub.device == "cpu"), sub.slug
+        assert known.get(sub.run["suite_version"]) is not None, f"{sub.slug}: suite version not recorded"
     build.build_site(subs, tmp_path / "site")
     assert len(list((tmp_path / "site" / "submissions").glob("*.html"))) == len(subs)

@@ -1,4 +1,4 @@
-"""A tiny GPT: token + position embeddings, four pre-norm causal blocks, final LayerNorm and a tied LM head (bf16 logits)."""
+"""A tiny GPT: token + position embeddings, four pre-norm causal blocks, final LayerNorm and a tied LM head producing logits."""
 
 import math
 
@@ -6,7 +6,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 3, "tags": ["layer_stack", "transformer_block", "embedding", "causal", "lm_head"], "dtype": "bfloat16", "difficulty": 3}
+SOLBENCH = {"level": 3, "tags": ["layer_stack", "transformer_block", "embedding", "causal", "lm_head"], "dtype": "float32", "difficulty": 3, "atol": 5e-4, "rtol": 5e-4}
 
 BATCH, SEQ, VOCAB, DIM, HEADS, DEPTH, MAX_LEN = 8, 512, 16384, 768, 12, 4, 1024
 
@@ -39,7 +39,6 @@ class Model(nn.Module):
         self.ln_f = nn.LayerNorm(dim)
         nn.init.normal_(self.tok.weight, std=0.1)
         nn.init.normal_(self.pos.weight, std=0.1)
-        self.to(torch.bfloat16)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         pos = torch.arange(ids.shape[1], device=ids.device)

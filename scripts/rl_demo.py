@@ -17,7 +17,11 @@ answer compiles one CUDA kernel per act with load_inline and passes a and b as k
 the candidates of every task share six extension sources: the verifier's build cache compiles each
 once (about 27 s each on an H200; the six compile in parallel at the start, when the reference
 answers are checked), and later candidates only pay for the execution. The held-out splits are new (act, a, b) combinations
-of values the SFT corpus contains, so passing them takes reading the task, not recalling it.
+of values the SFT corpus contains, so passing them takes reading the task, not recalling it. The
+kernel is a grid-stride loop whose block count is an argument of the call, and the SFT answers draw
+it uniformly from 16 to 4096 blocks: every one is correct, the small ones are several times slower
+than eager PyTorch and the large ones about as fast as the memory allows, so the SFT policy has no
+preference and only the speed term of the verifier's reward can teach one.
 
 `--tiny` runs the same phases on CPU with a 2-layer model, a handful of steps, and a programmatic
 stand-in for the verifier (it reads the act and the constants out of the answer), because CPU
@@ -71,7 +75,7 @@ ACTS = {
 }
 A_VALUES = (0.5, 1.5, 2.0, 2.5, 3.0, -1.0, -1.5, -2.0)
 B_VALUES = (-1.0, -0.5, -0.25, 0.25, 0.5, 0.75, 1.0, 1.5)
-THREADS = (128, 256, 512)
+BLOCKS = (16, 64, 256, 1024, 4096)  # launch sizes of the SFT answers, drawn uniformly: the speed RL can learn
 ARMS = {
     "full": {},
     "no_primeecho": {"primeecho": False},
@@ -133,23 +137,25 @@ SRC = r"""
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
 __global__ void k(const float* x, float* y, float a, float b, int64_t n) {{
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {{ float v = a * x[i] + b; y[i] = {ACTS[act][0]}; }}
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {{
+        float v = a * x[i] + b;
+        y[i] = {ACTS[act][0]};
+    }}
 }}
-torch::Tensor run(torch::Tensor x, double a, double b, int64_t t) {{
+torch::Tensor run(torch::Tensor x, double a, double b, int64_t blocks) {{
     auto y = torch::empty_like(x);
     int64_t n = x.numel();
-    k<<<(n + t - 1) / t, t, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), y.data_ptr<float>(), a, b, n);
+    k<<<blocks, 256, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), y.data_ptr<float>(), a, b, n);
     C10_CUDA_KERNEL_LAUNCH_CHECK();
     return y;
 }}
 """
-ext = load_inline("{act}_ext", "torch::Tensor run(torch::Tensor x, double a, double b, int64_t t);", SRC, functions=["run"])
+ext = load_inline("{act}_ext", "torch::Tensor run(torch::Tensor x, double a, double b, int64_t blocks);", SRC, functions=["run"])
 '''
 
 
 def solution(
-    spec: Spec, threads: int = 256, act: str | None = None, a: float | None = None, b: float | None = None
+    spec: Spec, blocks: int = 1024, act: str | None = None, a: float | None = None, b: float | None = None
 ) -> str:
     """A candidate file; the keyword overrides make the wrong answers of the repair dialogues."""
     act = act or spec.act
@@ -161,7 +167,7 @@ def solution(
 
 class ModelNew(torch.nn.Module):
     def forward(self, x):
-        return ext.run(x.contiguous(), {a}, {b}, {threads})
+        return ext.run(x.contiguous(), {a}, {b}, {blocks})
 """
     )
 
@@ -228,7 +234,7 @@ def sft_corpus(
                 code, verdict = wrong_variant(spec, rng)
                 messages = list(builder.next_turn(tuple(messages), answer(spec, code), verdict, turns=3))
             messages.append(
-                {"role": "assistant", "content": answer(spec, solution(spec, rng.choice(THREADS)))}
+                {"role": "assistant", "content": answer(spec, solution(spec, rng.choice(BLOCKS)))}
             )
             rows.append({"messages": messages, "task_id": task.task_id, "source": "synthetic"})
     rng.shuffle(rows)
@@ -238,22 +244,23 @@ def sft_corpus(
 # ---------------------------------------------------------------------------------------- rewards
 
 
-def read_answer(code: str) -> tuple[str | None, float | None, float | None]:
-    """(act, a, b) of an answer, read from its kernel source and ModelNew's call; None where unreadable."""
+def read_answer(code: str) -> tuple[str | None, float | None, float | None, int | None]:
+    """(act, a, b, blocks) of an answer, read from its kernel source and ModelNew's call; None where
+    unreadable."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return None, None, None
+        return None, None, None, None
     act = next((k for k in ACTS if kernel_source(k).strip() in code), None)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run":
             try:
-                values = [ast.literal_eval(arg) for arg in node.args[1:3]]
+                values = [ast.literal_eval(arg) for arg in node.args[1:4]]
             except ValueError:
-                return act, None, None
-            if len(values) == 2 and all(isinstance(v, int | float) for v in values):
-                return act, float(values[0]), float(values[1])
-    return act, None, None
+                return act, None, None, None
+            if len(values) == 3 and all(isinstance(v, int | float) for v in values):
+                return act, float(values[0]), float(values[1]), int(values[2])
+    return act, None, None, None
 
 
 def programmatic_judge(tasks: dict, builder: PromptBuilder):
@@ -266,7 +273,7 @@ def programmatic_judge(tasks: dict, builder: PromptBuilder):
         if code is None:
             status, error = Status.NO_CODE, "no code block defines ModelNew"
         else:
-            act, a, b = read_answer(code)
+            act, a, b, _ = read_answer(code)
             if act is None:
                 status, error = Status.COMPILE_ERROR, "kernel source not recognised"
             elif (act, a, b) == (spec.act, spec.a, spec.b):
@@ -327,9 +334,12 @@ def evaluate(model, tokenizer, tasks: dict, builder, source, split: str, args) -
     scores = source.score(rows, texts, [1] * len(texts))
     passed = [s for s in scores if s.passed]
     speedups = [s.speedup for s in passed if s.speedup]
-    statuses = {}
+    statuses, blocks = {}, {}
     for s in scores:
         statuses[s.status] = statuses.get(s.status, 0) + 1
+        launch = read_answer(s.code)[3] if s.passed and s.code else None
+        if launch is not None:
+            blocks[launch] = blocks.get(launch, 0) + 1
     return {
         "samples": len(scores),
         "pass_rate": len(passed) / len(scores),
@@ -337,6 +347,7 @@ def evaluate(model, tokenizer, tasks: dict, builder, source, split: str, args) -
         "fast_1": sum(1 for s in speedups if s > 1.0) / len(scores),
         "mean_reward": sum(s.reward for s in scores) / len(scores),
         "statuses": statuses,
+        "blocks_of_passing_answers": dict(sorted(blocks.items())),
     }
 
 

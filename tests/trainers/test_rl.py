@@ -5,11 +5,12 @@ trainer, MirrorPop's gradient cut, prompt loading and the CLI."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
 
-from trainers.retry_buffer import RetryEntry, repair_prompt
+from trainers.retry_buffer import RetryBuffer, RetryEntry, repair_prompt
 from trainers.rl import KernelRLTrainer, load_rl_prompts, main
 from trainers.rl_config import KernelRLConfig
 from trainers.rl_rewards import FunctionRewards, Score
@@ -79,7 +80,7 @@ def make_trainer(config, model, tokenizer, prompts):
 
 @pytest.mark.parametrize("on", [True, False], ids=["components-on", "components-off"])
 def test_grpo_steps_change_the_parameters(on, make_rl_config, tiny_model, tokenizer, prompts):
-    config = make_rl_config(primeecho=on, bdr=on, mirrorpop=on)
+    config = make_rl_config(primeecho=on, bdr=on, mirrorpop=on, save_strategy="steps", save_steps=2)
     trainer = make_trainer(config, tiny_model, tokenizer, prompts)
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
     trainer.train()
@@ -102,6 +103,11 @@ def test_grpo_steps_change_the_parameters(on, make_rl_config, tiny_model, tokeni
     if on:
         assert component_keys <= logged
         assert len(trainer.retry_buffer) >= 1  # task t0 fails in every rollout
+        saved = RetryBuffer(1)
+        saved.load_state_dict(
+            json.loads((Path(config.output_dir) / "checkpoint-2" / "retry_buffer.json").read_text())
+        )
+        assert list(saved) == list(trainer.retry_buffer)
     else:
         assert not component_keys & logged
         assert len(trainer.retry_buffer) == 0

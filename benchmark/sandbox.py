@@ -45,7 +45,8 @@ def scrubbed_env(extra: dict[str, str] | None = None) -> dict[str, str]:
         for k, v in os.environ.items()
         if (k in KEEP_ENV or k.startswith(KEEP_PREFIXES)) and not any(w in k.upper() for w in SECRET_WORDS)
     }
-    env["PYTHONPATH"] = str(PROJECT_ROOT)
+    inherited = os.environ.get("PYTHONPATH")  # where extra packages were installed (not a secret)
+    env["PYTHONPATH"] = str(PROJECT_ROOT) + (os.pathsep + inherited if inherited else "")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})

@@ -31,6 +31,7 @@ from benchmark.anticheat.integrity import (
     os_thread_count,
     output_problems,
 )
+from benchmark.anticheat.kernels import kernel_flags, profile_forward
 from benchmark.candidate import CandidateLoadError, load_candidate
 from benchmark.correctness import compare_outputs, flatten_outputs
 from benchmark.gpu_lock import DeviceLock
@@ -315,8 +316,6 @@ class Evaluation:
                 return f"trial {i}{kind}: {cmp.detail}"
             checked["passed"] += 1
         if cuda:
-            from benchmark.anticheat.kernels import kernel_flags, profile_forward
-
             with torch.no_grad():
                 evidence = profile_forward(model, *program.inputs(plan[0][0]))
             for name, detail in kernel_flags(evidence):

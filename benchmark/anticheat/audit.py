@@ -14,10 +14,11 @@ import sys
 
 COMPILERS = {
     "ptxas", "nvcc", "cicc", "nvlink", "fatbinary", "ninja", "c++", "g++", "gcc", "cc", "ld", "clang", "clang++",
-    "ldconfig", "ldconfig.real", "nvdisasm", "cuobjdump", "which", "uname",
+    "ldconfig", "ldconfig.real", "nvdisasm", "cuobjdump", "which", "uname", "as", "ar", "collect2", "objdump",
+    "file",
 }
 REFUSED_EVENTS = {
-    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.kill", "os.killpg",
+    "os.system", "os.exec", "os.spawn", "os.fork", "os.forkpty", "os.kill", "os.killpg",
     "pty.spawn", "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.sendto",
     "sys._current_frames", "sys.settrace", "sys.setprofile", "gc.get_objects", "gc.get_referrers",
     "gc.get_referents", "sys.addaudithook",
@@ -40,10 +41,11 @@ def install(write_dirs: list[str], violations: list[str]) -> None:
     def hook(event: str, args: tuple) -> None:
         if event in REFUSED_EVENTS:
             refuse(event)
-        elif event == "subprocess.Popen":
-            exe = args[0] or (args[1][0] if args[1] else "")
-            if os.path.basename(str(exe)) not in COMPILERS:
-                refuse(f"starting {exe}")
+        elif event in ("subprocess.Popen", "os.posix_spawn"):
+            argv = args[1] if isinstance(args[1], list | tuple) else [args[1]]
+            exe = os.fsdecode(args[0] or (argv[0] if argv else ""))
+            if os.path.basename(exe) not in COMPILERS:
+                refuse(f"starting {' '.join(map(str, argv))[:200]}")
         elif event == "open":
             path, mode, flags = args
             writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (

@@ -1,4 +1,5 @@
-"""Cheat: launches its (correct) kernel on a side stream so events on the current stream time nothing."""
+"""Cheat: launches its (correct) kernel on a side stream, properly ordered after the inputs, and
+returns at once, so events recorded on the current stream time nothing."""
 
 import torch
 from torch.utils.cpp_extension import load_inline
@@ -31,4 +32,5 @@ class ModelNew(torch.nn.Module):
         self.side = torch.cuda.Stream()
 
     def forward(self, x):
+        self.side.wait_stream(torch.cuda.current_stream())
         return ext.scale_shift_on(x, self.side.cuda_stream)

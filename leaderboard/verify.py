@@ -29,6 +29,7 @@ from benchmark.suite import load_suite
 from benchmark.timing import TimingConfig
 from benchmark.verdict import Status, Verdict
 from leaderboard.submission import Submission, SubmissionFormatError, load_submission
+from leaderboard.validate import TRUSTED_MODELS
 
 log = logging.getLogger(__name__)
 
@@ -100,10 +101,12 @@ def verify(sub: Submission, config: VerifyConfig = VerifyConfig(), progress: boo
     eval_cfg = EvalConfig(device=device, baseline=sub.run.get("baseline", "eager"), strict=bool(sub.run.get("strict", True)),
                           timeout_s=config.timeout_s, trials=config.trials, timing=config.timing,
                           cache_dir=config.cache_dir)
+    trusted = sub.run.get("model") in TRUSTED_MODELS  # the reference baseline, as benchmark.run treats it
     checked = []
     for v in tqdm(chosen, desc=f"verify {sub.slug}", unit="sample", disable=not progress):
         try:
-            observed = evaluate(suite[v.task_id], sub.code[v.code_hash], eval_cfg, sample=v.sample, model=v.model)
+            observed = evaluate(suite[v.task_id], sub.code[v.code_hash], eval_cfg, sample=v.sample, model=v.model,
+                                sol_ms=v.sol_ms, trusted=trusted)
         except TaskError as e:
             raise VerifyError(f"task {v.task_id} fails on this machine: {e}") from e
         agree, reason = compare(v, observed, timing_comparable, config.speedup_tolerance)

@@ -32,8 +32,6 @@ import logging
 import math
 import os
 import random
-import re
-from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -44,14 +42,22 @@ from benchmark.harness import EvalConfig, default_cache_dir
 from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.reward import RewardConfig
 from benchmark.suite import load_suite
-from benchmark.task import Task, load_task, sha256_text
+from benchmark.task import Task
 from benchmark.verdict import Status
 from benchmark.verifier import VerifierConfig
 from trainers import mirrorpop
 from trainers.primeecho import Episode, PrimeEchoParams, run_episodes
 from trainers.retry_buffer import RetryBuffer, RetryEntry, failed_answer, repair_prompt
 from trainers.rl_config import KernelRLConfig
-from trainers.rl_rewards import RewardSource, VerifierRewards, completion_text, reward_func
+from trainers.rl_rewards import (
+    RayRewards,
+    RewardSource,
+    VerifierFactory,
+    VerifierRewards,
+    completion_text,
+    reward_func,
+    task_from_source,
+)
 from trainers.sft import lora_config  # reads the same lora_* fields
 from trainers.sft_config import save_config_yaml
 
@@ -343,17 +349,6 @@ def _load_rows(name_or_path: str, split: str):
     return datasets.load_dataset(str(path) if path.exists() else name_or_path, split=split)
 
 
-def task_from_source(task_id: str, source: str, root: Path) -> Task:
-    """A Task from program text: written once under `root` (keyed by its hash), then loaded."""
-    name = re.sub(r"[^A-Za-z0-9_]", "_", task_id.rsplit("/", 1)[-1]) or "task"
-    folder = root / sha256_text(source)[:16]
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.py"
-    if not path.exists():
-        path.write_text(source)
-    return replace(load_task(path), task_id=task_id)
-
-
 def load_rl_prompts(config: KernelRLConfig):
     """The training prompts (a Dataset with columns prompt and task_id) and the tasks they name."""
     from datasets import Dataset
@@ -392,18 +387,22 @@ def load_rl_prompts(config: KernelRLConfig):
     return Dataset.from_list(rows), tasks
 
 
-def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task]) -> VerifierRewards:
-    """The verifier as this process's reward source. Under a multi-process launch each process
-    executes on its own GPU and takes its share of the CPU cores for builds, unless told otherwise."""
+def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task]) -> RewardSource:
+    """The verifier as this process's reward source. Local: under a multi-process launch each
+    process executes on its own GPU and compiles on its share of the CPU cores, unless told
+    otherwise. Ray: a pool of verifier actors shared by every process of the run."""
+    ray = config.verifier_backend == "ray"
     state = config.distributed_state
-    local_world = int(os.environ.get("LOCAL_WORLD_SIZE", state.num_processes))
+    local_world = 1 if ray else int(os.environ.get("LOCAL_WORLD_SIZE", state.num_processes))
     device = config.verifier_device
     if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        has_gpu = config.ray_gpus_per_actor > 0 if ray else torch.cuda.is_available()
+        device = "cuda" if has_gpu else "cpu"
     gpus = tuple(config.verifier_gpus) if config.verifier_gpus is not None else None
     if gpus is None and device == "cuda" and local_world > 1:
         gpus = (state.local_process_index,)
-    workers = config.verifier_build_workers or max(1, (os.cpu_count() or 2) // local_world - 1)
+    cores = int(config.ray_cpus_per_actor) if ray else (os.cpu_count() or 2) // local_world
+    workers = config.verifier_build_workers or max(1, cores - 1)
     eval_kwargs = dict(
         device=device,
         trials=config.verifier_trials,
@@ -424,14 +423,24 @@ def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task]) -> Verifier
     prompts = PromptConfig(
         name=config.prompt_template, backend=config.prompt_backend, reasoning=config.prompt_reasoning
     )
-    return VerifierRewards(
-        tasks,
-        verifier,
-        prompts,
-        turns=config.primeecho_turns,
-        cache=config.reward_cache,
-        model=config.model_name_or_path or "",
-    )
+    model = config.model_name_or_path or ""
+    if ray:
+        factory = VerifierFactory(
+            {tid: t.source for tid, t in tasks.items()},
+            verifier,
+            prompts,
+            config.primeecho_turns,
+            config.reward_cache,
+            model,
+        )
+        return RayRewards(
+            factory,
+            actors=config.ray_actors,
+            num_gpus=config.ray_gpus_per_actor,
+            num_cpus=config.ray_cpus_per_actor,
+            address=config.ray_address,
+        )
+    return VerifierRewards(tasks, verifier, prompts, config.primeecho_turns, config.reward_cache, model)
 
 
 # ---------------------------------------------------------------------- training

@@ -86,3 +86,56 @@ def test_score_flags_count_as_cheats():
     assert Score(1.0, "pass", flags=("side_stream",)).cheat  # lenient runs keep the flag on a pass
     assert not Score(1.0, "pass").cheat
     assert dataclasses.replace(Score(1.0, "pass"), status="incorrect").passed is False
+
+
+def test_verifier_factory_writes_the_tasks_where_it_runs(task, tmp_path):
+    from benchmark.harness import EvalConfig
+    from trainers.rl_rewards import VerifierFactory
+
+    factory = VerifierFactory(
+        {"gen/scale_shift": task.source},
+        VerifierConfig(eval=EvalConfig(device="cpu", cache_dir=tmp_path), build_workers=1),
+    )
+    source = factory()
+    try:
+        built = source.tasks["gen/scale_shift"]
+        assert built.path.is_relative_to(tmp_path / "rl_tasks") and built.path.read_text() == task.source
+        assert built.task_id == "gen/scale_shift" and built.level == 1
+    finally:
+        source.close()
+
+
+def _pid_judge(row, text, turn):
+    import os
+
+    return Score(float(len(text)), "pass", error=f"{os.getpid()}:{row['task_id']}")
+
+
+def _pid_rewards():
+    return FunctionRewards(_pid_judge)
+
+
+@pytest.mark.slow
+def test_ray_rewards_keep_the_order_and_send_each_task_to_one_actor():
+    ray = pytest.importorskip("ray")
+    import sys
+
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        from trainers.rl_rewards import RayRewards
+
+        source = RayRewards(_pid_rewards, actors=2, num_cpus=0.5, name="test-rewards")
+        rows = [{"task_id": t} for t in "abcdabcd"]
+        texts = ["x" * i for i in range(8)]
+        scores = source.score(rows, texts, [1] * 8)
+        assert [s.reward for s in scores] == [float(i) for i in range(8)]
+        where = {}
+        for s in scores:
+            pid, task_id = s.error.split(":")
+            where.setdefault(task_id, set()).add(pid)
+        assert all(len(pids) == 1 for pids in where.values())  # a task always goes to the same actor
+        assert len({p for pids in where.values() for p in pids}) == 2  # both actors got work
+        source.close()
+    finally:
+        ray.shutdown()

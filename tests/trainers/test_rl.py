@@ -221,3 +221,28 @@ def test_cli_trains_and_saves_a_loadable_model(model_dir, data_dir, tmp_path, mo
     out = main(["--config", str(recipe)])
     assert (out / "rl_config.yaml").exists()
     assert AutoModelForCausalLM.from_pretrained(out).config.use_cache
+
+
+def test_verifier_settings_come_from_the_config(data_dir, tmp_path):
+    from trainers.rl import verifier_rewards
+
+    config = KernelRLConfig(
+        output_dir=str(tmp_path),
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        suite=str(data_dir / "suite"),
+        verifier_trials=2,
+        verifier_build_workers=1,
+        reward_lam=0.25,
+        verifier_cache_dir=str(tmp_path / "cache"),
+    )
+    _, tasks = load_rl_prompts(config)
+    source = verifier_rewards(config, tasks)
+    try:
+        cfg = source.verifier.config
+        assert cfg.eval.device == ("cuda" if torch.cuda.is_available() else "cpu")
+        assert (cfg.eval.trials, cfg.eval.strict, cfg.build_workers, cfg.reward.lam) == (2, True, 1, 0.25)
+        assert cfg.eval.cache_dir == tmp_path / "cache" and set(source.tasks) == set(tasks)
+    finally:
+        source.close()

@@ -132,7 +132,8 @@ def test_training_batch_holds_the_first_turn_only(make_rl_config, tiny_model, to
 def test_bdr_replays_buffered_prompts_and_buffers_failed_groups(
     make_rl_config, tiny_model, tokenizer, prompts
 ):
-    trainer = make_trainer(make_rl_config(primeecho=False), tiny_model, tokenizer, prompts)
+    config = make_rl_config(primeecho=False, bdr_max_replays=1)  # a replay that fails is not buffered again
+    trainer = make_trainer(config, tiny_model, tokenizer, prompts)
     trainer.model.train()
     buffered = RetryEntry(
         row={"task_id": "t3"},

@@ -231,8 +231,6 @@ class Evaluation:
             status, error = "runtime_error", format_candidate_error(e)
         if threads.started:
             self.flag("spawned_threads", f"{threads.started} Python thread(s) started by the candidate")
-        if self.os_threads_after_first_call and os_thread_count() > self.os_threads_after_first_call:
-            self.flag("spawned_threads", "native threads were still running after the candidate's calls")
         for name in snapshot.changed():
             self.flag("harness_tampered", f"{name} was replaced")
         for v in dict.fromkeys(violations):
@@ -276,6 +274,14 @@ class Evaluation:
             with self.lock.exclusive():
                 self.time_candidate(program, model, ref)
         self.phases["timing_s"] = time.monotonic() - t0
+        if os_thread_count() > self.os_threads_after_first_call:
+            self.flag("spawned_threads", "native threads were still running after the candidate's calls")
+        if self.device.type == "cuda":
+            # Last, because the profiler leaves CUDA's tracing threads and overhead behind it.
+            with self.lock.shared(), torch.no_grad():
+                evidence = profile_forward(model, *program.inputs(plan[0][0]))
+            for name, detail in kernel_flags(evidence):
+                self.flag(name, detail)
         return "pass", None
 
     def check_candidate(self, program: TaskProgram, model, plan, ref) -> str | None:
@@ -315,11 +321,6 @@ class Evaluation:
                 kind = " (large-magnitude inputs)" if scale != 1.0 else ""
                 return f"trial {i}{kind}: {cmp.detail}"
             checked["passed"] += 1
-        if cuda:
-            with torch.no_grad():
-                evidence = profile_forward(model, *program.inputs(plan[0][0]))
-            for name, detail in kernel_flags(evidence):
-                self.flag(name, detail)
         return None
 
     def time_candidate(self, program: TaskProgram, model, ref) -> None:

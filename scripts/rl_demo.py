@@ -455,7 +455,7 @@ def train_sft(args, tokenizer, corpus: list[dict]) -> Path:
         per_device_train_batch_size=args.sft_batch,
         learning_rate=args.sft_lr,
         lr_scheduler_type="cosine",
-        warmup_steps=0.05,
+        warmup_steps=max(1, args.sft_steps // 20),
         max_steps=args.sft_steps,
         seed=args.seed,
         dataloader_num_workers=0,

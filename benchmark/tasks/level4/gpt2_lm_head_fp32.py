@@ -18,6 +18,8 @@ class Model(nn.Module):
             n_embd=hidden,
             n_layer=layers,
             n_head=heads,
+            bos_token_id=0,
+            eos_token_id=0,
             attn_implementation="eager",
         )
         self.model = GPT2LMHeadModel(config).eval()

@@ -3,10 +3,12 @@
 On CUDA each timed call is bracketed by a device-wide synchronization, so work the call leaves on
 any stream is counted; the L2 cache is flushed by a write of twice its size before every call;
 calls repeat until the median is stable (its estimated relative standard error is under the
-target) or a time cap is reached. The fixed cost of the bracket itself is measured on an empty
-call and subtracted. An extra event recorded on the current stream right after the call shows how
-much device work finished only after that stream was done (work on side streams): the anti-cheat
-compares that gap with the reference's. On CPU the same loop runs with a monotonic clock."""
+target) or a time cap is reached. A call's time is measured by events on the current stream
+(start, and end right after the call), which is precise; an event recorded after the device-wide
+synchronize shows how much work finished only after that stream was done (work on side streams).
+That trailing work is added to the call's time when it exceeds the bracket's own latency
+(calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat compares its size with the
+reference's. On CPU the same loop runs with a monotonic clock, minus the cost of an empty call."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from benchmark.verdict import TimingStats
 @dataclass(frozen=True)
 class TimingConfig:
     warmup_calls: int = 3
+    warmup_seconds: float = 0.02  # keep warming up (clocks, caches, lazy init) at least this long
     min_runs: int = 10
     max_runs: int = 500
     target_rel_err: float = 0.005  # relative standard error of the median at which to stop
@@ -66,14 +69,13 @@ class Timer:
         if self.cuda and config.flush_l2:
             l2 = torch.cuda.get_device_properties(self.device).L2_cache_size or 64 * 2**20
             self._flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=self.device)
-        self.overhead_ms = 0.0
-        self.last_stream_gap_ms = 0.0  # median (device-wide end - current-stream end) of the last time()
+        self.last_stream_gap_ms = 0.0  # median trailing device work (beyond the bracket) in the last time()
         empty = [self._once(lambda: None) for _ in range(25)]
-        self.overhead_ms = statistics.median(t for t, _ in empty)
+        self.overhead_ms = 0.0 if self.cuda else statistics.median(t for t, _ in empty)
         self._gap_floor_ms = statistics.median(g for _, g in empty)
 
     def _once(self, fn: Callable[[], object]) -> tuple[float, float]:
-        """(elapsed ms, ms by which device-wide completion trailed the current stream's)."""
+        """(ms from start to the current stream's end, ms by which device-wide completion trailed it)."""
         if not self.cuda:
             t0 = time.perf_counter()
             fn()
@@ -90,15 +92,19 @@ class Timer:
         torch.cuda.synchronize()  # device-wide: side streams finish inside the timed region
         done.record()
         done.synchronize()
-        return start.elapsed_time(done), stream_end.elapsed_time(done)
+        return start.elapsed_time(stream_end), stream_end.elapsed_time(done)
 
     def time(self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None) -> TimingStats:
         """`prepare(i)` runs untimed before call i (e.g. to clone a fresh input set)."""
         cfg = self.config
-        for i in range(cfg.warmup_calls):
+        i, t_warm = 0, time.monotonic() + cfg.warmup_seconds
+        while i < cfg.warmup_calls or time.monotonic() < t_warm:
+            i += 1
             if prepare:
-                prepare(-1 - i)
-            call(-1 - i)
+                prepare(-i)
+            call(-i)
+            if self.cuda:
+                torch.cuda.synchronize()
         samples: list[float] = []
         gaps: list[float] = []
         t_end = time.monotonic() + cfg.max_seconds
@@ -106,9 +112,12 @@ class Timer:
         while i < cfg.max_runs:
             if prepare:
                 prepare(i)
-            raw, gap = self._once(lambda i=i: call(i))
-            samples.append(max(raw - self.overhead_ms, 1e-6))
-            gaps.append(max(gap - self._gap_floor_ms, 0.0))
+            stream_ms, gap = self._once(lambda i=i: call(i))
+            trailing = max(gap - self._gap_floor_ms, 0.0)
+            if trailing <= max(0.01, 0.05 * stream_ms):
+                trailing = 0.0  # the bracket's own jitter, not work
+            samples.append(max(stream_ms + trailing - self.overhead_ms, 1e-6))
+            gaps.append(trailing)
             i += 1
             if i >= cfg.min_runs and (median_rel_err(samples) < cfg.target_rel_err or time.monotonic() > t_end):
                 break

@@ -196,12 +196,14 @@ class _Analyzer(ast.NodeVisitor):
             if attr in FORBIDDEN_OS_ATTRS or attr.startswith(("exec", "spawn")):
                 self.flag("forbidden_call", node, f"calls {full}")
             return
-        if not full.startswith("torch.") or self.in_init:
+        if not full.startswith("torch."):
             return
         if full in PRECISION_CALLS or full.startswith("torch.backends."):
             self.flag("precision_change", node, f"calls {full}")
         elif full == "torch.compile" or full.startswith(("torch.jit.", "torch._dynamo.", "torch.compiler.")):
-            self.flag("torch_compile", node, f"calls {full}")
+            self.flag("torch_compile", node, f"calls {full}")  # anywhere, __init__ included
+        elif self.in_init:
+            return  # parameters may be initialised with any torch op
         elif full.startswith("torch.nn.functional."):
             pass  # already flagged as an attribute use
         elif full.startswith(TORCH_OK_PREFIXES):

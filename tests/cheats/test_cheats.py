@@ -100,7 +100,8 @@ def test_physics_flags_a_time_below_the_floor(task, data_dir, fast_eval):
 def test_precision_downgrade_fails_the_large_magnitude_trial(task, tmp_path, fast_eval):
     """Rounding to bf16 inside the kernel passes a loose check on unit-scale data only."""
     code = (HERE / "torch_fallback.py").read_text().replace(
-        "return x * 2 + 1", "return ext.scale_shift(x.to(torch.bfloat16).float())"
+        "        return x * 2 + 1\n", "        return ext.scale_shift(x.to(torch.bfloat16).float())\n"
     )
+    assert "bfloat16" in code
     verdict = evaluate(task, code, dataclasses.replace(fast_eval, strict=False))
     assert verdict.status is Status.INCORRECT

@@ -247,3 +247,61 @@ def test_verifier_settings_come_from_the_config(data_dir, tmp_path):
         assert cfg.eval.cache_dir == tmp_path / "cache" and set(source.tasks) == set(tasks)
     finally:
         source.close()
+
+
+@pytest.mark.slow
+def test_two_processes_under_accelerate_launch(model_dir, tmp_path):
+    """Two CPU processes (gloo): BDR's gathered buffer and replay plan, PrimeEcho's padded collective
+    generation and the real verifier (the random model's answers hold no code) all run through."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    recipe = Path(__file__).parents[2] / "configs" / "rl" / "smoke.yaml"
+    out = tmp_path / "out"
+    launcher = shutil.which("accelerate", path=str(Path(sys.executable).parent)) or "accelerate"
+    cmd = [
+        launcher,
+        "launch",
+        "--cpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "-m",
+        "trainers.rl",
+        "--config",
+        str(recipe),
+        "--model_name_or_path",
+        str(model_dir),
+        "--use_cpu",
+        "true",
+        "--bf16",
+        "false",
+        "--max_completion_length",
+        "12",
+        "--max_steps",
+        "4",
+        "--bdr_replay_prob",
+        "1.0",
+        "--output_dir",
+        str(out),
+        "--verifier_cache_dir",
+        str(tmp_path / "cache"),
+        "--disable_tqdm",
+        "true",
+    ]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=900, env=env, cwd=Path(__file__).parents[2]
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    history = json.loads((out / "trainer_state.json").read_text())["log_history"]
+    assert any(e.get("bdr/replayed_groups", 0) > 0 for e in history)
+    assert any(e.get("primeecho/stage") == 2.0 for e in history)
+    assert (out / "model.safetensors").exists()

@@ -698,7 +698,13 @@ def main(argv=None) -> dict:
             [{"task_id": t.task_id} for t, _ in refs], [a for _, a in refs], [1] * len(refs)
         )
         args.results["reference_answers"] = {
-            t.task_id: [s.status, s.speedup] for (t, _), s in zip(refs, scores, strict=True)
+            t.task_id: {
+                "status": s.status,
+                "speedup": s.speedup,
+                "flags": list(s.flags),
+                "error": (s.error or "")[:2000],
+            }
+            for (t, _), s in zip(refs, scores, strict=True)
         }
         args.results["timing"]["warm_build_cache_s"] = round(time.monotonic() - start, 1)
         if not all(s.passed for s in scores):

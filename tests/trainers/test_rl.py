@@ -78,9 +78,21 @@ def make_trainer(config, model, tokenizer, prompts):
     )
 
 
-@pytest.mark.parametrize("on", [True, False], ids=["components-on", "components-off"])
-def test_grpo_steps_change_the_parameters(on, make_rl_config, tiny_model, tokenizer, prompts):
-    config = make_rl_config(primeecho=on, bdr=on, mirrorpop=on, save_strategy="steps", save_steps=2)
+COMPONENT_KEYS = {
+    "primeecho": {"primeecho/mean_turns"},
+    "bdr": {"bdr/buffer_size", "bdr/replayed_groups"},
+    "mirrorpop": {"mirrorpop/masked_fraction"},
+}
+
+
+@pytest.mark.parametrize(
+    "off",
+    [(), ("primeecho",), ("bdr",), ("mirrorpop",), ("primeecho", "bdr", "mirrorpop")],
+    ids=["all-on", "no-primeecho", "no-bdr", "no-mirrorpop", "all-off"],
+)
+def test_grpo_steps_change_the_parameters(off, make_rl_config, tiny_model, tokenizer, prompts):
+    switches = {name: name not in off for name in COMPONENT_KEYS}
+    config = make_rl_config(**switches, save_strategy="steps", save_steps=2)
     trainer = make_trainer(config, tiny_model, tokenizer, prompts)
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
     trainer.train()
@@ -94,23 +106,16 @@ def test_grpo_steps_change_the_parameters(on, make_rl_config, tiny_model, tokeni
         "frac_reward_zero_std",
         "reward_std",
     } <= logged
-    component_keys = {
-        "bdr/buffer_size",
-        "bdr/replayed_groups",
-        "mirrorpop/masked_fraction",
-        "primeecho/mean_turns",
-    }
-    if on:
-        assert component_keys <= logged
+    for name, keys in COMPONENT_KEYS.items():
+        assert (keys <= logged) if switches[name] else not (keys & logged), name
+    state = Path(config.output_dir) / "checkpoint-2" / "retry_buffer.json"
+    if switches["bdr"]:
         assert len(trainer.retry_buffer) >= 1  # task t0 fails in every rollout
         saved = RetryBuffer(1)
-        saved.load_state_dict(
-            json.loads((Path(config.output_dir) / "checkpoint-2" / "retry_buffer.json").read_text())
-        )
+        saved.load_state_dict(json.loads(state.read_text()))
         assert list(saved) == list(trainer.retry_buffer)
     else:
-        assert not component_keys & logged
-        assert len(trainer.retry_buffer) == 0
+        assert len(trainer.retry_buffer) == 0 and not state.exists()
 
 
 def test_training_batch_holds_the_first_turn_only(make_rl_config, tiny_model, tokenizer, prompts):

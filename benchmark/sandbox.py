@@ -73,6 +73,7 @@ class ChildOutcome:
 
 
 CLONE_NEWNET = 0x40000000
+PR_SET_PDEATHSIG = 1
 FILE_SIZE_LIMIT = 4 * 2**30
 PROCESS_LIMIT = 4096
 
@@ -85,6 +86,7 @@ def _limiter(cpu_seconds: int):
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
         resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
         if _LIBC is not None:
+            _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a killed evaluator leaves no orphan behind
             _LIBC.unshare(CLONE_NEWNET)  # best effort: fails quietly without the privilege
 
     return limit_child

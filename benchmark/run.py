@@ -48,7 +48,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g = p.add_argument_group("prompt (backends that take prompts: openai, hf)")
     g.add_argument("--prompt", default="zero-shot",
                    help=f"{' | '.join(BUILTIN)} | path of a jinja2 template (.j2), which may extend base.j2")
-    g.add_argument("--backend", choices=("cuda", "triton"), default="cuda",
+    g.add_argument("--backend", choices=("cuda", "triton", "cuda-raw"), default="cuda",
                    help="kernel language the prompt asks for: CUDA C++ via load_inline, or Triton")
     g.add_argument("--gpu-block", nargs="?", const="auto", default=None, metavar="auto|PROFILE.json",
                    help="describe the target GPU in the prompt: 'auto' reads this machine's CUDA device (and "

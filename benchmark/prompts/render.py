@@ -20,7 +20,7 @@ from benchmark.task import Task
 from benchmark.verdict import Verdict
 
 TEMPLATE_DIR = Path(__file__).parent
-BACKENDS = {"cuda": "CUDA C++", "triton": "Triton"}
+BACKENDS = {"cuda": "CUDA C++", "triton": "Triton", "cuda-raw": "CUDA C (compiled with pycuda)"}
 BUILTIN = ("zero-shot", "one-shot")
 EMPTY_ANSWER = "(no answer)"
 
@@ -32,7 +32,7 @@ class PromptError(ValueError):
 @dataclass(frozen=True)
 class PromptConfig:
     name: str = "zero-shot"  # a built-in prompt (zero-shot, one-shot) or the path of a .j2 file
-    backend: str = "cuda"  # kernel language asked for: cuda (load_inline CUDA C++) or triton
+    backend: str = "cuda"  # kernel language asked for: cuda (load_inline CUDA C++), triton, or cuda-raw
     gpu: dict | None = None  # a device description (see gpu_context); None: no GPU block
     reasoning: bool = False  # ask for the six-step reasoning scaffold before the code
 

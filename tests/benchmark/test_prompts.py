@@ -203,6 +203,14 @@ def test_trim_error_keeps_head_and_tail():
 # The worked example of the one-shot prompt: a real task and answers that must stay correct.
 
 
+def test_raw_cuda_prompt_teaches_the_helper():
+    from benchmark.anticheat.static import analyze
+
+    rules = PromptBuilder(PromptConfig(name="one-shot", backend="cuda-raw")).env.get_template("rules_cuda-raw.j2").render()
+    assert "compile_cuda" in rules and "PPq" in rules
+    assert analyze(example_answer("cuda-raw")) == []  # the worked example itself is legal
+
+
 def example_answer(backend: str) -> str:
     text = (TEMPLATE_DIR / f"example_{backend}.j2").read_text()
     return text.split("```python\n", 1)[1].rsplit("```", 1)[0]
@@ -215,7 +223,7 @@ def example_task(tmp_path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["example_task.j2", "example_cuda.j2", "example_triton.j2"])
+@pytest.mark.parametrize("name", ["example_task.j2", "example_cuda.j2", "example_triton.j2", "example_cuda-raw.j2"])
 def test_examples_are_verbatim(name):
     raw = (TEMPLATE_DIR / name).read_text()
     env = PromptBuilder(PromptConfig()).env
@@ -230,14 +238,14 @@ def test_example_task_runs_on_cpu(tmp_path):
     assert model(x, residual).shape == (4, 4)
 
 
-@pytest.mark.parametrize("backend", ["cuda", "triton"])
+@pytest.mark.parametrize("backend", ["cuda", "triton", "cuda-raw"])
 def test_example_answers_parse(backend):
     tree = ast.parse(example_answer(backend))
     assert any(isinstance(n, ast.ClassDef) and n.name == "ModelNew" for n in tree.body)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("backend", ["cuda", "triton"])
+@pytest.mark.parametrize("backend", ["cuda", "triton", "cuda-raw"])
 def test_example_answers_pass_the_harness(backend, tmp_path):
     from benchmark.harness import EvalConfig, evaluate
 

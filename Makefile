@@ -3,7 +3,8 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 DEVICE ?= cpu
-DEMO_TASKS ?= *
+# The suite is sized for an H200; on a CPU the demo runs two tasks (set DEMO_TASKS='*' for all of level 1).
+DEMO_TASKS ?= gelu_tanh_fp32 softmax_rows_bf16
 export HF_HUB_OFFLINE := 1
 
 .PHONY: venv demo test lint gpu clean
@@ -18,8 +19,8 @@ $(BIN)/python: pyproject.toml
 venv: $(BIN)/python
 
 demo: venv
-	$(BIN)/python -m benchmark.run --model reference --level 1 --tasks '$(DEMO_TASKS)' --device $(DEVICE) \
-		--out runs/demo-reference-$(DEVICE)
+	$(BIN)/python -m benchmark.run --model reference --level 1 $(foreach t,$(DEMO_TASKS),--tasks '$(t)') \
+		--device $(DEVICE) --out runs/demo-reference-$(DEVICE)
 
 test: venv
 	$(BIN)/python -m pytest -q -m "not gpu"

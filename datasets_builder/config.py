@@ -1,0 +1,204 @@
+"""The build configuration: typed dataclasses read from YAML (configs/datasets/*.yaml).
+
+Every section maps onto the dataclass of the module that does the work (sizing.SizeConfig,
+synth_variants.VariantConfig, ...). Unknown keys are errors that name the section and the keys
+it knows, so a misspelt option never silently keeps its default."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from datasets_builder.decontam import MODEL_THRESHOLD, PROGRAM_THRESHOLD
+from datasets_builder.prompting import PromptOptions
+from datasets_builder.rft import DEFAULT_THRESHOLD as RFT_THRESHOLD
+from datasets_builder.sizing import SizeConfig
+from datasets_builder.synth_blocks import BlockConfig
+from datasets_builder.synth_compose import ComposeConfig
+from datasets_builder.synth_variants import VariantConfig
+
+
+class ConfigError(ValueError):
+    """A build configuration that cannot be used; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class ImportConfig:
+    path: str  # a folder of KernelBench-format task files
+    prefix: str | None = None  # file-name prefix of its tasks (default: the folder's name)
+
+
+@dataclass(frozen=True)
+class SynthesisConfig:
+    variants: VariantConfig = field(default_factory=lambda: VariantConfig(count=0))
+    compose: ComposeConfig = field(default_factory=lambda: ComposeConfig(count=0))
+    blocks: BlockConfig = field(default_factory=lambda: BlockConfig(count=0))
+    imports: tuple[ImportConfig, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScreenConfig:
+    program_threshold: float = PROGRAM_THRESHOLD  # decontamination, whole-file view
+    model_threshold: float = MODEL_THRESHOLD  # decontamination, Model-class view
+    suite: str | None = None  # the benchmark suite to decontaminate against (None: the built-in one)
+
+
+@dataclass(frozen=True)
+class ValidationStageConfig:
+    fast: bool = False  # the validator's fast mode (alternate shapes, no time bounds): for CPU builds
+    timing_seconds: float = 0.05  # timing budget of each reference (time bounds on the GPU)
+    timeout_s: float = 180.0  # per task: validation, metadata and teacher together
+    workers: int = 0  # worker processes for validation and offline teachers (0: in this process)
+
+
+@dataclass(frozen=True)
+class TeacherConfig:
+    kind: str = "inductor"  # inductor | model
+    variants: tuple[str, ...] = ("default",)  # Inductor variants (inductor_capture.VARIANTS)
+    model: str | None = None  # model spec for kind=model: openai:NAME, hf:PATH, replay:FILE.jsonl
+    samples: int = 4  # answers per task (model)
+    temperature: float = 0.7
+    top_p: float = 0.95
+    max_tokens: int = 8192
+    turns: int = 2  # answer turns per sample, with verifier feedback between them (model)
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 8
+    seed: int | None = 0
+
+    def __post_init__(self):
+        if self.kind not in ("inductor", "model"):
+            raise ConfigError(f"teacher.kind must be inductor or model, not {self.kind!r}")
+        if self.kind == "model" and not self.model:
+            raise ConfigError("teacher.kind is model but teacher.model is not set (e.g. openai:NAME or hf:PATH)")
+        if self.turns < 1 or self.samples < 1:
+            raise ConfigError("teacher.turns and teacher.samples must be at least 1")
+
+
+@dataclass(frozen=True)
+class VerifyConfig:
+    trials: int = 5
+    measure: bool = False  # time every candidate (slow); the timing stage times a subset instead
+    strict: bool = True  # anti-cheat flags fail a candidate (keep on for real builds)
+    timeout_s: float = 300.0
+    lanes_per_device: int = 4  # concurrent executions per GPU (correctness only; timing uses 1)
+    build_workers: int = 4
+
+
+@dataclass(frozen=True)
+class TimingStageConfig:
+    subset: int = 16  # kept solutions re-verified with timing (0: none)
+    max_seconds: float = 0.5  # timing budget per model and sample
+    baseline: str = "eager"  # eager | compile
+
+
+@dataclass(frozen=True)
+class RFTConfig:
+    m: int = 2  # training targets drawn per task
+    threshold: float = RFT_THRESHOLD  # clustering: feature Jaccard that joins a cluster
+
+
+@dataclass(frozen=True)
+class RepairConfig:
+    mutations_per_task: int = 1  # mutants of a verified solution per task (teachers without turns)
+    max_tasks: int = 100  # tasks that get mutants
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    name: str = "solbench-train"  # pretty name on the card
+    repo: str | None = None  # intended Hub repository, shown on the card
+    license: str = "apache-2.0"
+    export_suite: bool = True  # also write the benchmark suite as its own dataset folder
+
+
+@dataclass(frozen=True)
+class BudgetConfig:
+    minutes: float = 0.0  # stop starting new GPU work after this (0: no limit); outputs are still written
+    reserve_s: float = 60.0  # time kept back for the last verdicts, timing and assembly
+    target_tasks: int = 0  # stop once this many tasks have a kept solution (0: all)
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    seed: int = 0
+    device: str = "cpu"
+    size: SizeConfig = field(default_factory=SizeConfig)
+    synthesis: SynthesisConfig = field(default_factory=SynthesisConfig)
+    screen: ScreenConfig = field(default_factory=ScreenConfig)
+    validation: ValidationStageConfig = field(default_factory=ValidationStageConfig)
+    teacher: TeacherConfig = field(default_factory=TeacherConfig)
+    verify: VerifyConfig = field(default_factory=VerifyConfig)
+    timing: TimingStageConfig = field(default_factory=TimingStageConfig)
+    rft: RFTConfig = field(default_factory=RFTConfig)
+    repair: RepairConfig = field(default_factory=RepairConfig)
+    prompts: PromptOptions = field(default_factory=PromptOptions)
+    output: OutputConfig = field(default_factory=OutputConfig)
+    budget: BudgetConfig = field(default_factory=BudgetConfig)
+
+    def __post_init__(self):
+        if self.device not in ("cpu", "cuda"):
+            raise ConfigError(f"device must be cpu or cuda, not {self.device!r}")
+        if self.teacher.kind == "inductor" and self.device != "cuda":
+            raise ConfigError(
+                "the Inductor teacher needs device: cuda (on a CPU, Inductor emits C++ kernels, not Triton); "
+                "use teacher.kind: model for a CPU build"
+            )
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _convert(tp, value, where: str):
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where} must be a mapping, not {type(value).__name__}")
+        return from_dict(tp, value, where)
+    if origin in (types.UnionType, typing.Union):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if value is None:
+            return None
+        return _convert(args[0], value, where) if len(args) == 1 else value
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{where} must be a list")
+        inner = typing.get_args(tp)[0]
+        return tuple(_convert(inner, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        return dict(value)
+    if tp is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def from_dict(cls, data: dict, where: str = "config"):
+    hints = typing.get_type_hints(cls)
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(data) - known
+    if unknown:
+        raise ConfigError(f"unknown keys {sorted(unknown)} in {where}; it knows {sorted(known)}")
+    values = {k: _convert(hints[k], v, f"{where}.{k}") for k, v in data.items()}
+    try:
+        return cls(**values)
+    except ConfigError:
+        raise
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"{where}: {e}") from e
+
+
+def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"build config {path} does not exist")
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a build config is a YAML mapping")
+    for key, value in (overrides or {}).items():
+        data[key] = value
+    return from_dict(BuildConfig, data, path.name)

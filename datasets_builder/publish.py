@@ -1,0 +1,94 @@
+"""Publishing a dataset folder to the Hugging Face Hub through huggingface_hub's HfApi: create the
+dataset repository (if needed), then upload the folder in one commit. A dry run lists what would
+be uploaded and changes nothing. Offline (HF_HUB_OFFLINE=1) publishing stops with a clear error
+before any request is attempted.
+
+    python -m datasets_builder publish OUT/dataset --repo ORG/NAME [--private] [--dry-run]"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+IGNORE = ["state/**", "cache/**", "*.tmp", "**/.cache/**"]
+
+
+class PublishError(RuntimeError):
+    """The folder cannot be published as asked; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    repo_id: str
+    files: list[tuple[str, int]]  # (path in the repository, bytes)
+    dry_run: bool
+    url: str | None = None
+    commit: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        total = sum(n for _, n in self.files)
+        head = "would upload" if self.dry_run else "uploaded"
+        lines = [f"{head} {len(self.files)} files ({total / 1e6:.2f} MB) to dataset {self.repo_id}"]
+        lines += [f"  {p}  {n / 1e6:.2f} MB" for p, n in self.files]
+        if self.url:
+            lines.append(f"commit: {self.url}")
+        return "\n".join(lines)
+
+
+def offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
+def check_folder(folder: Path) -> list[tuple[str, int]]:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise PublishError(f"{folder} is not a folder; build a dataset first (python -m datasets_builder build)")
+    if not (folder / "README.md").is_file():
+        raise PublishError(f"{folder} has no README.md (dataset card); is this a dataset folder from a build?")
+    parquet = sorted(folder.glob("data/*.parquet"))
+    if not parquet:
+        raise PublishError(f"{folder} has no data/*.parquet files")
+    files = []
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder).as_posix()
+        if p.is_file() and not any(Path(rel).match(pat) for pat in IGNORE) and not rel.startswith(("state/", "cache/")):
+            files.append((rel, p.stat().st_size))
+    return files
+
+
+def publish(folder: str | Path, repo_id: str, private: bool = False, dry_run: bool = False, token: str | None = None,
+            commit_message: str = "Upload dataset built by datasets_builder", api=None) -> PublishResult:
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo_id):
+        raise PublishError(f"--repo must be ORG/NAME, not {repo_id!r}")
+    files = check_folder(Path(folder))
+    if dry_run:
+        return PublishResult(repo_id, files, dry_run=True)
+    if offline():
+        raise PublishError(
+            "HF_HUB_OFFLINE=1 is set, so nothing can be uploaded to the Hub; unset it (and log in with "
+            "`huggingface-cli login` or HF_TOKEN) to publish, or use --dry-run to see what would be uploaded"
+        )
+    if api is None:
+        from huggingface_hub import HfApi
+
+        api = HfApi(token=token)
+    try:
+        repo = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        commit = api.upload_folder(
+            folder_path=str(folder), repo_id=repo_id, repo_type="dataset", commit_message=commit_message,
+            ignore_patterns=IGNORE,
+        )
+    except Exception as e:  # noqa: BLE001 - Hub errors (auth, network, offline) become one clear message
+        name = type(e).__name__
+        if "Offline" in name:
+            raise PublishError("huggingface_hub is in offline mode; unset HF_HUB_OFFLINE to publish") from e
+        raise PublishError(f"publishing to {repo_id} failed: {name}: {e}") from e
+    url = getattr(commit, "commit_url", None) or (str(commit) if commit else None)
+    oid = getattr(commit, "oid", None)
+    log.info("published %s (%s)", repo_id, getattr(repo, "url", repo))
+    return PublishResult(repo_id, files, dry_run=False, url=url, commit=oid)

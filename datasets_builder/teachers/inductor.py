@@ -1,0 +1,62 @@
+"""The offline teacher that needs no language model: TorchInductor. For each task it compiles the
+reference with Inductor on the GPU (inductor_capture), turns the generated Triton kernels and the
+wrapper's launch sequence into a standalone ModelNew (inductor_translate), and hands the file on
+as a candidate for the strict verifier, which judges it like any model's answer.
+
+What it covers: everything Inductor lowers to its own Triton kernels (pointwise, reductions,
+persistent reductions, scans, and matmuls through its Triton GEMM templates). What it skips, with
+the reason recorded: graphs that still call library kernels (extern mm/convolution where no Triton
+template applies), fallback ATen ops, graph breaks, grids and kernel kinds the translator does not
+know. Needs a CUDA device: on a CPU, Inductor emits C++."""
+
+from __future__ import annotations
+
+import logging
+
+from benchmark.task import Task
+from datasets_builder.teachers.base import Candidate, Skip
+from datasets_builder.teachers.inductor_capture import VARIANTS, capture
+from datasets_builder.teachers.inductor_translate import InductorSkip, translate
+
+TEACHER = "inductor"
+log = logging.getLogger(__name__)
+
+
+class InductorTeacher:
+    def __init__(self, variants: tuple[str, ...] = ("default",), device: str = "cuda", seed: int = 0):
+        import torch
+
+        unknown = set(variants) - set(VARIANTS)
+        if unknown:
+            raise ValueError(f"unknown Inductor variants {sorted(unknown)}; known: {sorted(VARIANTS)}")
+        if not variants:
+            raise ValueError("the Inductor teacher needs at least one variant")
+        if not str(device).startswith("cuda") or not torch.cuda.is_available():
+            raise RuntimeError(
+                "the Inductor teacher needs a CUDA device: on a CPU, Inductor emits C++ kernels, not Triton"
+            )
+        self.variants = tuple(variants)
+        self.device = device
+        self.seed = seed
+
+    def propose(self, task: Task, module) -> tuple[list[Candidate], list[Skip]]:
+        """One candidate per variant whose output translates; a Skip for each that does not."""
+        candidates, skips, seen = [], [], set()
+        for variant in self.variants:
+            try:
+                record = capture(module, task.source, self.device, variant, seed=self.seed)
+                result = translate(task.source, record, task.task_id)
+            except InductorSkip as e:
+                skips.append(Skip(task.task_id, TEACHER, variant, e.reason, e.detail[:500]))
+                continue
+            if result.code in seen:  # a variant that changed nothing for this task
+                continue
+            seen.add(result.code)
+            candidates.append(Candidate(
+                task_id=task.task_id, teacher=TEACHER, code=result.code, variant=variant,
+                sample=len(candidates),
+                info={"kernels": list(result.kernels), "launches": result.launches,
+                      "heuristics": list(result.heuristics), "torch": record.torch_version,
+                      "triton": record.triton_version, "configs_recorded": len(record.configs)},
+            ))
+        return candidates, skips

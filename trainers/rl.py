@@ -50,9 +50,7 @@ from trainers.primeecho import Episode, PrimeEchoParams, run_episodes
 from trainers.retry_buffer import RetryBuffer, RetryEntry, failed_answer, repair_prompt
 from trainers.rl_config import KernelRLConfig
 from trainers.rl_rewards import (
-    RayRewards,
     RewardSource,
-    VerifierFactory,
     VerifierRewards,
     completion_text,
     reward_func,
@@ -390,19 +388,17 @@ def load_rl_prompts(config: KernelRLConfig):
 def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task]) -> RewardSource:
     """The verifier as this process's reward source. Local: under a multi-process launch each
     process executes on its own GPU and compiles on its share of the CPU cores, unless told
-    otherwise. Ray: a pool of verifier actors shared by every process of the run."""
+    otherwise. Ray: the project's RayVerifier schedules builds and executions on the cluster."""
     ray = config.verifier_backend == "ray"
     state = config.distributed_state
     local_world = 1 if ray else int(os.environ.get("LOCAL_WORLD_SIZE", state.num_processes))
     device = config.verifier_device
     if device == "auto":
-        has_gpu = config.ray_gpus_per_actor > 0 if ray else torch.cuda.is_available()
-        device = "cuda" if has_gpu else "cpu"
+        device = "cuda" if torch.cuda.is_available() else "cpu"
     gpus = tuple(config.verifier_gpus) if config.verifier_gpus is not None else None
     if gpus is None and device == "cuda" and local_world > 1:
         gpus = (state.local_process_index,)
-    cores = int(config.ray_cpus_per_actor) if ray else (os.cpu_count() or 2) // local_world
-    workers = config.verifier_build_workers or max(1, cores - 1)
+    workers = config.verifier_build_workers or max(1, (os.cpu_count() or 2) // local_world - 1)
     eval_kwargs = dict(
         device=device,
         trials=config.verifier_trials,
@@ -424,23 +420,14 @@ def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task]) -> RewardSo
         name=config.prompt_template, backend=config.prompt_backend, reasoning=config.prompt_reasoning
     )
     model = config.model_name_or_path or ""
+    executor = None
     if ray:
-        factory = VerifierFactory(
-            {tid: t.source for tid, t in tasks.items()},
-            verifier,
-            prompts,
-            config.primeecho_turns,
-            config.reward_cache,
-            model,
-        )
-        return RayRewards(
-            factory,
-            actors=config.ray_actors,
-            num_gpus=config.ray_gpus_per_actor,
-            num_cpus=config.ray_cpus_per_actor,
-            address=config.ray_address,
-        )
-    return VerifierRewards(tasks, verifier, prompts, config.primeecho_turns, config.reward_cache, model)
+        from benchmark.ray_executor import RayVerifier
+
+        executor = RayVerifier(verifier, address=config.ray_address)
+    return VerifierRewards(
+        tasks, verifier, prompts, config.primeecho_turns, config.reward_cache, model, verifier=executor
+    )
 
 
 # ---------------------------------------------------------------------- training

@@ -83,7 +83,8 @@ class KernelRLConfig(GRPOConfig):
         default="local",
         metadata={
             "help": "Where the verifier runs: 'local' (pools inside each training process, on its GPU) or 'ray' "
-            "(a pool of Ray actors, e.g. on separate verifier nodes; needs `pip install ray`).",
+            "(benchmark.ray_executor.RayVerifier: builds and executions scheduled on a Ray cluster, e.g. on "
+            "separate verifier nodes; needs `pip install ray`).",
             "choices": list(VERIFIER_BACKENDS),
         },
     )
@@ -92,16 +93,6 @@ class KernelRLConfig(GRPOConfig):
         metadata={
             "help": "Ray cluster to join ('auto': the running one; None: start or join a local instance)."
         },
-    )
-    ray_actors: int = field(
-        default=1, metadata={"help": "Verifier actors in the Ray pool (e.g. one per node)."}
-    )
-    ray_gpus_per_actor: float = field(
-        default=1.0, metadata={"help": "GPUs each Ray verifier actor reserves."}
-    )
-    ray_cpus_per_actor: float = field(
-        default=8.0,
-        metadata={"help": "CPU cores each Ray verifier actor reserves (its compile workers use them)."},
     )
     verifier_device: str = field(
         default="auto",
@@ -268,8 +259,6 @@ class KernelRLConfig(GRPOConfig):
             raise ValueError(
                 f"verifier_backend must be one of {', '.join(VERIFIER_BACKENDS)}, got {self.verifier_backend!r}"
             )
-        if self.ray_actors < 1 or self.ray_gpus_per_actor < 0 or self.ray_cpus_per_actor < 1:
-            raise ValueError("ray_actors and ray_cpus_per_actor must be >= 1, and ray_gpus_per_actor >= 0")
         if self.verifier_device not in VERIFIER_DEVICES:
             raise ValueError(
                 f"verifier_device must be one of {', '.join(VERIFIER_DEVICES)}, got {self.verifier_device!r}"

@@ -9,10 +9,9 @@ speedup, the anti-cheat flags, and the feedback message the next turn would show
 Identical (task, code) pairs in one run are judged once (`cache`), which matters when a policy
 repeats itself.
 
-`RayRewards` runs any source inside a pool of Ray actors (named, so every training process of a
-run shares one pool): with `VerifierFactory` each actor is a verifier on its own node and GPUs,
-which is how a large run keeps candidate execution off the training GPUs. A batch is split by task
-(each task always goes to the same actor, so the verdict cache keeps working) and put back in order.
+The verifier is any object with `benchmark.verifier.Verifier`'s API: the local pools, or
+`benchmark.ray_executor.RayVerifier` (builds and executions scheduled on a Ray cluster), which is
+how a large run keeps candidate execution off the training GPUs.
 
 `FunctionRewards` wraps a plain Python function instead; it exists for CPU tests and smoke runs,
 where no verifier device is available, and is never a substitute for the verifier in training.
@@ -24,8 +23,6 @@ from __future__ import annotations
 
 import logging
 import re
-import tempfile
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -105,14 +102,17 @@ class VerifierRewards:
         turns: int = 3,
         cache: bool = True,
         model: str = "",
+        verifier=None,
     ):
+        """`verifier`: an object with Verifier's API (submit, reward, close, config) to use instead of
+        building local pools from `config`, e.g. a RayVerifier."""
         if not tasks:
             raise ValueError("VerifierRewards needs at least one task")
         self.tasks = tasks
         self.turns = turns
         self.model = model
         self.builder = PromptBuilder(prompts or PromptConfig())
-        self.verifier = Verifier(config or VerifierConfig())
+        self.verifier = verifier if verifier is not None else Verifier(config or VerifierConfig())
         self._cache: dict[tuple[str, str], Verdict] | None = {} if cache else None
         self._samples = 0
 
@@ -219,94 +219,3 @@ def task_from_source(task_id: str, source: str, root: Path) -> Task:
     if not path.exists():
         path.write_text(source)
     return replace(load_task(path), task_id=task_id)
-
-
-@dataclass(frozen=True)
-class VerifierFactory:
-    """Builds a VerifierRewards where it is called (inside a Ray actor, on another node): the task
-    programs travel as text and are written under the node's own cache."""
-
-    task_sources: dict[str, str]
-    config: VerifierConfig | None = None
-    prompts: PromptConfig | None = None
-    turns: int = 3
-    cache: bool = True
-    model: str = ""
-
-    def __call__(self) -> VerifierRewards:
-        root = (self.config.eval.cache_dir if self.config else Path(tempfile.gettempdir())) / "rl_tasks"
-        tasks = {tid: task_from_source(tid, src, root) for tid, src in self.task_sources.items()}
-        return VerifierRewards(tasks, self.config, self.prompts, self.turns, self.cache, self.model)
-
-
-class _SourceActor:
-    """The body of one Ray actor: a reward source built in the actor's process."""
-
-    def __init__(self, factory: Callable[[], RewardSource]):
-        self.source = factory()
-
-    def score(self, rows, completions, turns) -> list[Score]:
-        return self.source.score(rows, completions, turns)
-
-    def close(self) -> None:
-        self.source.close()
-
-
-class RayRewards:
-    """A RewardSource served by `actors` Ray actors, each running `factory()` (needs `pip install ray`;
-    `address` None starts or joins a local Ray instance, "auto" joins a running cluster)."""
-
-    def __init__(
-        self,
-        factory: Callable[[], RewardSource],
-        actors: int = 1,
-        num_gpus: float = 0.0,
-        num_cpus: float = 1.0,
-        address: str | None = None,
-        name: str = "solbench-rewards",
-    ):
-        import ray
-
-        if actors < 1:
-            raise ValueError(f"RayRewards needs at least one actor, got {actors}")
-        if not ray.is_initialized():
-            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
-        remote = ray.remote(_SourceActor)
-        self._ray = ray
-        self.actors = [
-            remote.options(
-                name=f"{name}-{i}",
-                namespace="solbench",
-                get_if_exists=True,
-                num_gpus=num_gpus,
-                num_cpus=num_cpus,
-            ).remote(factory)
-            for i in range(actors)
-        ]
-
-    def score(self, rows: Sequence[dict], completions: Sequence[str], turns: Sequence[int]) -> list[Score]:
-        if not (len(rows) == len(completions) == len(turns)):
-            raise ValueError("rows, completions and turns must have the same length")
-        shards: dict[int, list[int]] = {}
-        for i, row in enumerate(rows):
-            actor = zlib.crc32(str(row.get("task_id")).encode()) % len(self.actors)
-            shards.setdefault(actor, []).append(i)
-        pending = {
-            actor: self.actors[actor].score.remote(
-                [rows[i] for i in index], [completions[i] for i in index], [turns[i] for i in index]
-            )
-            for actor, index in shards.items()
-        }
-        scores: list[Score | None] = [None] * len(rows)
-        for actor, ref in pending.items():
-            for i, score in zip(shards[actor], self._ray.get(ref), strict=True):
-                scores[i] = score
-        return scores
-
-    def close(self) -> None:
-        for actor in self.actors:
-            try:
-                self._ray.get(actor.close.remote())
-                self._ray.kill(actor)
-            except Exception as e:  # noqa: BLE001 - another process of the run may have closed it first
-                logger.debug("closing a reward actor: %r", e)

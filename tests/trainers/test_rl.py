@@ -310,3 +310,36 @@ def test_two_processes_under_accelerate_launch(model_dir, tmp_path):
     assert any(e.get("bdr/replayed_groups", 0) > 0 for e in history)
     assert any(e.get("primeecho/stage") == 2.0 for e in history)
     assert (out / "model.safetensors").exists()
+
+
+def test_the_ray_backend_uses_the_projects_ray_verifier(data_dir, tmp_path, monkeypatch):
+    import benchmark.ray_executor
+    from trainers.rl import verifier_rewards
+
+    made = {}
+
+    class FakeRayVerifier:
+        def __init__(self, config, address=None):
+            made.update(config=config, address=address)
+            self.config = config
+
+        def close(self):
+            made["closed"] = True
+
+    monkeypatch.setattr(benchmark.ray_executor, "RayVerifier", FakeRayVerifier)
+    config = KernelRLConfig(
+        output_dir=str(tmp_path),
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        suite=str(data_dir / "suite"),
+        verifier_backend="ray",
+        ray_address="auto",
+        verifier_trials=2,
+    )
+    _, tasks = load_rl_prompts(config)
+    source = verifier_rewards(config, tasks)
+    assert isinstance(source.verifier, FakeRayVerifier)
+    assert made["address"] == "auto" and made["config"].eval.trials == 2
+    source.close()
+    assert made["closed"]

@@ -32,7 +32,6 @@ def test_defaults_follow_the_published_settings(tmp_path):
         (dict(max_prompts=0), "max_prompts"),
         (dict(verifier_device="tpu"), "verifier_device"),
         (dict(verifier_backend="k8s"), "verifier_backend"),
-        (dict(ray_actors=0), "ray_actors"),
         (dict(verifier_lanes_per_device=0), "lanes"),
         (dict(reward_lam=-1.0), "reward_lam"),
         (dict(single_turn_steps=-1), "single_turn_steps"),

@@ -587,7 +587,7 @@ def parse_args(argv=None):
         "--test-tasks", type=int, default=None, help="tasks neither stage trains on (default 8, tiny 2)"
     )
     g.add_argument(
-        "--eval-samples", type=int, default=None, help="samples per task in evaluation (default 3, tiny 2)"
+        "--eval-samples", type=int, default=None, help="samples per task in evaluation (default 2)"
     )
     g.add_argument("--eval-temperature", type=float, default=0.7, help="sampling temperature in evaluation")
     g.add_argument("--group", type=int, default=None, help="rollouts per prompt G (default 8, tiny 4)")
@@ -622,7 +622,7 @@ def parse_args(argv=None):
         sft_steps=6 if tiny else 1200,
         rl_tasks=2 if tiny else 8,
         test_tasks=2 if tiny else 8,
-        eval_samples=2 if tiny else 3,
+        eval_samples=2,
         group=4 if tiny else 8,
         max_new=48 if tiny else 384,
         sft_batch=4 if tiny else 16,

@@ -366,18 +366,18 @@ def load_rl_prompts(config: KernelRLConfig):
             rows.append({"prompt": list(builder.first_turn(task)), "task_id": task.task_id})
     elif config.prompts_dataset is not None:
         data = _load_rows(config.prompts_dataset, config.prompts_split)
-        missing = {"task_id", "task_source"} - set(data.column_names)
+        missing = {"task_id", "task_code"} - set(data.column_names)
         if missing:
             raise ValueError(
-                f"{config.prompts_dataset}: the RL prompts need columns task_id and task_source (missing "
-                f"{sorted(missing)}; columns: {data.column_names})"
+                f"{config.prompts_dataset}: the RL prompts need columns task_id and task_code (missing "
+                f"{sorted(missing)}; columns: {data.column_names}); see datasets_builder/schema.py"
             )
         root = Path(config.verifier_cache_dir or default_cache_dir()) / "rl_tasks"
         for row in data.select(range(min(len(data), config.max_prompts or len(data)))):
-            task = task_from_source(row["task_id"], row["task_source"], root)
+            task = task_from_source(row["task_id"], row["task_code"], root)
             tasks[task.task_id] = task
-            prompt = row.get("prompt") or list(builder.first_turn(task))
-            rows.append({"prompt": prompt, "task_id": task.task_id})
+            prompt = [{"role": m["role"], "content": m["content"]} for m in row.get("messages") or []]
+            rows.append({"prompt": prompt or list(builder.first_turn(task)), "task_id": task.task_id})
     else:
         raise ValueError("set suite (e.g. 'builtin') or prompts_dataset to say what to train on")
     if not rows:

@@ -53,9 +53,10 @@ class KernelRLConfig(GRPOConfig):
     prompts_dataset: str | None = field(
         default=None,
         metadata={
-            "help": "Train on the dataset builder's RL prompts: a Hub id, a .parquet/.jsonl file or a save_to_disk "
-            "folder with columns task_id and task_source (the task program), and optionally prompt (chat "
-            "messages; rendered from the task when absent). Exclusive with suite."
+            "help": "Train on the dataset builder's RL prompts (datasets_builder/schema.py): a Hub id, a dataset "
+            "folder, a .parquet/.jsonl file or a save_to_disk folder with columns task_id and task_code (the task "
+            "program), and optionally messages (the prompt; rendered from the task when absent). Exclusive with "
+            "suite."
         },
     )
     prompts_split: str = field(

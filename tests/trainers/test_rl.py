@@ -187,14 +187,22 @@ def test_prompts_from_a_suite_and_from_a_prompts_dataset(data_dir, tmp_path):
 
     source = (data_dir / "suite" / "level1" / "scale_shift.py").read_text()
     rows = tmp_path / "rl.jsonl"
-    rows.write_text(json.dumps({"task_id": "gen/affine_7", "task_source": source}) + "\n")
+    messages = [{"role": "system", "content": "Be fast."}, {"role": "user", "content": "Write y = 2x + 1."}]
+    rows.write_text(
+        json.dumps({"task_id": "gen/affine_7", "task_code": source, "messages": messages})
+        + "\n"
+        + json.dumps({"task_id": "gen/affine_8", "task_code": source, "messages": None})
+        + "\n"
+    )
     config = KernelRLConfig(prompts_dataset=str(rows), verifier_cache_dir=str(tmp_path / "cache"), **base)
     data, tasks = load_rl_prompts(config)
     assert tasks["gen/affine_7"].path.read_text() == source and tasks["gen/affine_7"].level == 1
+    assert data[0]["prompt"] == messages  # the builder's prompt, as verified
+    assert "x * 2.0 + 1.0" in data[1]["prompt"][1]["content"]  # rendered from the task when absent
     with pytest.raises(ValueError, match="suite .* or prompts_dataset"):
         load_rl_prompts(KernelRLConfig(**base))
     rows.write_text(json.dumps({"task_id": "x"}) + "\n")
-    with pytest.raises(ValueError, match="task_source"):
+    with pytest.raises(ValueError, match="task_code"):
         load_rl_prompts(config)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig
 
+from benchmark.prompts.render import BACKENDS as PROMPT_BACKENDS
 from trainers.mirrorpop import RULES
 from trainers.primeecho import DEFAULT_ALPHA, DEFAULT_EARLY_BONUS, PrimeEchoParams
 
@@ -73,7 +74,7 @@ class KernelRLConfig(GRPOConfig):
     )
     prompt_backend: str = field(
         default="cuda",
-        metadata={"help": "Kernel language the prompt asks for.", "choices": ["cuda", "triton"]},
+        metadata={"help": "Kernel language the prompt asks for.", "choices": list(PROMPT_BACKENDS)},
     )
     prompt_reasoning: bool = field(
         default=False, metadata={"help": "Ask for the six-step reasoning scaffold before the code."}
@@ -254,8 +255,10 @@ class KernelRLConfig(GRPOConfig):
             raise ValueError("set either suite or prompts_dataset, not both")
         if self.max_prompts is not None and self.max_prompts < 1:
             raise ValueError("max_prompts must be >= 1, or unset to use every task")
-        if self.prompt_backend not in ("cuda", "triton"):
-            raise ValueError(f"prompt_backend must be 'cuda' or 'triton', got {self.prompt_backend!r}")
+        if self.prompt_backend not in PROMPT_BACKENDS:
+            raise ValueError(
+                f"prompt_backend must be one of {', '.join(PROMPT_BACKENDS)}, got {self.prompt_backend!r}"
+            )
         if self.verifier_backend not in VERIFIER_BACKENDS:
             raise ValueError(
                 f"verifier_backend must be one of {', '.join(VERIFIER_BACKENDS)}, got {self.verifier_backend!r}"

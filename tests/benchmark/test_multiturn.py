@@ -123,7 +123,7 @@ def test_fail_feedback_fix_and_stop(tmp_path, suite, scripted, monkeypatch):
 
     # Rerunning resumes: nothing is generated or evaluated again.
     scripted.requests.clear()
-    monkeypatch.setattr(runner, "evaluate", lambda *a, **k: pytest.fail("re-evaluated a finished turn"))
+    monkeypatch.setattr(runner.Verifier, "submit_request", lambda *a, **k: pytest.fail("re-evaluated a finished turn"))
     again = run(config(tmp_path, suite))
     assert scripted.requests == []
     assert again["turns"] == summary["turns"]

@@ -46,6 +46,7 @@ from benchmark.task import Task
 from benchmark.verdict import Status
 from benchmark.verifier import VerifierConfig
 from trainers import mirrorpop
+from trainers.data import load_sft_dataset
 from trainers.primeecho import Episode, PrimeEchoParams, run_episodes
 from trainers.retry_buffer import RetryBuffer, RetryEntry, failed_answer, repair_prompt
 from trainers.rl_config import KernelRLConfig
@@ -325,28 +326,6 @@ class KernelRLTrainer(GRPOTrainer):
 # ---------------------------------------------------------------------- prompts and tasks
 
 
-def _load_rows(name_or_path: str, split: str):
-    """A dataset from a Hub id, a .parquet/.jsonl file or a save_to_disk folder."""
-    import datasets
-
-    path = Path(os.path.expanduser(name_or_path))
-    if path.is_file():
-        kind = {".parquet": "parquet", ".jsonl": "json", ".json": "json"}.get(path.suffix.lower())
-        if kind is None:
-            raise ValueError(f"{path}: unsupported file type {path.suffix!r}; use .parquet, .jsonl or .json")
-        return datasets.load_dataset(kind, data_files=str(path), split="train")
-    if path.is_dir() and ((path / "state.json").exists() or (path / "dataset_dict.json").exists()):
-        data = datasets.load_from_disk(str(path))
-        if isinstance(data, datasets.DatasetDict):
-            if split not in data:
-                raise ValueError(f"{path}: no split {split!r} (splits: {list(data)})")
-            data = data[split]
-        return data
-    if name_or_path.startswith((".", "/", "~")) and not path.exists():
-        raise FileNotFoundError(f"prompts dataset {name_or_path!r} does not exist")
-    return datasets.load_dataset(str(path) if path.exists() else name_or_path, split=split)
-
-
 def load_rl_prompts(config: KernelRLConfig):
     """The training prompts (a Dataset with columns prompt and task_id) and the tasks they name."""
     from datasets import Dataset
@@ -365,7 +344,7 @@ def load_rl_prompts(config: KernelRLConfig):
             tasks[task.task_id] = task
             rows.append({"prompt": list(builder.first_turn(task)), "task_id": task.task_id})
     elif config.prompts_dataset is not None:
-        data = _load_rows(config.prompts_dataset, config.prompts_split)
+        data = load_sft_dataset(config.prompts_dataset, config.prompts_split)  # the same loader, same schema
         missing = {"task_id", "task_code"} - set(data.column_names)
         if missing:
             raise ValueError(

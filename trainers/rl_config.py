@@ -55,9 +55,8 @@ class KernelRLConfig(GRPOConfig):
         default=None,
         metadata={
             "help": "Train on the dataset builder's RL prompts (datasets_builder/schema.py): a Hub id, a dataset "
-            "folder, a .parquet/.jsonl file or a save_to_disk folder with columns task_id and task_code (the task "
-            "program), and optionally messages (the prompt; rendered from the task when absent). Exclusive with "
-            "suite."
+            "folder, a .parquet/.jsonl file or a save_to_disk folder with columns task_id, task_code (the task "
+            "program) and messages (the prompt; rendered from the task where null). Exclusive with suite."
         },
     )
     prompts_split: str = field(

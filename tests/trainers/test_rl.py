@@ -201,7 +201,7 @@ def test_prompts_from_a_suite_and_from_a_prompts_dataset(data_dir, tmp_path):
     assert "x * 2.0 + 1.0" in data[1]["prompt"][1]["content"]  # rendered from the task when absent
     with pytest.raises(ValueError, match="suite .* or prompts_dataset"):
         load_rl_prompts(KernelRLConfig(**base))
-    rows.write_text(json.dumps({"task_id": "x"}) + "\n")
+    rows.write_text(json.dumps({"task_id": "x", "messages": messages}) + "\n")
     with pytest.raises(ValueError, match="task_code"):
         load_rl_prompts(config)
 

@@ -577,7 +577,7 @@ def parse_args(argv=None):
         default=None,
         help="generation batches per arm (2 optimizer steps each; default 5, tiny 2)",
     )
-    g.add_argument("--sft-steps", type=int, default=None, help="SFT optimizer steps (default 1200, tiny 6)")
+    g.add_argument("--sft-steps", type=int, default=None, help="SFT optimizer steps (default 1600, tiny 6)")
     g = p.add_argument_group("tasks and sampling")
     g.add_argument("--rl-tasks", type=int, default=None, help="tasks RL trains on (default 8, tiny 2)")
     g.add_argument(
@@ -616,7 +616,7 @@ def parse_args(argv=None):
     defaults = dict(
         budget_s=1800.0 if tiny else 480.0,
         rl_generations=2 if tiny else 5,
-        sft_steps=6 if tiny else 1200,
+        sft_steps=6 if tiny else 1600,
         rl_tasks=2 if tiny else 8,
         test_tasks=2 if tiny else 8,
         eval_samples=2,

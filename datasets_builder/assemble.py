@@ -158,17 +158,22 @@ def solution_stats(data: BuildData, valid: set[str], passing: dict, clean: set[s
     with_solution = {e.solution.task_id for e in pool}
     levels: dict[str, Counter] = {}
     families: dict[str, Counter] = {}
-    for t in data.records:
+    dtypes: dict[str, Counter] = {}
+
+    def keys(t: str):
         info = data.info.get(t, {})
-        for table, key in ((levels, str(info.get("level"))), (families, str(info.get("family")))):
+        dtype = data.tasks[t].dtype if t in data.tasks else info.get("dtype")
+        return ((levels, str(info.get("level"))), (families, str(info.get("family"))), (dtypes, str(dtype)))
+
+    for t in data.records:
+        for table, key in keys(t):
             table.setdefault(key, Counter())
             table[key]["processed"] += 1
             table[key]["valid"] += t in valid
             table[key]["solved"] += t in with_solution
     tried = Counter(c.task_id for c, _ in data.verdicts.values())
     for t, n in tried.items():
-        info = data.info.get(t, {})
-        for table, key in ((levels, str(info.get("level"))), (families, str(info.get("family")))):
+        for table, key in keys(t):
             if key in table:
                 table[key]["candidates"] += n
                 table[key]["kept"] += sum(1 for c, v in data.verdicts.values() if c.task_id == t and kept(v))
@@ -194,5 +199,6 @@ def solution_stats(data: BuildData, valid: set[str], passing: dict, clean: set[s
         "rft_clusters": dict(Counter(e.clusters for e in pool if e.draw_rank == 0)),
         "by_level": {k: dict(v) for k, v in sorted(levels.items())},
         "by_family": {k: dict(v) for k, v in sorted(families.items())},
+        "by_dtype": {k: dict(v) for k, v in sorted(dtypes.items())},
         "speedup": speedup_summary(timed),
     }

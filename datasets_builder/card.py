@@ -71,6 +71,7 @@ def stats_sections(stats: dict) -> list[str]:
         out.append(f"The build stopped scheduling new tasks early: {stats['budget'].get('reason')}.\n")
     out.append("### Tasks per level\n\n" + _counts_table(sol.get("by_level", {}), "level") + "\n")
     out.append("### Tasks per family\n\n" + _counts_table(sol.get("by_family", {}), "family") + "\n")
+    out.append("### Tasks per dtype\n\n" + _counts_table(sol.get("by_dtype", {}), "dtype") + "\n")
     out.append("## Teacher\n\n" + "\n".join(f"- {k}: {v}" for k, v in teacher.items()) + "\n")
     out.append("Verdicts of all candidates: " + ", ".join(
         f"{k} {v}" for k, v in sorted(sol.get("candidates_by_status", {}).items())) + ".\n")

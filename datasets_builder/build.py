@@ -62,13 +62,16 @@ class BuildResult:
 
 
 class Builder:
-    def __init__(self, config: BuildConfig, out: str | Path, *, teacher=None, verifier=None, timing_verifier=None,
-                 progress: bool = True):
+    def __init__(self, config: BuildConfig, out: str | Path, *, offline_teacher=None, model_teacher=None,
+                 verifier=None, timing_verifier=None, progress: bool = True):
+        """`offline_teacher` (an object with propose(task, module), run per task) and `model_teacher`
+        (a teachers.model.ModelTeacher-like object) replace the ones the config would build."""
         self.config = config
         self.out = Path(out)
         self.state = BuildState(self.out)
         self.pool_root = self.out / "tasks"
-        self.teacher = teacher
+        self.offline_teacher = offline_teacher
+        self.model_teacher = model_teacher
         self._verifier = verifier
         self._timing_verifier = timing_verifier
         self._own: list = []  # verifiers this builder made (and closes)
@@ -87,6 +90,7 @@ class Builder:
         self.mutants = self.state.journal("mutants", lambda r: r["candidate"]["candidate_id"])
         self.timed = self.state.journal("timing", lambda r: r["candidate_id"])
         self._tasks: dict[str, Task] = {}
+        self._suite: tuple[Suite, SuiteIndex] | None = None
         self._solved: set[str] = {r["candidate"]["task_id"] for r in self.verdicts.values()
                                   if kept(Verdict.from_dict(r["verdict"]))}
         self.gpu, self.profile = self._device()
@@ -139,6 +143,13 @@ class Builder:
         if self.stop_reason:
             log.info("no new work is scheduled: %s", self.stop_reason)
         return bool(self.stop_reason)
+
+    def suite_index(self) -> tuple[Suite, SuiteIndex]:
+        """The benchmark suite decontamination compares with, and its index (built once)."""
+        if self._suite is None:
+            suite = load_suite(self.config.screen.suite)
+            self._suite = (suite, SuiteIndex((t.task_id, t.source) for t in suite.tasks))
+        return self._suite
 
     def task(self, task_id: str) -> Task:
         if task_id not in self._tasks:
@@ -250,8 +261,7 @@ class Builder:
             return
         items = [(r["task_id"], (self.pool_root / r["path"]).read_text()) for r in self.synth.values()]
         dedup = deduplicate(items)
-        suite = load_suite(self.config.screen.suite)
-        index = SuiteIndex((t.task_id, t.source) for t in suite.tasks)
+        suite, index = self.suite_index()
         sources = dict(items)
         matches, audit = screen(self._bar(iterable=[(k, sources[k]) for k in dedup.kept], desc="screen", unit="task"),
                                 index, self.config.screen.program_threshold, self.config.screen.model_threshold)
@@ -276,7 +286,7 @@ class Builder:
             device=self.config.device, fast=self.config.validation.fast,
             timing_seconds=self.config.validation.timing_seconds, timeout_s=self.config.validation.timeout_s,
             seed=self.config.seed,
-            teacher="inductor" if self.config.teacher.kind == "inductor" and self.teacher is None else None,
+            teacher="inductor" if self.config.teacher.kind == "inductor" and self.offline_teacher is None else None,
             variants=self.config.teacher.variants, profile=self.profile.to_dict() if self.profile else None,
         )
 
@@ -297,7 +307,7 @@ class Builder:
         bar = self._bar(total=len(todo), desc="tasks", unit="task")
         workers = self.config.validation.workers
         if workers <= 0:
-            task_worker.init(self._worker_options(), teacher=self.teacher)
+            task_worker.init(self._worker_options(), teacher=self.offline_teacher)
             for tid in todo:
                 if self._should_stop():
                     break
@@ -315,8 +325,8 @@ class Builder:
     def _process_in_pool(self, todo: list[str], workers: int, flt: RejectionFilter, bar) -> None:
         import multiprocessing
 
-        if self.teacher is not None:
-            raise ValueError("an injected teacher object runs only in-process; set validation.workers: 0")
+        if self.offline_teacher is not None:
+            raise ValueError("a teacher object given in code runs only in-process; set validation.workers: 0")
         context = multiprocessing.get_context("spawn")
         queue = list(reversed(todo))
         crashes: dict[str, int] = defaultdict(int)
@@ -378,7 +388,7 @@ class Builder:
         from datasets_builder.metadata import TaskMetadata
         from datasets_builder.teachers.model import ModelTeacher
 
-        teacher = self.teacher or ModelTeacher(
+        teacher = self.model_teacher or ModelTeacher(
             cfg.model, SamplingParams(samples=cfg.samples, temperature=cfg.temperature, top_p=cfg.top_p,
                                       max_tokens=cfg.max_tokens, seed=cfg.seed),
             BackendOptions(base_url=cfg.base_url, api_key_env=cfg.api_key_env, concurrency=cfg.concurrency,
@@ -490,8 +500,7 @@ class Builder:
             timing={r["candidate_id"]: Verdict.from_dict(r["verdict"]) for r in self.timed.values()},
         )
         screen_info = self.state.stages().get("screen", {})
-        suite = load_suite(self.config.screen.suite)
-        index = SuiteIndex((t.task_id, t.source) for t in suite.tasks)
+        suite, index = self.suite_index()
         rows, solution_stats = assemble(
             data, self.config.prompts, index, self.config.rft.m, self.config.rft.threshold, self.config.seed,
             self.config.screen.program_threshold, self.config.screen.model_threshold,
@@ -517,7 +526,7 @@ class Builder:
                       "imported": self.state.stages().get("synthesize", {}).get("imported")},
             "decontamination_tasks": screen_info.get("audit", {}),
             "solutions": solution_stats,
-            "teacher": _teacher_info(self.config),
+            "teacher": _teacher_info(self.config, self.offline_teacher),
             "rft": {"m": self.config.rft.m, "threshold": self.config.rft.threshold},
             "budget": {"minutes": self.config.budget.minutes, "target_tasks": self.config.budget.target_tasks,
                        "stopped_early": bool(self.stop_reason), "reason": self.stop_reason,
@@ -548,8 +557,12 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _teacher_info(config: BuildConfig) -> dict:
+def _teacher_info(config: BuildConfig, offline_teacher=None) -> dict:
     t = config.teacher
+    if offline_teacher is not None:
+        return {"kind": f"offline teacher given in code ({type(offline_teacher).__name__})"}
+    if t.kind == "none":
+        return {"kind": "none (tasks and prompts only)"}
     if t.kind == "inductor":
         return {"kind": "inductor (TorchInductor's Triton code, launched directly from ModelNew)",
                 "variants": ", ".join(t.variants)}

@@ -10,6 +10,10 @@ import yaml
 from datasets_builder.schema import SPLITS
 from datasets_builder.schema import __doc__ as SCHEMA_DOC
 
+# The data files of a folder are named <split>-<fingerprint>-00000-of-00001.parquet, and the card's
+# configs name them by that fingerprint: datasets caches a local folder under a key made from its
+# card, so two builds written to folders of the same name must not share one.
+
 
 def _size_category(n: int) -> str:
     for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
@@ -18,7 +22,8 @@ def _size_category(n: int) -> str:
     return "n>1M"
 
 
-def front_matter(pretty_name: str, license: str, configs: list[dict], rows: int, tags: list[str]) -> str:
+def front_matter(pretty_name: str, license: str, configs: list[dict], rows: int, tags: list[str],
+                 infos: list[dict] | None = None) -> str:
     meta = {
         "pretty_name": pretty_name,
         "license": license,
@@ -28,6 +33,8 @@ def front_matter(pretty_name: str, license: str, configs: list[dict], rows: int,
         "size_categories": [_size_category(rows)],
         "configs": configs,
     }
+    if infos:
+        meta["dataset_info"] = infos
     return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n"
 
 
@@ -119,14 +126,12 @@ def stats_markdown(stats: dict) -> str:
     return "\n".join(["# Build statistics\n", *stats_sections(stats)])
 
 
-def train_card(stats: dict, split_rows: dict[str, int], name: str, license: str, repo: str | None) -> str:
-    configs = [{"config_name": "default",
-                "data_files": [{"split": s, "path": f"data/{s}-*"} for s in SPLITS if split_rows.get(s)]}]
-    if split_rows.get("tasks"):
-        configs.append({"config_name": "tasks", "data_files": [{"split": "train", "path": "data/tasks-*"}]})
+def train_card(stats: dict, split_rows: dict[str, int], name: str, license: str, repo: str | None,
+               configs: list[dict], infos: list[dict] | None = None) -> str:
     total = sum(split_rows.values())
     repo_id = repo or "ORG/NAME"
-    parts = [front_matter(name, license, configs, total, ["code", "gpu-kernels", "triton", "pytorch", "synthetic"])]
+    parts = [front_matter(name, license, configs, total, ["code", "gpu-kernels", "triton", "pytorch", "synthetic"],
+                          infos)]
     parts.append(f"# {name}\n")
     parts.append(
         "Training data for language models that write GPU kernels: synthesized PyTorch tasks, each with "
@@ -163,9 +168,9 @@ def train_card(stats: dict, split_rows: dict[str, int], name: str, license: str,
     return "\n".join(parts)
 
 
-def suite_card(n_tasks: int, levels: list[str], version: str, license: str, name: str = "SOLBench suite") -> str:
-    configs = [{"config_name": "default", "data_files": [{"split": s, "path": f"data/{s}-*"} for s in levels]}]
-    head = front_matter(name, license, configs, n_tasks, ["code", "gpu-kernels", "benchmark", "pytorch"])
+def suite_card(n_tasks: int, version: str, license: str, configs: list[dict], infos: list[dict] | None = None,
+               name: str = "SOLBench suite") -> str:
+    head = front_matter(name, license, configs, n_tasks, ["code", "gpu-kernels", "benchmark", "pytorch"], infos)
     body = (
         f"# {name}\n\n"
         f"The SOLBench evaluation suite (version {version}): {n_tasks} PyTorch reference programs in the "

@@ -81,7 +81,7 @@ def publish(folder: str | Path, repo_id: str, private: bool = False, dry_run: bo
         repo = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         commit = api.upload_folder(
             folder_path=str(folder), repo_id=repo_id, repo_type="dataset", commit_message=commit_message,
-            ignore_patterns=IGNORE,
+            ignore_patterns=IGNORE, delete_patterns=["data/*.parquet"],  # data files of an earlier build
         )
     except Exception as e:  # noqa: BLE001 - Hub errors (auth, network, offline) become one clear message
         name = type(e).__name__

@@ -25,7 +25,12 @@ class Journal:
         self._lock = threading.Lock()
         self.records: dict[str, dict] = {}
         if self.path.exists():
-            for lineno, line in enumerate(self.path.read_text().splitlines(), 1):
+            text = self.path.read_text()
+            if text and not text.endswith("\n"):  # the kill cut the last record short: drop it
+                text = text[: text.rfind("\n") + 1]
+                self.path.write_text(text)
+                log.warning("%s: dropped a record cut short by a kill; its item runs again", self.path)
+            for lineno, line in enumerate(text.splitlines(), 1):
                 if not line.strip():
                     continue
                 try:

@@ -1,0 +1,148 @@
+"""The whole build on CPU with small inputs: an offline teacher and a verifier that judge without
+running candidates (the pipeline is what is under test), the outputs read back with load_dataset and
+with the SFT trainer's loader, the card's content, and a build resumed after a simulated kill."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import datasets
+import pytest
+import yaml
+from conftest import TINY, FakeTeacher, FakeVerifier
+
+from datasets_builder.build import Builder
+from datasets_builder.config import (
+    BudgetConfig,
+    BuildConfig,
+    OutputConfig,
+    RepairConfig,
+    SynthesisConfig,
+    TeacherConfig,
+    TimingStageConfig,
+    ValidationStageConfig,
+)
+from datasets_builder.synth_blocks import BlockConfig
+from datasets_builder.synth_compose import ComposeConfig
+from datasets_builder.synth_variants import VariantConfig
+
+
+def config(**kw) -> BuildConfig:
+    base = BuildConfig(
+        seed=7, device="cpu", size=TINY,
+        synthesis=SynthesisConfig(
+            variants=VariantConfig(count=4, families=("activation", "elementwise", "binary", "scan")),
+            compose=ComposeConfig(count=5, linear=False),
+            blocks=BlockConfig(count=2, kinds=("norm_chain",)),
+        ),
+        validation=ValidationStageConfig(fast=True, workers=0),
+        teacher=TeacherConfig(kind="none"),
+        timing=TimingStageConfig(subset=2),
+        repair=RepairConfig(mutations_per_task=0),
+    )
+    return replace(base, **kw)
+
+
+def run(out, cfg=None, teacher=None, verifier=None, timing=None):
+    cfg = cfg or replace(config(), output=OutputConfig(export_suite=False))
+    return Builder(cfg, out, offline_teacher=teacher or FakeTeacher(), verifier=verifier or FakeVerifier(),
+                   timing_verifier=timing or FakeVerifier(measure=True), progress=False).run()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("build")
+    teacher = FakeTeacher()
+    result = run(out, cfg=config(), teacher=teacher)
+    return out, result, teacher
+
+
+def test_every_stage_produced_its_output(built):
+    out, result, teacher = built
+    stats = result.stats
+    assert (out / "dataset" / "README.md").is_file() and (out / "suite" / "README.md").is_file()
+    assert json.loads((out / "build_stats.json").read_text())["splits"] == stats["splits"]
+    sol = stats["solutions"]
+    assert stats["tasks"]["candidates"] == 11 and sol["tasks_processed"] == len(teacher.seen) + sol["tasks_invalid"]
+    assert sol["kept_solutions"] == sol["tasks_with_solution"] > 0
+    assert sol["candidates_by_status"]["incorrect"] == len(teacher.seen) // 3  # every third task had a broken one
+    assert sol["teacher_skips"] == {"extern_kernel": len(teacher.seen) // 4}
+    assert stats["splits"]["sft"] == sol["tasks_with_solution"]  # one target per task: each pool has one entry
+    assert stats["splits"]["rl_prompts"] == sol["tasks_valid"] == stats["splits"]["tasks"]
+    assert sol["speedup"]["timed"] == 2 and sol["speedup"]["median"] == 1.25
+    assert stats["time"]["total_s"] > 0
+
+
+def test_round_trip_with_load_dataset_and_the_sft_loader(built):
+    from trainers.data import final_turn, load_sft_dataset
+
+    out, result, _ = built
+    ds = datasets.load_dataset(str(out / "dataset"))
+    assert set(ds) == {"sft", "rft", "rl_prompts"}  # no repair rows in this build, so no repair file
+    assert len(ds["sft"]) == result.stats["splits"]["sft"]
+    row = ds["sft"][0]
+    assert row["verified"] and row["source"] == "generation:fake" and row["backend"] == "triton"
+    assert "ModelNew" in row["messages"][-1]["content"] and "Tensor metadata" in row["messages"][1]["content"]
+    assert ds["rl_prompts"][0]["messages"][-1]["role"] == "user" and ds["rl_prompts"][0]["solution"] is None
+    sft = load_sft_dataset(str(out / "dataset"), split="sft")
+    assert final_turn(sft[0]["messages"]) == 2
+    tasks = datasets.load_dataset(str(out / "dataset"), "tasks", split="train")
+    assert {"code", "level", "name", "problem_id", "task_id"} <= set(tasks.column_names)
+    suite = datasets.load_dataset(str(out / "suite"))
+    assert "level_1" in suite and len(suite["level_1"]) > 100
+
+
+def test_card_metadata_and_statistics(built):
+    out, result, _ = built
+    text = (out / "dataset" / "README.md").read_text()
+    head = yaml.safe_load(text.split("---")[1])
+    assert head["license"] == "apache-2.0" and "triton" in head["tags"]
+    splits = {d["split"] for d in head["configs"][0]["data_files"]}
+    assert splits == {"sft", "rft", "rl_prompts"} and head["configs"][1]["config_name"] == "tasks"
+    for section in ("## Splits", "### Tasks per level", "### Tasks per family", "### Tasks per dtype", "## Teacher",
+                    "## Speedup of the timed solutions", "## Decontamination audit", "## Schema", "## License"):
+        assert section in text, section
+    audit = result.stats["decontamination_tasks"]
+    assert f"| tasks | {audit['candidates']} | {audit['removed']} |" in text
+    assert "extern_kernel 1" in text.replace(" 2", " 1") or "extern_kernel" in text
+    assert "Median speedup 1.25x" in text and "pass rate of candidates" in text
+    assert (out / "stats.md").read_text().startswith("# Build statistics")
+
+
+def test_resume_after_a_simulated_kill(tmp_path):
+    killer = FakeTeacher(kill_after=3)
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, teacher=killer)
+    journal = (tmp_path / "state" / "tasks.jsonl").read_text().splitlines()
+    done_before = [json.loads(line)["task_id"] for line in journal]
+    assert len(killer.seen) == 3 and set(killer.seen) <= set(done_before)
+    with open(tmp_path / "state" / "tasks.jsonl", "a") as f:
+        f.write('{"task_id": "cut short by the kill"')  # a half-written last line is ignored
+    second = FakeTeacher()
+    result = run(tmp_path, teacher=second)
+    assert not set(second.seen) & set(killer.seen)  # finished tasks were not redone
+    records = [json.loads(line) for line in (tmp_path / "state" / "tasks.jsonl").read_text().splitlines()
+               if line.strip().endswith("}")]
+    ids = [r["task_id"] for r in records]
+    assert len(ids) == len(set(ids)) == result.stats["solutions"]["tasks_processed"]
+    assert result.stats["time"]["runs"] == 2
+    third = FakeTeacher()
+    again = run(tmp_path, teacher=third)  # everything done: nothing is recomputed
+    assert third.seen == [] and again.stats["splits"] == result.stats["splits"]
+
+
+def test_budget_target_stops_scheduling_and_says_so(tmp_path):
+    cfg = config(budget=BudgetConfig(target_tasks=2), output=OutputConfig(export_suite=False))
+    teacher = FakeTeacher()
+    result = run(tmp_path, cfg=cfg, teacher=teacher)
+    budget = result.stats["budget"]
+    assert budget["stopped_early"] and "target 2" in budget["reason"] and budget["tasks_not_processed"] > 0
+    assert "stopped scheduling new tasks early" in (tmp_path / "dataset" / "README.md").read_text()
+
+
+def test_mutation_repairs_need_real_kernels(tmp_path):
+    """Plain-PyTorch candidates have no kernel to break: no mutant, no repair row, and no error."""
+    result = run(tmp_path, cfg=config(repair=RepairConfig(mutations_per_task=1, max_tasks=3),
+                                      output=OutputConfig(export_suite=False)))
+    assert result.stats["solutions"]["mutants"] == {} and result.stats["splits"]["repair"] == 0

@@ -1,0 +1,103 @@
+"""Publishing to the Hub through HfApi (patched: no network here), dry runs, and offline mode."""
+
+from __future__ import annotations
+
+import datasets
+import pytest
+
+from datasets_builder.__main__ import main
+from datasets_builder.publish import PublishError, publish
+
+
+@pytest.fixture
+def folder(tmp_path):
+    out = tmp_path / "dataset"
+    (out / "data").mkdir(parents=True)
+    datasets.Dataset.from_list([{"messages": [{"role": "user", "content": "x"}]}]).to_parquet(
+        str(out / "data" / "sft-00000-of-00001.parquet"))
+    (out / "README.md").write_text("---\nlicense: apache-2.0\n---\n# card\n")
+    (out / "state").mkdir()
+    (out / "state" / "tasks.jsonl").write_text("{}\n")
+    return out
+
+
+class FakeApi:
+    def __init__(self):
+        self.calls = []
+
+    def create_repo(self, repo_id, **kw):
+        self.calls.append(("create_repo", repo_id, kw))
+        return f"https://huggingface.co/datasets/{repo_id}"
+
+    def upload_folder(self, **kw):
+        self.calls.append(("upload_folder", kw["repo_id"], kw))
+
+        class Commit:
+            commit_url = "https://huggingface.co/datasets/org/name/commit/abc"
+            oid = "abc"
+
+        return Commit()
+
+
+def test_publish_creates_the_repo_and_uploads_the_folder(folder, monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    api = FakeApi()
+    result = publish(folder, "org/name", private=True, api=api)
+    (c1, repo, kw1), (c2, repo2, kw2) = api.calls
+    assert (c1, repo, kw1) == ("create_repo", "org/name", {"repo_type": "dataset", "private": True, "exist_ok": True})
+    assert c2 == "upload_folder" and repo2 == "org/name" and kw2["repo_type"] == "dataset"
+    assert kw2["folder_path"] == str(folder) and "state/**" in kw2["ignore_patterns"]
+    assert result.commit == "abc" and not result.dry_run
+    assert [p for p, _ in result.files] == ["README.md", "data/sft-00000-of-00001.parquet"]
+
+
+def test_publish_through_patched_hfapi_methods(folder, monkeypatch):
+    import huggingface_hub
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    calls = []
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", lambda self, repo_id, **kw: calls.append(("create", repo_id, kw)))
+    monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", lambda self, **kw: calls.append(("upload", kw)))
+    publish(folder, "org/name")
+    assert [c[0] for c in calls] == ["create", "upload"] and calls[0][2]["repo_type"] == "dataset"
+
+
+def test_dry_run_uploads_nothing_even_offline(folder, monkeypatch, capsys):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    api = FakeApi()
+    result = publish(folder, "org/name", dry_run=True, api=api)
+    assert api.calls == [] and result.dry_run and "would upload 2 files" in result.summary()
+    assert main(["publish", str(folder), "--repo", "org/name", "--dry-run"]) == 0
+    assert "would upload" in capsys.readouterr().out
+
+
+def test_offline_mode_is_a_clear_error(folder, monkeypatch, capsys):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    api = FakeApi()
+    with pytest.raises(PublishError, match="HF_HUB_OFFLINE=1 is set"):
+        publish(folder, "org/name", api=api)
+    assert api.calls == []
+    assert main(["publish", str(folder), "--repo", "org/name"]) == 2
+    assert "HF_HUB_OFFLINE=1 is set" in capsys.readouterr().err
+
+
+def test_bad_inputs_are_refused(folder, tmp_path, monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    with pytest.raises(PublishError, match="ORG/NAME"):
+        publish(folder, "not-a-repo", api=FakeApi())
+    with pytest.raises(PublishError, match="not a folder"):
+        publish(tmp_path / "missing", "org/name", api=FakeApi())
+    (folder / "README.md").unlink()
+    with pytest.raises(PublishError, match="README"):
+        publish(folder, "org/name", api=FakeApi())
+
+
+def test_hub_errors_are_reported(folder, monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+
+    class Denied(FakeApi):
+        def create_repo(self, repo_id, **kw):
+            raise PermissionError("401 Unauthorized")
+
+    with pytest.raises(PublishError, match="401 Unauthorized"):
+        publish(folder, "org/name", api=Denied())

@@ -131,17 +131,21 @@ class Builder:
     def _time_left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
-    def _should_stop(self, reserve: float | None = None) -> bool:
+    def _out_of_time(self, reserve: float | None = None) -> bool:
+        left = self._time_left()
+        return left is not None and left < (self.config.budget.reserve_s if reserve is None else reserve)
+
+    def _should_stop(self) -> bool:
+        """Whether to stop scheduling new tasks: the target count is reached or the budget nearly spent."""
         if self.stop_reason:
             return True
         target = self.config.budget.target_tasks
         if target and len(self._solved) >= target:
             self.stop_reason = f"{len(self._solved)} tasks have a kept solution (target {target})"
-        left = self._time_left()
-        if left is not None and left < (self.config.budget.reserve_s if reserve is None else reserve):
+        elif self._out_of_time():
             self.stop_reason = f"the time budget of {self.config.budget.minutes:g} min was nearly spent"
         if self.stop_reason:
-            log.info("no new work is scheduled: %s", self.stop_reason)
+            log.info("no new task is scheduled: %s", self.stop_reason)
         return bool(self.stop_reason)
 
     def suite_index(self) -> tuple[Suite, SuiteIndex]:
@@ -397,7 +401,7 @@ class Builder:
         builder = self.config.prompts.builder()
         valid = sorted(t for t, r in self.records.records.items() if r.get("valid"))
         for turn in range(1, cfg.turns + 1):
-            if self._should_stop():
+            if self._out_of_time():
                 break
             history: dict[tuple[str, int], dict[int, tuple[Candidate, Verdict]]] = defaultdict(dict)
             for r in self.verdicts.values():
@@ -433,7 +437,7 @@ class Builder:
 
     def repair(self) -> None:
         cfg = self.config.repair
-        if cfg.mutations_per_task <= 0 or cfg.max_tasks <= 0 or self._should_stop():
+        if cfg.mutations_per_task <= 0 or cfg.max_tasks <= 0 or self._out_of_time():
             return
         by_task: dict[str, list[Candidate]] = defaultdict(list)
         for r in self.verdicts.values():
@@ -447,7 +451,7 @@ class Builder:
         bar = self._bar(desc="repair", unit="mutant", total=0)
         flt = self._filter(self.mutants, bar)
         for tid in tasks[: cfg.max_tasks]:
-            if self._should_stop():
+            if self._out_of_time():
                 break
             parents = sorted(by_task[tid], key=lambda c: c.candidate_id)
             task_rng = random.Random(f"repair:{self.config.seed}:{tid}")
@@ -471,7 +475,7 @@ class Builder:
             return
         bar = self._bar(total=len(todo), desc="timing", unit="cand")
         for cid in todo:
-            if self._should_stop(reserve=min(self.config.budget.reserve_s, 20.0)):
+            if self._out_of_time(reserve=min(self.config.budget.reserve_s, 20.0)):
                 break
             c = Candidate.from_dict(self.verdicts.get(cid)["candidate"])
             future = self.timing_verifier.submit(self.task(c.task_id), c.code, sample=c.sample, turn=c.turn,

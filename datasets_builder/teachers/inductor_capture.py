@@ -79,7 +79,8 @@ class _CloneOutputs(torch.nn.Module):
         out = self.model(*args)
         if isinstance(out, torch.Tensor):
             return out.clone()
-        return type(out)(o.clone() if isinstance(o, torch.Tensor) else o for o in out)
+        cloned = [o.clone() if isinstance(o, torch.Tensor) else o for o in out]
+        return tuple(cloned) if isinstance(out, tuple) else cloned
 
 
 def memory_order(t: torch.Tensor) -> tuple[int, ...]:
@@ -143,7 +144,8 @@ def _symbol(value) -> str | None:
     return None
 
 
-def _graph_inputs(gm, example_inputs, tensors: list, state: dict[int, str], names, varargs) -> tuple[GraphInput, ...]:
+def _graph_inputs(gm, example_inputs, tensors: list, state: dict[int, str], names, varargs,
+                  state_ptrs: dict[tuple, str] | None = None) -> tuple[GraphInput, ...]:
     """Which forward argument, parameter or size each placeholder of the Dynamo graph is."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     if len(placeholders) != len(example_inputs):
@@ -176,6 +178,8 @@ def _graph_inputs(gm, example_inputs, tensors: list, state: dict[int, str], name
                         fake_sizes.setdefault(sym, (ref, d, "stride"))
         elif id(ex) in state:
             found.append(GraphInput("param", state[id(ex)]))
+        elif (state_ptrs or {}).get((ex.data_ptr(), tuple(ex.shape), tuple(ex.stride()), ex.dtype)):
+            found.append(GraphInput("param", state_ptrs[(ex.data_ptr(), tuple(ex.shape), tuple(ex.stride()), ex.dtype)]))
         else:
             raise InductorSkip("inputs", f"graph input {node.name} is neither a forward argument nor a parameter")
     result = []
@@ -237,14 +241,16 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
         outputs, n_outputs = type(eager).__name__, len(eager)
     else:
         raise InductorSkip("outputs", f"forward returns {type(eager).__name__}; a tensor or a tuple of tensors is needed")
-    state = {}
+    state: dict[int, str] = {}
+    state_ptrs: dict[tuple, str] = {}
     if isinstance(model, torch.nn.Module):
         for name, t in [*model.named_parameters(), *model.named_buffers()]:
             state.setdefault(id(t), name)
+            state_ptrs.setdefault((t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype), name)
     record = _Record()
 
     def backend(gm, example_inputs):
-        record.inputs = _graph_inputs(gm, example_inputs, tensors, state, names, varargs)
+        record.inputs = _graph_inputs(gm, example_inputs, tensors, state, names, varargs, state_ptrs)
         return torch._inductor.compile(gm, example_inputs)
 
     options = available_options({**TEACHER_OPTIONS, **VARIANTS[variant]})

@@ -1,10 +1,16 @@
-"""Small task files for the dataset builder tests."""
+"""Helpers of the dataset builder tests: tiny sizes (a task's forward takes microseconds on a CPU),
+small task files, a verifier that judges candidates without running them, and an offline teacher."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 from benchmark.task import Task, load_task
+from benchmark.verdict import Status, TimingStats, Verdict
+from datasets_builder.sizing import SizeConfig
+from datasets_builder.teachers.base import Candidate, Skip
 
 SCALE_TASK = '''"""Scale and shift of a small input."""
 
@@ -40,3 +46,68 @@ def make_task(folder: Path, name: str = "scale", source: str = SCALE_TASK) -> Ta
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source)
     return load_task(path, root=Path(folder))
+
+
+TINY = SizeConfig(target_ms=0.001, widths=(8, 12, 16), batches=(2,), min_rows=16, max_rows=32, row_multiple=8,
+                  alt_rows=(5, 7), alt_batches=(2, 1), alt_widths=(6, 10))
+BROKEN = "# BROKEN"
+
+
+
+def plain_candidate(task_source: str, broken: bool = False) -> str:
+    """A plain-PyTorch candidate: the task's own Model renamed ModelNew (legal only without strict rules)."""
+    body = task_source.replace("class Model(nn.Module)", "class ModelNew(nn.Module)")
+    return body + (f"\n{BROKEN}\n" if broken else "")
+
+
+class FakeVerifier:
+    """Judges without running: candidates marked BROKEN are incorrect, the others pass (non-strict,
+    with a speedup when asked to measure). Answers on a thread, like the real verifier's pools."""
+
+    def __init__(self, measure: bool = False, speedup: float = 1.25):
+        self.measure = measure
+        self.speedup = speedup
+        self.calls: list[tuple[str, str | None]] = []
+        self._lock = threading.Lock()
+
+    def submit(self, task, code, **kw) -> Future:
+        with self._lock:
+            self.calls.append((task.task_id, code))
+        future: Future = Future()
+
+        def answer():
+            ok = bool(code) and BROKEN not in code and "ModelNew" in code
+            stats = TimingStats(5, 1.0, 1.0, 0.0, 1.0, 1.0, 0.01) if self.measure else None
+            future.set_result(Verdict(
+                task_id=task.task_id, status=Status.PASS if ok else Status.INCORRECT, sample=kw.get("sample", 0),
+                turn=kw.get("turn", 1), model=kw.get("model", ""), strict=False,
+                speedup=self.speedup if (ok and self.measure) else None, candidate_time=stats,
+                error=None if ok else "trial 0: output: 3 of 8 elements differ",
+            ))
+
+        threading.Thread(target=answer, daemon=True).start()
+        return future
+
+    def close(self) -> None:
+        pass
+
+
+class FakeTeacher:
+    """An offline teacher for CPU builds: proposes the plain-PyTorch candidate, and a broken one for
+    every third task; can be told to stop the build (a simulated kill) after n tasks."""
+
+    def __init__(self, kill_after: int | None = None):
+        self.seen: list[str] = []
+        self.kill_after = kill_after
+
+    def propose(self, task, module):
+        if self.kill_after is not None and len(self.seen) >= self.kill_after:
+            raise KeyboardInterrupt("simulated kill")
+        self.seen.append(task.task_id)
+        good = Candidate(task.task_id, "fake", plain_candidate(task.source), variant="a")
+        cands = [good]
+        if len(self.seen) % 3 == 0:
+            cands.append(Candidate(task.task_id, "fake", plain_candidate(task.source, broken=True), variant="b",
+                                   sample=1))
+        skips = [Skip(task.task_id, "fake", "c", "extern_kernel", "extern_kernels.mm")] if len(self.seen) % 4 == 0 else []
+        return cands, skips

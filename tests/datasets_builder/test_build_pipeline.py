@@ -10,7 +10,7 @@ from dataclasses import replace
 import datasets
 import pytest
 import yaml
-from conftest import TINY, FakeTeacher, FakeVerifier
+from builder_support import TINY, FakeTeacher, FakeVerifier
 
 from datasets_builder.build import Builder
 from datasets_builder.config import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from conftest import TINY, FakeTeacher
+from builder_support import TINY, FakeTeacher
 
 from datasets_builder.build import Builder
 from datasets_builder.config import (

@@ -41,7 +41,7 @@ def cmd_build(args) -> int:
         config = replace(config, budget=replace(config.budget, target_tasks=args.target_tasks))
     out = args.out or Path("runs") / "datasets" / Path(args.config).stem
     _setup_logging(out)
-    result = build(config, out, progress=not args.no_progress)
+    result = build(config, out, cache=args.cache, progress=not args.no_progress)
     splits = result.stats["splits"]
     sol = result.stats["solutions"]
     print(f"dataset: {result.dataset}")
@@ -75,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="synthesize, verify and write the datasets (resumable)")
     b.add_argument("--config", required=True, type=Path, help="build config YAML (configs/datasets/*.yaml)")
     b.add_argument("--out", type=Path, default=None, help="output folder (default runs/datasets/CONFIG-NAME)")
+    b.add_argument("--cache", type=Path, default=None,
+                   help="verifier builds, Triton cache and model completions (default OUT/cache)")
     b.add_argument("--device", choices=("cpu", "cuda"), default=None, help="override the config's device")
     b.add_argument("--workers", type=int, default=None, help="override validation.workers (0: in-process)")
     b.add_argument("--budget-minutes", type=float, default=None, help="override budget.minutes (0: no limit)")

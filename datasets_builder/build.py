@@ -62,12 +62,14 @@ class BuildResult:
 
 
 class Builder:
-    def __init__(self, config: BuildConfig, out: str | Path, *, offline_teacher=None, model_teacher=None,
-                 verifier=None, timing_verifier=None, progress: bool = True):
-        """`offline_teacher` (an object with propose(task, module), run per task) and `model_teacher`
-        (a teachers.model.ModelTeacher-like object) replace the ones the config would build."""
+    def __init__(self, config: BuildConfig, out: str | Path, *, cache: str | Path | None = None, offline_teacher=None,
+                 model_teacher=None, verifier=None, timing_verifier=None, progress: bool = True):
+        """`cache` holds the verifier's builds and Triton cache and the model completions (default
+        OUT/cache); `offline_teacher` (an object with propose(task, module), run per task) and
+        `model_teacher` (a teachers.model.ModelTeacher-like object) replace the ones the config builds."""
         self.config = config
         self.out = Path(out)
+        self.cache = Path(cache) if cache is not None else self.out / "cache"
         self.state = BuildState(self.out)
         self.pool_root = self.out / "tasks"
         self.offline_teacher = offline_teacher
@@ -174,7 +176,7 @@ class Builder:
         eval_config = EvalConfig(
             device=self.config.device, trials=v.trials, measure=measure, strict=v.strict, timeout_s=v.timeout_s,
             baseline=self.config.timing.baseline if measure else "eager",
-            timing=TimingConfig(max_seconds=self.config.timing.max_seconds), cache_dir=self.out / "cache" / "solbench",
+            timing=TimingConfig(max_seconds=self.config.timing.max_seconds), cache_dir=self.cache / "solbench",
         )
         verifier = Verifier(VerifierConfig(eval=eval_config, build_workers=v.build_workers, lanes_per_device=lanes))
         self._own.append(verifier)
@@ -396,7 +398,7 @@ class Builder:
             cfg.model, SamplingParams(samples=cfg.samples, temperature=cfg.temperature, top_p=cfg.top_p,
                                       max_tokens=cfg.max_tokens, seed=cfg.seed),
             BackendOptions(base_url=cfg.base_url, api_key_env=cfg.api_key_env, concurrency=cfg.concurrency,
-                           cache_dir=self.out / "cache" / "completions"),
+                           cache_dir=self.cache / "completions"),
         )
         builder = self.config.prompts.builder()
         valid = sorted(t for t, r in self.records.records.items() if r.get("valid"))

@@ -154,7 +154,10 @@ def solution_stats(data: BuildData, valid: set[str], passing: dict, clean: set[s
     by_teacher: dict[str, Counter] = {}
     for c, v in data.verdicts.values():
         by_teacher.setdefault(c.teacher, Counter())[v.status.value] += 1
-    skips = Counter(s["reason"] for r in data.records.values() for s in r.get("skips", ()))
+    # a task the teacher could not answer at all, by the reason of its first refusal (a task that a
+    # retry or another variant did answer is not counted)
+    skips = Counter(r["skips"][0]["reason"] for r in data.records.values()
+                    if r.get("valid") and r.get("skips") and not r.get("candidates"))
     with_solution = {e.solution.task_id for e in pool}
     levels: dict[str, Counter] = {}
     families: dict[str, Counter] = {}

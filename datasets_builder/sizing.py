@@ -34,6 +34,9 @@ class SizeConfig:
             raise ValueError("size target_ms must be positive")
         if not self.widths or not self.batches:
             raise ValueError("size widths and batches must not be empty")
+        if min(self.batches) < 2 or self.min_rows < 2 or min(self.widths) < 2:
+            raise ValueError("full sizes must be at least 2 (a size of 1 is specialised by compilers, and the "
+                             "alternate input sets change it)")
         if len(self.alt_rows) != len(self.alt_batches):
             raise ValueError("alt_rows and alt_batches must have the same length (one entry per alternate set)")
 

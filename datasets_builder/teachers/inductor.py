@@ -4,8 +4,10 @@ wrapper's launch sequence into a standalone ModelNew (inductor_translate), and h
 as a candidate for the strict verifier, which judges it like any model's answer.
 
 What it covers: everything Inductor lowers to its own Triton kernels (pointwise, reductions,
-persistent reductions, scans, and matmuls through its Triton GEMM templates). What it skips, with
-the reason recorded: graphs that still call library kernels (extern mm/convolution where no Triton
+persistent reductions, scans, and matmuls through its Triton GEMM templates). A variant that meets a
+library call or an ATen fallback is retried once without Inductor's pattern matcher (which is what
+turns an explicit softmax(QK^T)V into a library attention kernel). What it skips, with the reason
+recorded: graphs that still call library kernels (extern mm/convolution where no Triton
 template applies), fallback ATen ops, graph breaks, grids and kernel kinds the translator does not
 know. Needs a CUDA device: on a CPU, Inductor emits C++."""
 
@@ -15,7 +17,7 @@ import logging
 
 from benchmark.task import Task
 from datasets_builder.teachers.base import Candidate, Skip
-from datasets_builder.teachers.inductor_capture import VARIANTS, capture
+from datasets_builder.teachers.inductor_capture import RETRY, RETRY_REASONS, VARIANTS, capture
 from datasets_builder.teachers.inductor_translate import InductorSkip, translate
 
 TEACHER = "inductor"
@@ -42,12 +44,15 @@ class InductorTeacher:
     def propose(self, task: Task, module) -> tuple[list[Candidate], list[Skip]]:
         """One candidate per variant whose output translates; a Skip for each that does not."""
         candidates, skips, seen = [], [], set()
-        for variant in self.variants:
+        variants = list(self.variants)
+        for variant in variants:
             try:
                 record = capture(module, task.source, self.device, variant, seed=self.seed)
                 result = translate(task.source, record, task.task_id)
             except InductorSkip as e:
                 skips.append(Skip(task.task_id, TEACHER, variant, e.reason, e.detail[:500]))
+                if e.reason in RETRY_REASONS and RETRY not in variants:
+                    variants.append(RETRY)  # once per task, after the configured variants
                 continue
             if result.code in seen:  # a variant that changed nothing for this task
                 continue

@@ -57,7 +57,13 @@ VARIANTS: dict[str, dict[str, object]] = {
     "default": {},
     "looped_reductions": {"triton.persistent_reductions": False},
     "unfused": {"max_fusion_size": 1},
+    # Inductor's pattern matcher rewrites softmax(QK^T)V into scaled_dot_product_attention, which
+    # then runs as a library kernel; without it the attention stays Triton. The teacher retries a
+    # task that way when a variant meets a library call or fallback.
+    "no_patterns": {"pattern_matcher": False},
 }
+RETRY = "no_patterns"
+RETRY_REASONS = ("fallback_op", "extern_kernel")
 _SIZE_SOURCE = re.compile(r"\[(?:'(?P<name>\w+)'|(?P<index>\d+))\]\.(?P<prop>size|stride)\(\)\[(?P<dim>\d+)\]$")
 _ARG_SOURCE = re.compile(r"\[(?:'(?P<name>\w+)'|(?P<index>\d+))\]$")
 

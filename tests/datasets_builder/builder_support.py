@@ -93,8 +93,8 @@ class FakeVerifier:
 
 
 class FakeTeacher:
-    """An offline teacher for CPU builds: proposes the plain-PyTorch candidate, and a broken one for
-    every third task; can be told to stop the build (a simulated kill) after n tasks."""
+    """An offline teacher for CPU builds: proposes the plain-PyTorch candidate, a broken one too for
+    every third task, nothing (a skip) for every fourth; can stop the build (a simulated kill) after n."""
 
     def __init__(self, kill_after: int | None = None):
         self.seen: list[str] = []
@@ -104,10 +104,11 @@ class FakeTeacher:
         if self.kill_after is not None and len(self.seen) >= self.kill_after:
             raise KeyboardInterrupt("simulated kill")
         self.seen.append(task.task_id)
-        good = Candidate(task.task_id, "fake", plain_candidate(task.source), variant="a")
-        cands = [good]
-        if len(self.seen) % 3 == 0:
+        i = len(self.seen)
+        if i % 4 == 0:  # a task this teacher cannot answer
+            return [], [Skip(task.task_id, "fake", "a", "extern_kernel", "extern_kernels.mm")]
+        cands = [Candidate(task.task_id, "fake", plain_candidate(task.source), variant="a")]
+        if i % 3 == 0:
             cands.append(Candidate(task.task_id, "fake", plain_candidate(task.source, broken=True), variant="b",
                                    sample=1))
-        skips = [Skip(task.task_id, "fake", "c", "extern_kernel", "extern_kernels.mm")] if len(self.seen) % 4 == 0 else []
-        return cands, skips
+        return cands, []

@@ -65,9 +65,12 @@ def test_every_stage_produced_its_output(built):
     assert json.loads((out / "build_stats.json").read_text())["splits"] == stats["splits"]
     sol = stats["solutions"]
     assert stats["tasks"]["candidates"] == 11 and sol["tasks_processed"] == len(teacher.seen) + sol["tasks_invalid"]
-    assert sol["kept_solutions"] == sol["tasks_with_solution"] > 0
-    assert sol["candidates_by_status"]["incorrect"] == len(teacher.seen) // 3  # every third task had a broken one
-    assert sol["teacher_skips"] == {"extern_kernel": len(teacher.seen) // 4}
+    n = len(teacher.seen)
+    unanswered = n // 4
+    broken = sum(1 for i in range(1, n + 1) if i % 3 == 0 and i % 4 != 0)
+    assert sol["kept_solutions"] == sol["tasks_with_solution"] == n - unanswered > 0
+    assert sol["candidates_by_status"] == {"pass": n - unanswered, "incorrect": broken}
+    assert sol["teacher_skips"] == ({"extern_kernel": unanswered} if unanswered else {})
     assert stats["splits"]["sft"] == sol["tasks_with_solution"]  # one target per task: each pool has one entry
     assert stats["splits"]["rl_prompts"] == sol["tasks_valid"] == stats["splits"]["tasks"]
     assert sol["speedup"]["timed"] == 2 and sol["speedup"]["median"] == 1.25
@@ -105,7 +108,9 @@ def test_card_metadata_and_statistics(built):
         assert section in text, section
     audit = result.stats["decontamination_tasks"]
     assert f"| tasks | {audit['candidates']} | {audit['removed']} |" in text
-    assert "extern_kernel 1" in text.replace(" 2", " 1") or "extern_kernel" in text
+    skips = result.stats["solutions"]["teacher_skips"]
+    if skips:
+        assert f"extern_kernel {skips['extern_kernel']}" in text
     assert "Median speedup 1.25x" in text and "pass rate of candidates" in text
     assert (out / "stats.md").read_text().startswith("# Build statistics")
 

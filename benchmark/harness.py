@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.anticheat import static
+from benchmark.files import atomic_write_text
 from benchmark.sandbox import run_job
 from benchmark.task import Task, sha256_text
 from benchmark.timing import TimingConfig
@@ -74,9 +75,7 @@ def stage_source(code: str, cache_dir: Path) -> Path:
     src_dir.mkdir(parents=True, exist_ok=True)
     path = src_dir / f"candidate_{sha256_text(code)[:24]}.py"
     if not path.exists():
-        tmp = path.with_suffix(f".{os.getpid()}.{id(code)}.tmp")
-        tmp.write_text(code)
-        tmp.replace(path)
+        atomic_write_text(path, code)
     return path
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchmark.device_profile import DeviceProfile, load_profile, slugify
+from benchmark.files import atomic_write_text
 from benchmark.sol import SolCounts, floor_ms
 from benchmark.suite import BUILTIN_SUITE, Suite
 from benchmark.task import Task
@@ -102,11 +103,7 @@ class Manifest:
         return cls(suite_version=d.get("suite_version", ""), updated=d.get("updated", ""), tasks=tasks, devices=devices)
 
     def save(self, path: Path) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n")
-        tmp.replace(path)
-        return path
+        return atomic_write_text(path, json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n")
 
     def entry(self, task: Task) -> TaskEntry | None:
         """The task's entry, if it was measured on this very file."""

@@ -10,6 +10,7 @@ import platform
 import subprocess
 from pathlib import Path
 
+from benchmark.files import atomic_write_text
 from benchmark.verdict import Verdict
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,4 @@ class RunDir:
             os.fsync(f.fileno())
 
     def write_summary(self, summary: dict) -> None:
-        tmp = self.path / "summary.json.tmp"
-        tmp.write_text(json.dumps(summary, indent=2))
-        tmp.replace(self.path / "summary.json")
+        atomic_write_text(self.path / "summary.json", json.dumps(summary, indent=2))

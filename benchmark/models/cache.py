@@ -12,10 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from benchmark.files import atomic_write_text
 from benchmark.models.base import Backend, Completion, GenerationRequest, SamplingParams
 
 log = logging.getLogger(__name__)
@@ -53,11 +53,7 @@ class CompletionCache:
             return None
 
     def put(self, key: str, entry: dict) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.{id(entry)}.tmp")
-        tmp.write_text(json.dumps(entry))
-        tmp.replace(path)
+        atomic_write_text(self._path(key), json.dumps(entry))
 
 
 def _slot(req: GenerationRequest) -> tuple[str, int, int]:

@@ -1,0 +1,23 @@
+from concurrent.futures import ThreadPoolExecutor
+
+from benchmark.files import atomic_write_text
+
+
+def test_concurrent_writers_of_one_path_all_succeed(tmp_path):
+    path = tmp_path / "sub" / "out.txt"
+    texts = [f"writer {i}\n" * 1000 for i in range(16)]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda t: atomic_write_text(path, t), texts))
+    assert path.read_text() in texts
+    assert [p.name for p in path.parent.iterdir()] == ["out.txt"]
+
+
+def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = tmp_path / "out.txt"
+    atomic_write_text(path, "old")
+    try:
+        atomic_write_text(path, "\ud800")  # a lone surrogate cannot be encoded
+    except UnicodeEncodeError:
+        pass
+    assert path.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]

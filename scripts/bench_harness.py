@@ -2,10 +2,12 @@
 and timing, cold and warm build cache; the spread of one candidate's speedup over repeated runs;
 and the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates).
 
-    python scripts/bench_harness.py --device cuda --repeats 5 --out $OUT/harness
+    python scripts/bench_harness.py --device cuda --repeats 5 --out $OUT/harness [--sections ...]
 
-Writes harness.json and prints a table. On a GPU machine it also checks that a kernel with an
-illegal memory access costs only its own sample (the next sample still passes)."""
+Writes harness.json after each section and prints what it measured. On a GPU machine the `fault`
+section checks that a kernel with an illegal memory access costs only its own sample (the next
+sample still passes). Sections run in the order given, so the most wanted come first under a
+time limit."""
 
 from __future__ import annotations
 
@@ -50,68 +52,84 @@ def row(v) -> dict:
     }
 
 
+SECTIONS = ("fault", "repeats", "strict", "phases")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default=None)
     p.add_argument("--repeats", type=int, default=5, help="runs of the same candidate for the speedup spread")
+    p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
+                   help="what to measure, in this order (harness.json is rewritten after each)")
     p.add_argument("--out", type=Path, default=Path("runs/bench-harness"))
     args = p.parse_args()
     device = args.device or default_device()
     args.out.mkdir(parents=True, exist_ok=True)
-    cache = Path(tempfile.mkdtemp(prefix="solbench-bench-"))
-    base = EvalConfig(device=device, cache_dir=cache)
-    report: dict = {"device": device, "cold": [], "warm": [], "repeats": {}, "strict_overhead": []}
+    base = EvalConfig(device=device, cache_dir=Path(tempfile.mkdtemp(prefix="solbench-bench-")))
+    report: dict = {"device": device}
+    save = lambda: (args.out / "harness.json").write_text(json.dumps(report, indent=2))  # noqa: E731
+    for section in [s for s in args.sections if s != "fault" or device == "cuda"]:
+        {"fault": fault_isolation, "repeats": repeats, "strict": strict_overhead, "phases": phases}[section](
+            base, args, report)
+        save()
 
-    for n, (spec, cand) in enumerate(CASES[device]):
-        task, code = task_for(spec), cand.read_text()
-        cold = evaluate(task, code, base)
-        report["cold"].append({"candidate": cand.name, **row(cold)})
-        print(f"cold  {cand.name}: {cold.summary()} compile {cold.phases.compile_s:.1f} s", flush=True)
-        t0 = time.monotonic()
-        strict = evaluate(task, code, base)
-        t_strict = time.monotonic() - t0
-        report["warm"].append({"candidate": cand.name, **row(strict)})
-        print(f"warm  {cand.name}: {strict.summary()} total {t_strict:.1f} s", flush=True)
-        if n < 2:  # the cost of the strict checks, on one CUDA C++ and one Triton candidate
-            t0 = time.monotonic()
-            lenient = evaluate(task, code, dataclasses.replace(base, strict=False))
-            report["strict_overhead"].append(
-                {"candidate": cand.name, "strict_s": t_strict, "no_strict_s": time.monotonic() - t0,
-                 "strict_verdict": strict.status.value, "no_strict_verdict": lenient.status.value}
-            )
 
-    spec, cand = CASES[device][0]
+def fault_isolation(base: EvalConfig, args, report: dict) -> None:
+    """An illegal memory access, then an honest kernel: the fault must cost only its own sample."""
+    task = task_for("level1/gelu_tanh_fp32.py")
+    bad = evaluate(task, (DATA / "candidates" / "cuda_illegal_access.py").read_text(), base)
+    after = evaluate(task, (HONEST / "raw_cuda_gelu_tanh.py").read_text(), base)
+    report["fault_isolation"] = {"faulty": row(bad), "next_sample": row(after)}
+    print(f"illegal access: {bad.status.value} ({(bad.error or '')[:100]!r}); next sample: {after.summary()}", flush=True)
+
+
+def repeats(base: EvalConfig, args, report: dict) -> None:
+    """The same candidate evaluated again and again: how far its reported speedup moves."""
+    spec, cand = CASES[base.device][1 if base.device == "cuda" else 0]
     speedups = []
     for _ in range(args.repeats):
-        speedups.append(evaluate(task_for(spec), cand.read_text(), base).speedup)
-        print(f"repeat {cand.name}: speedup {speedups[-1]}", flush=True)
-    med = statistics.median(speedups)
-    report["repeats"] = {"candidate": cand.name, "speedups": speedups, "median": med,
-                         "spread": (max(speedups) - min(speedups)) / med}
+        v = evaluate(task_for(spec), cand.read_text(), base)
+        speedups.append(v.speedup)
+        print(f"repeat {cand.name}: {v.summary()}", flush=True)
+    ok = [s for s in speedups if s]
+    med = statistics.median(ok) if ok else None
+    spread = (max(ok) - min(ok)) / med if med else None
+    report["repeats"] = {"candidate": cand.name, "speedups": speedups, "median": med, "spread": spread}
+    print(f"speedup over {args.repeats} runs of {cand.name}: " + ", ".join(f"{s:.4f}" for s in ok)
+          + (f"  spread {spread:.2%}" if spread is not None else ""), flush=True)
 
-    if device == "cuda":
-        task = task_for("level1/gelu_tanh_fp32.py")
-        print("fault isolation: an illegal memory access, then an honest kernel", flush=True)
-        bad = evaluate(task, (DATA / "candidates" / "cuda_illegal_access.py").read_text(), base)
-        after = evaluate(task, (HONEST / "cuda_gelu_tanh.py").read_text(), base)
-        report["fault_isolation"] = {"faulty": row(bad), "next_sample": row(after)}
 
-    (args.out / "harness.json").write_text(json.dumps(report, indent=2))
+def strict_overhead(base: EvalConfig, args, report: dict) -> None:
+    """Wall time of one warm sample with and without the strict anti-cheat checks."""
+    report["strict_overhead"] = []
+    for spec, cand in CASES[base.device][1:3] if base.device == "cuda" else CASES["cpu"]:
+        task, code = task_for(spec), cand.read_text()
+        evaluate(task, code, base)  # warm the build cache
+        times = {}
+        for strict in (True, False):
+            t0 = time.monotonic()
+            v = evaluate(task, code, dataclasses.replace(base, strict=strict))
+            times[strict] = (time.monotonic() - t0, v.status.value)
+        r = {"candidate": cand.name, "strict_s": times[True][0], "no_strict_s": times[False][0],
+             "strict_verdict": times[True][1], "no_strict_verdict": times[False][1]}
+        report["strict_overhead"].append(r)
+        print(f"strict {r['strict_s']:.2f} s vs no-strict {r['no_strict_s']:.2f} s per sample ({cand.name}, "
+              f"{r['strict_verdict']}/{r['no_strict_verdict']})", flush=True)
+
+
+def phases(base: EvalConfig, args, report: dict) -> None:
+    """Per-sample wall time split into compile, correctness and timing, cold then warm build cache."""
+    report["cold"], report["warm"] = [], []
+    for spec, cand in CASES[base.device]:
+        task, code = task_for(spec), cand.read_text()
+        for phase in ("cold", "warm"):
+            report[phase].append({"candidate": cand.name, **row(evaluate(task, code, base))})
     print(f"{'phase':<6} {'candidate':<28} {'verdict':<8} {'compile_s':>9} {'correct_s':>9} {'timing_s':>8} {'total_s':>8} {'speedup':>8}")
     for phase in ("cold", "warm"):
         for r in report[phase]:
             sp = f"{r['speedup']:.3f}" if r["speedup"] else "-"
             print(f"{phase:<6} {r['candidate']:<28} {r['verdict']:<8} {r['compile_s']:>9.2f} {r['correctness_s']:>9.2f} "
-                  f"{r['timing_s']:>8.2f} {r['total_s']:>8.2f} {sp:>8}")
-    rep = report["repeats"]
-    print(f"speedup over {args.repeats} runs of {rep['candidate']}: " + ", ".join(f"{s:.4f}" for s in rep["speedups"])
-          + f"  spread {rep['spread']:.2%}")
-    for r in report["strict_overhead"]:
-        print(f"strict {r['strict_s']:.2f} s vs no-strict {r['no_strict_s']:.2f} s per sample ({r['candidate']}, "
-              f"{r['strict_verdict']}/{r['no_strict_verdict']})")
-    if "fault_isolation" in report:
-        f = report["fault_isolation"]
-        print(f"illegal access: {f['faulty']['verdict']} ({f['faulty']['error'][:80]!r}); next sample: {f['next_sample']['verdict']}")
+                  f"{r['timing_s']:>8.2f} {r['total_s']:>8.2f} {sp:>8}", flush=True)
 
 
 if __name__ == "__main__":

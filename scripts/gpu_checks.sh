@@ -32,7 +32,7 @@ stage() {  # stage NAME SECONDS COMMAND...
 stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers; print(torch.__version__, torch.version.cuda, triton.__version__, transformers.__version__)"; python3 -c "import trl, datasets, pycuda; print(trl.__version__, datasets.__version__, pycuda.VERSION_TEXT)"'
 stage tests 220 python3 -m pytest -q -m gpu -p no:cacheprovider -n 6 tests/honest tests/cheats/test_cheats_gpu.py \
     tests/benchmark/test_cuda_raw.py tests/benchmark/test_prompts.py tests/benchmark/test_models_hf.py
-stage harness 200 python3 scripts/bench_harness.py --device cuda --repeats 5 --out "$OUT/harness"
+stage harness 420 python3 scripts/bench_harness.py --device cuda --repeats 5 --sections fault repeats strict phases --out "$OUT/harness"
 stage profile 80 python3 -m benchmark.suite profile --out "$OUT/profile"
 stage reference 75 python3 -m benchmark.run --model reference --level 1 --device cuda --quiet \
     --tasks 'gelu_tanh_fp32' --tasks 'gelu_erf_fp32' --tasks 'softmax_rows_bf16' --tasks 'layernorm_fp32' --out "$OUT/reference-level1"

@@ -679,7 +679,7 @@ def main(argv=None) -> dict:
             timeout_s=240.0,
             seed=args.seed,
             # short timing: lanes take turns for it (benchmark/gpu_lock.py), and the launch-size effect is several-fold
-            timing=TimingConfig(warmup_calls=1, min_runs=5, max_runs=100, max_seconds=0.1),
+            timing=TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, max_runs=100, max_seconds=0.1),
         )
         source = VerifierRewards(
             task_map,

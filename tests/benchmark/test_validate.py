@@ -105,7 +105,7 @@ def test_measured_report_has_counts_and_time_and_round_trips():
     task = load_task(FIXTURES / "good" / "level2" / "linear_tanh_sum.py", root=FIXTURES / "good")
     from benchmark.timing import TimingConfig
 
-    cfg = ValidationConfig(device="cpu", timing=TimingConfig(warmup_calls=1, min_runs=3, max_seconds=0.05))
+    cfg = ValidationConfig(device="cpu", timing=TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_seconds=0.05))
     r = validate_task(task, cfg)
     assert r.ok
     assert r.flops == 2 * 16 * 32 * 24  # the linear layer's matmul

@@ -17,7 +17,7 @@ from leaderboard.submission import load_submission
 from leaderboard.verify import VerifyConfig, VerifyError, choose, compare, verify
 
 SUITE = Path(__file__).parent / "data" / "suite"
-FAST_TIMING = TimingConfig(warmup_calls=1, min_runs=3, max_runs=20, max_seconds=0.2)
+FAST_TIMING = TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=20, max_seconds=0.2)
 
 
 def test_choose_draws_passing_samples_with_code_reproducibly(three_submissions):

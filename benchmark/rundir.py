@@ -57,6 +57,20 @@ class RunDir:
             record = {"format": RUN_FORMAT, **info}
         p.write_text(json.dumps(record, indent=2))
 
+    def check_resume(self, info: dict, keys: tuple[str, ...] = ("model", "suite_version", "device")) -> None:
+        """A resumed run must evaluate the same model on the same suite and device, or its records
+        would mix two experiments; say which setting differs."""
+        p = self.path / "run.json"
+        if not p.exists():
+            return
+        before = json.loads(p.read_text())
+        for key in keys:
+            if key in before and before[key] != info.get(key):
+                raise ValueError(
+                    f"{self.path} holds a run with {key}={before[key]!r}, not {info.get(key)!r}: "
+                    "resume it with the same settings or write to a new --out"
+                )
+
     def run_info(self) -> dict:
         return json.loads((self.path / "run.json").read_text())
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 
 import pytest
 
@@ -115,3 +116,20 @@ def test_cli_help(capsys):
         run_main(["--help"])
     assert e.value.code == 0
     assert "--model" in capsys.readouterr().out
+
+
+def test_resume_refuses_a_changed_suite_or_model(tmp_path, suite_dir, fast_eval):
+    suite = tmp_path / "suite"
+    shutil.copytree(suite_dir, suite)
+    cfg = dataclasses.replace(config(tmp_path, suite_dir, fast_eval, tasks=("scale_shift",)), suite=str(suite))
+    run(cfg)
+    task = suite / "level1" / "scale_shift.py"
+    task.write_text(task.read_text() + "\n# edited\n")
+    with pytest.raises(ValueError, match="suite_version="):
+        run(cfg)
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text(json.dumps({"task_id": "level1/scale_shift", "completion": "no code"}) + "\n")
+    task.write_text(task.read_text().replace("\n# edited\n", ""))
+    with pytest.raises(ValueError, match="model='reference'"):
+        run(dataclasses.replace(cfg, model=f"replay:{replay}"))
+    assert run(cfg)["metrics"]["overall"]["samples"] == 1  # the unchanged suite resumes

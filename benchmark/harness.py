@@ -60,6 +60,12 @@ def _ratio(num: TimingStats | None, den: TimingStats | None) -> float | None:
     return num.median_ms / den.median_ms
 
 
+def _phases(child: dict, wall_s: float) -> Phases:
+    """The child's phases; what its own clock did not see (its start) is the rest of the wall time."""
+    worker_s = child.get("total_s", wall_s)
+    return Phases(**{**child, "total_s": wall_s, "startup_s": max(wall_s - worker_s, 0.0)})
+
+
 class TaskError(Exception):
     """The task itself (not the candidate) failed: it does not import or its reference raises."""
 
@@ -178,7 +184,7 @@ def evaluate(
         speedup=_ratio(ref, cand) if ok else None,
         speedup_compile=_ratio(comp, cand) if ok else None,
         sol_fraction=(sol_ms / cand.median_ms) if (ok and sol_ms and cand) else None,
-        phases=Phases(**{**r.get("phases", {}), "total_s": outcome.wall_s}),
+        phases=_phases(r.get("phases", {}), outcome.wall_s),
         env=r.get("env", {}),
     )
 

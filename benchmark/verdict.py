@@ -55,12 +55,17 @@ class Correctness:
 
 @dataclass(frozen=True)
 class Phases:
-    """Wall time of the sample, split by phase, in seconds."""
+    """Wall time of the sample, split by phase, in seconds. `startup_s` is the child's start (interpreter,
+    imports) before the evaluation begins; `reference_s` the reference's outputs and timing (and the
+    device context, created on first use); `profile_s` the kernel-evidence pass on CUDA."""
 
     compile_s: float = 0.0
     correctness_s: float = 0.0
     timing_s: float = 0.0
     total_s: float = 0.0
+    startup_s: float = 0.0
+    reference_s: float = 0.0
+    profile_s: float = 0.0
 
 
 @dataclass(frozen=True)

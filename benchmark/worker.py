@@ -206,10 +206,12 @@ class Evaluation:
         program = TaskProgram(task_module, self.device)
         self.result["env"] = environment(self.device)
         plan = trial_plan(job["trials"], program.n_alt(), self.seed, job.get("magnitude", 0.0))
+        t0 = time.monotonic()
         try:
             ref = self.reference_phase(program, task_module, plan)
         except BaseException as e:  # noqa: BLE001
             return self.finish("task_error", f"reference failed: {e!r}\n{traceback.format_exc(limit=3)}")
+        self.phases["reference_s"] = time.monotonic() - t0
 
         threads = ThreadWatch()
         snapshot = HarnessSnapshot()
@@ -278,8 +280,10 @@ class Evaluation:
             self.flag("spawned_threads", "native threads were still running after the candidate's calls")
         if self.device.type == "cuda":
             # Last, because the profiler leaves CUDA's tracing threads and overhead behind it.
+            t0 = time.monotonic()
             with self.lock.shared(), torch.no_grad():
                 evidence = profile_forward(model, *program.inputs(plan[0][0]))
+            self.phases["profile_s"] = time.monotonic() - t0
             for name, detail in kernel_flags(evidence):
                 self.flag(name, detail)
         return "pass", None

@@ -47,7 +47,8 @@ def row(v) -> dict:
     return {
         "task": v.task_id, "verdict": v.status.value, "flags": list(v.flags), "speedup": v.speedup,
         "compile_s": v.phases.compile_s, "correctness_s": v.phases.correctness_s, "timing_s": v.phases.timing_s,
-        "total_s": v.phases.total_s, "candidate_ms": v.candidate_time.median_ms if v.candidate_time else None,
+        "total_s": v.phases.total_s, "startup_s": v.phases.startup_s, "reference_s": v.phases.reference_s,
+        "profile_s": v.phases.profile_s, "candidate_ms": v.candidate_time.median_ms if v.candidate_time else None,
         "reference_ms": v.reference_time.median_ms if v.reference_time else None, "error": (v.error or "")[:300],
     }
 
@@ -118,18 +119,20 @@ def strict_overhead(base: EvalConfig, args, report: dict) -> None:
 
 
 def phases(base: EvalConfig, args, report: dict) -> None:
-    """Per-sample wall time split into compile, correctness and timing, cold then warm build cache."""
+    """Per-sample wall time split by phase (child start, reference, compile, correctness, timing,
+    profiler), cold then warm build cache."""
     report["cold"], report["warm"] = [], []
     for spec, cand in CASES[base.device]:
         task, code = task_for(spec), cand.read_text()
         for phase in ("cold", "warm"):
             report[phase].append({"candidate": cand.name, **row(evaluate(task, code, base))})
-    print(f"{'phase':<6} {'candidate':<28} {'verdict':<8} {'compile_s':>9} {'correct_s':>9} {'timing_s':>8} {'total_s':>8} {'speedup':>8}")
+    cols = ("startup_s", "reference_s", "compile_s", "correctness_s", "timing_s", "profile_s", "total_s")
+    print(f"{'phase':<6} {'candidate':<28} {'verdict':<8} " + " ".join(f"{c:>13}" for c in cols) + f" {'speedup':>8}")
     for phase in ("cold", "warm"):
         for r in report[phase]:
             sp = f"{r['speedup']:.3f}" if r["speedup"] else "-"
-            print(f"{phase:<6} {r['candidate']:<28} {r['verdict']:<8} {r['compile_s']:>9.2f} {r['correctness_s']:>9.2f} "
-                  f"{r['timing_s']:>8.2f} {r['total_s']:>8.2f} {sp:>8}", flush=True)
+            print(f"{phase:<6} {r['candidate']:<28} {r['verdict']:<8} " + " ".join(f"{r[c]:>13.2f}" for c in cols)
+                  + f" {sp:>8}", flush=True)
 
 
 if __name__ == "__main__":

@@ -87,15 +87,17 @@ def fault_isolation(base: EvalConfig, args, report: dict) -> None:
 def repeats(base: EvalConfig, args, report: dict) -> None:
     """The same candidate evaluated again and again: how far its reported speedup moves."""
     spec, cand = CASES[base.device][1 if base.device == "cuda" else 0]
-    speedups = []
+    speedups, runs = [], []
     for _ in range(args.repeats):
         v = evaluate(task_for(spec), cand.read_text(), base)
         speedups.append(v.speedup)
-        print(f"repeat {cand.name}: {v.summary()}", flush=True)
+        runs.append(row(v))
+        ms = [f"{t.median_ms:.4f} ms x{t.runs}" if t else "-" for t in (v.reference_time, v.candidate_time)]
+        print(f"repeat {cand.name}: {v.summary()}  reference {ms[0]}, candidate {ms[1]}", flush=True)
     ok = [s for s in speedups if s]
     med = statistics.median(ok) if ok else None
     spread = (max(ok) - min(ok)) / med if med else None
-    report["repeats"] = {"candidate": cand.name, "speedups": speedups, "median": med, "spread": spread}
+    report["repeats"] = {"candidate": cand.name, "speedups": speedups, "median": med, "spread": spread, "runs": runs}
     print(f"speedup over {args.repeats} runs of {cand.name}: " + ", ".join(f"{s:.4f}" for s in ok)
           + (f"  spread {spread:.2%}" if spread is not None else ""), flush=True)
 

@@ -15,6 +15,7 @@ from benchmark.verdict import Verdict
 
 log = logging.getLogger(__name__)
 RUN_FORMAT = 1
+RESUME_KEYS = ("model", "suite_version", "device")
 
 
 def gpu_environment() -> dict[str, str | None]:
@@ -48,28 +49,22 @@ class RunDir:
         self.path.mkdir(parents=True, exist_ok=True)
 
     def write_run_info(self, info: dict) -> None:
-        """run.json; on resume the first record is kept and later invocations are appended."""
+        """run.json; on resume the first record is kept and later invocations are appended. A resumed
+        run must evaluate the same model on the same suite and device, or its records would mix two
+        experiments: a difference is refused, naming the setting."""
         p = self.path / "run.json"
         if p.exists():
             record = json.loads(p.read_text())
+            for key in RESUME_KEYS:
+                if key in record and record[key] != info.get(key):
+                    raise ValueError(
+                        f"{self.path} holds a run with {key}={record[key]!r}, not {info.get(key)!r}: "
+                        "resume it with the same settings or write to a new --out"
+                    )
             record.setdefault("resumed", []).append({"command": info.get("command"), "started": info.get("started")})
         else:
             record = {"format": RUN_FORMAT, **info}
-        p.write_text(json.dumps(record, indent=2))
-
-    def check_resume(self, info: dict, keys: tuple[str, ...] = ("model", "suite_version", "device")) -> None:
-        """A resumed run must evaluate the same model on the same suite and device, or its records
-        would mix two experiments; say which setting differs."""
-        p = self.path / "run.json"
-        if not p.exists():
-            return
-        before = json.loads(p.read_text())
-        for key in keys:
-            if key in before and before[key] != info.get(key):
-                raise ValueError(
-                    f"{self.path} holds a run with {key}={before[key]!r}, not {info.get(key)!r}: "
-                    "resume it with the same settings or write to a new --out"
-                )
+        atomic_write_text(p, json.dumps(record, indent=2))
 
     def run_info(self) -> dict:
         return json.loads((self.path / "run.json").read_text())

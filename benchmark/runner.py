@@ -132,24 +132,24 @@ def run(config: RunConfig) -> dict:
     if not tasks:
         raise ValueError("no task matches the selection")
     rundir = RunDir(config.out)
-    info = {
-        "command": config.command or " ".join(sys.argv),
-        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "model": config.model,
-        "backend": backend.describe(),
-        "sampling": asdict(config.sampling),
-        "turns": config.turns,
-        "prompt": prompts.describe() if prompts else None,
-        "device": config.eval.device,
-        "baseline": config.eval.baseline,
-        "strict": config.eval.strict and not backend.trusted,
-        "suite": config.suite or "builtin",
-        "suite_version": suite_version,
-        "tasks": [t.task_id for t in tasks],
-        "environment": gpu_environment(),
-    }
-    rundir.check_resume(info)
-    rundir.write_run_info(info)
+    rundir.write_run_info(
+        {
+            "command": config.command or " ".join(sys.argv),
+            "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "model": config.model,
+            "backend": backend.describe(),
+            "sampling": asdict(config.sampling),
+            "turns": config.turns,
+            "prompt": prompts.describe() if prompts else None,
+            "device": config.eval.device,
+            "baseline": config.eval.baseline,
+            "strict": config.eval.strict and not backend.trusted,
+            "suite": config.suite or "builtin",
+            "suite_version": suite_version,
+            "tasks": [t.task_id for t in tasks],
+            "environment": gpu_environment(),
+        }
+    )
     existing = rundir.load_verdicts()
     completions = CompletionLog(rundir.path)
     eval_cfg = replace(config.eval, strict=config.eval.strict and not backend.trusted)

@@ -5,12 +5,13 @@ any stream is counted; the L2 cache is flushed by a write of twice its size befo
 calls repeat for at least a minimum time and until the median is stable (its estimated relative
 standard error is under the target), or until a time cap is reached. The minimum time and a
 time-based warm-up matter for short kernels: stopping after a few dozen calls let the speedup of
-one 0.14 ms kernel drift by 10% between runs on the H200. A call's time is measured by events on the current stream
-(start, and end right after the call), which is precise; an event recorded after the device-wide
-synchronize shows how much work finished only after that stream was done (work on side streams).
-That trailing work is added to the call's time when it exceeds the bracket's own latency
-(calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat compares its size with the
-reference's. On CPU the same loop runs with a monotonic clock, minus the cost of an empty call."""
+one 0.14 ms kernel drift by 10% between runs on the H200. A call's time is measured by events on
+the current stream (start, and end right after the call), which is precise; an event recorded after
+the device-wide synchronize shows how much work finished only after that stream was done (work on
+side streams). That trailing work is added to the call's time when it exceeds the bracket's own
+latency (calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat compares its size
+with the reference's. On CPU the same loop runs with a monotonic clock, minus the cost of an empty
+call."""
 
 from __future__ import annotations
 

@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmark.files import atomic_write_text
+
 log = logging.getLogger(__name__)
 
 
@@ -83,6 +85,4 @@ class BuildState:
     def mark_done(self, stage: str, info: dict | None = None) -> None:
         stages = self.stages()
         stages[stage] = info or {}
-        tmp = self._stages_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(stages, indent=1, sort_keys=True, default=str) + "\n")
-        tmp.replace(self._stages_path)
+        atomic_write_text(self._stages_path, json.dumps(stages, indent=1, sort_keys=True, default=str) + "\n")

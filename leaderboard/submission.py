@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmark.files import atomic_write_text
 from benchmark.verdict import Verdict
 
 SUBMISSION_FORMAT = 1
@@ -83,9 +84,7 @@ class Submission:
 
     def save(self, path: Path | None = None) -> Path:
         path = Path(path or self.path or SUBMISSIONS_DIR / f"{self.slug}.json")
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n")
-        tmp.replace(path)
+        atomic_write_text(path, json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n")
         self.path = path
         return path
 

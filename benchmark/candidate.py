@@ -1,17 +1,29 @@
 """Loading a candidate: its source is a real file, imported as a module, and any extension it builds
 with `torch.utils.cpp_extension.load_inline` lands in a build folder keyed by a hash of that
 extension's sources and flags, so identical code is never compiled twice (even inside otherwise
-different candidates) and different code never shares a folder (torch locks a folder while it
-builds, so concurrent builds of the same code wait for each other instead of colliding)."""
+different candidates) and different code never shares a folder, whatever names the extensions
+have.
+
+Builds of one folder are serialised by a flock(2) lock held by the building process: the kernel
+drops it when that process dies, so a builder killed at its limit never blocks the next one (torch's
+own lock file, which a killed builder leaves behind, is removed under it, and a folder without a
+completed build is cleared before building again). The parent is told, over `report_clocks`, when
+this process waits for that lock and when it compiles, so waiting is charged to no limit and a
+compile to the build limit (benchmark.sandbox)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
+import inspect
 import json
 import os
 import re
+import shutil
 import traceback
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import torch.utils.cpp_extension as cpp_extension
@@ -20,6 +32,11 @@ from benchmark.task import import_file
 
 MAX_ERROR_LINES = 40
 _ERROR_LINE = re.compile(r"error|Error|undefined|expected|FAILED|no matching|cannot|not declared", re.ASCII)
+BUILD_CLOCK = "build"  # time compiling counts against the build limit
+WAIT_CLOCK = "wait"  # time waiting for another process's build of the same folder counts against none
+LOCK_FILE = "solbench.lock"  # flock(2)ed by the process building or loading the folder
+BUILT_MARK = "solbench.built"  # written once a build in the folder completed and imported
+TORCH_BATON = "lock"  # torch's FileBaton, which a builder killed mid-build leaves behind
 
 
 class CandidateLoadError(Exception):
@@ -33,19 +50,83 @@ def build_key(name: str, kwargs: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
+class _Clock:
+    """Which limit this process's time counts against, and where to say so (nowhere by default)."""
+
+    report: Callable[[str], None] | None = None
+    current: str = "run"
+
+
+def report_clocks(report: Callable[[str], None], initial: str) -> None:
+    """Send every change of clock to `report` (the worker's channel to its parent); the process's
+    time counts against `initial` until the first change."""
+    _Clock.report, _Clock.current = report, initial
+
+
+@contextlib.contextmanager
+def _counting_as(name: str) -> Iterator[None]:
+    previous = _Clock.current
+    report = _Clock.report
+    if report is None or name == previous:
+        yield
+        return
+    report(name)
+    _Clock.current = name
+    try:
+        yield
+    finally:
+        report(previous)
+        _Clock.current = previous
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """Exclusive use of one build folder; a wait for another process is reported as such."""
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            with _counting_as(WAIT_CLOCK):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _clear(folder: Path) -> None:
+    """Remove what an unfinished or failed build left, so the next one starts clean."""
+    for entry in folder.iterdir():
+        if entry.name == LOCK_FILE:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink(missing_ok=True)
+
+
 def route_builds(builds_root: Path) -> None:
-    """Make load_inline build into builds_root/<hash of its inputs>, whatever the candidate asks for."""
+    """Make load_inline build into builds_root/<hash of its inputs>, whatever the candidate asks for,
+    one process per folder at a time, a completed build loaded and an unfinished one redone."""
     original = getattr(cpp_extension.load_inline, "__wrapped__", cpp_extension.load_inline)
+    signature = inspect.signature(original)
 
     @functools.wraps(original)
     def load_inline(name, *args, **kwargs):
-        names = ("cpp_sources", "cuda_sources", "functions", "extra_cflags", "extra_cuda_cflags", "extra_ldflags",
-                 "extra_include_paths")
-        kwargs.update(zip(names, args, strict=False))
-        folder = builds_root / build_key(name, kwargs)
+        call = dict(signature.bind(name, *args, **kwargs).arguments)  # positional ones as torch names them
+        del call["name"]
+        folder = builds_root / build_key(name, call)
         folder.mkdir(parents=True, exist_ok=True)
-        kwargs["build_directory"] = str(folder)
-        return original(name, **kwargs)
+        call["build_directory"] = str(folder)
+        with _folder_lock(folder):
+            (folder / TORCH_BATON).unlink(missing_ok=True)  # under our lock nobody else builds here
+            if (folder / BUILT_MARK).exists():
+                return original(name, **call)
+            _clear(folder)
+            with _counting_as(BUILD_CLOCK):
+                module = original(name, **call)
+            (folder / BUILT_MARK).touch()
+            return module
 
     cpp_extension.load_inline = load_inline
 

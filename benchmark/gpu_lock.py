@@ -5,7 +5,11 @@ Correctness work (reference outputs, candidate trials, the profiler pass) holds 
 many lanes at once. Timing holds it exclusive: nothing else runs on the device while a median is
 measured. Writers are preferred (a turnstile stops new readers while a writer waits), so timing
 never starves. Built on flock(2) over two files; a crashed process releases its locks with its
-file descriptors. With no path, every operation is a no-op (one lane per device needs no lock)."""
+file descriptors. With no path, every operation is a no-op (one lane per device needs no lock).
+
+Every holder also registers its process id beside the lock (`<path>.members/<pid>`), so the GPU
+neighbour check (benchmark.contention) knows which processes on the device play by these rules:
+while one holds the lock exclusively, the others wait, and their contexts are not contention."""
 
 from __future__ import annotations
 
@@ -27,6 +31,25 @@ class DeviceLock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._turnstile = os.open(f"{self.path}.turnstile", os.O_RDWR | os.O_CREAT, 0o600)
             self._main = os.open(f"{self.path}.main", os.O_RDWR | os.O_CREAT, 0o600)
+            members = Path(f"{self.path}.members")
+            members.mkdir(exist_ok=True)
+            (members / str(os.getpid())).touch()
+
+    def members(self) -> set[int]:
+        """Process ids of the live holders of this device's lock (stale entries are removed)."""
+        if self.path is None:
+            return set()
+        live = set()
+        for entry in Path(f"{self.path}.members").iterdir():
+            pid = int(entry.name) if entry.name.isdigit() else -1
+            try:
+                os.kill(pid, 0)
+                live.add(pid)
+            except PermissionError:
+                live.add(pid)
+            except (ProcessLookupError, ValueError, OverflowError):
+                entry.unlink(missing_ok=True)
+        return live
 
     @contextlib.contextmanager
     def shared(self) -> Iterator[None]:

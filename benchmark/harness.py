@@ -6,11 +6,15 @@ only prepares the job and turns the child's report, or its absence, into a Verdi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
+import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.anticheat import static
+from benchmark.candidate import BUILD_CLOCK
 from benchmark.files import atomic_write_text
 from benchmark.sandbox import run_job
 from benchmark.task import Task, sha256_text
@@ -39,7 +43,8 @@ class EvalConfig:
     baseline: str = "eager"  # "compile" also times torch.compile of the reference
     measure: bool = True  # time reference and candidate (off for correctness-only checks)
     strict: bool = True  # anti-cheat flags fail the sample (off: flags are reported only)
-    timeout_s: float = 300.0  # wall clock for the whole sample: build, checks and timing
+    timeout_s: float = 300.0  # the run limit: the execution child's checks and timing, in seconds
+    build_timeout_s: float = 900.0  # the build limit: compiling the candidate's extensions
     timing: TimingConfig = field(default_factory=TimingConfig)
     cache_dir: Path = field(default_factory=default_cache_dir)
 
@@ -48,6 +53,17 @@ class EvalConfig:
             raise ValueError(f"baseline must be 'eager' or 'compile', not {self.baseline!r}")
         if self.trials < 1:
             raise ValueError("trials must be at least 1")
+        if self.timeout_s <= 0 or self.build_timeout_s <= 0:
+            raise ValueError(
+                f"timeout_s (run limit, {self.timeout_s}) and build_timeout_s (build limit, "
+                f"{self.build_timeout_s}) must be positive"
+            )
+
+    @property
+    def limits(self) -> dict[str, float]:
+        """The execution child's clocks: it runs under the run limit, and any extension it has to
+        compile itself (one the build child could not reach) counts against the build limit."""
+        return {"run": self.timeout_s, BUILD_CLOCK: self.build_timeout_s}
 
 
 def _stats(d: dict | None) -> TimingStats | None:
@@ -60,19 +76,65 @@ def _ratio(num: TimingStats | None, den: TimingStats | None) -> float | None:
     return num.median_ms / den.median_ms
 
 
-def _phases(child: dict, wall_s: float) -> Phases:
-    """The child's phases; what its own clock did not see (its start) is the rest of the wall time."""
+def _phases(child: dict, wall_s: float, built: BuildOutcome | None = None) -> Phases:
+    """The child's phases; what its own clock did not see (its start) is the rest of the wall time.
+    A build child adds its compile time to `compile_s`, its start to `startup_s`, its life to the total."""
     worker_s = child.get("total_s", wall_s)
-    return Phases(**{**child, "total_s": wall_s, "startup_s": max(wall_s - worker_s, 0.0)})
+    startup = max(wall_s - worker_s, 0.0)
+    compile_s = child.get("compile_s", 0.0)
+    if built is not None:
+        wall_s += built.wall_s
+        compile_s += built.seconds
+        startup += max(built.wall_s - built.seconds, 0.0)
+    return Phases(**{**child, "total_s": wall_s, "startup_s": startup, "compile_s": compile_s})
 
 
 class TaskError(Exception):
     """The task itself (not the candidate) failed: it does not import or its reference raises."""
 
 
+@functools.cache
+def cuda_arch_list() -> str | None:
+    """Compute capability of the first GPU ("9.0"), so GPU-less build children target the right chip."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout.split()
+        return out[0] if out else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def child_env(config: EvalConfig) -> dict[str, str]:
-    """Where the child's compilers cache their output: all under the shared cache."""
-    return {"TRITON_CACHE_DIR": str(config.cache_dir / "triton"), "SOLBENCH_CACHE": str(config.cache_dir)}
+    """Where the child's compilers cache their output (all under the shared cache), and on CUDA the
+    one target architecture, the same for the build and the execution child so that the execution
+    child finds the build's commands unchanged and compiles nothing."""
+    env = {"TRITON_CACHE_DIR": str(config.cache_dir / "triton"), "SOLBENCH_CACHE": str(config.cache_dir)}
+    arch = cuda_arch_list() if config.device == "cuda" and "TORCH_CUDA_ARCH_LIST" not in os.environ else None
+    if arch:
+        env["TORCH_CUDA_ARCH_LIST"] = arch
+    return env
+
+
+def build_env(config: EvalConfig) -> dict[str, str]:
+    """A build child's environment: no GPU visible, so a build never holds or disturbs a device."""
+    return {**child_env(config), **({"CUDA_VISIBLE_DEVICES": ""} if config.device == "cuda" else {})}
+
+
+def needs_build(code: str) -> bool:
+    """Whether the code may compile a torch extension: only then is a build child worth starting
+    (raw CUDA and Triton compile in under a second, inside the execution child)."""
+    return "load_inline" in code or "cpp_extension" in code
+
+
+def host_device_lock(gpu: int | None = None) -> str:
+    """The one lock of a GPU on this host (benchmark.gpu_lock), whoever evaluates on it: the verifier's
+    lanes, parallel test workers and separate runs share it, so timing never runs beside another
+    evaluation's work, and the neighbour check knows them all."""
+    visible = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    device = str(gpu) if gpu is not None else (visible[0].strip() if visible else "0")
+    return str(Path(tempfile.gettempdir()) / "solbench-locks" / f"device-{device}")
 
 
 def stage_source(code: str, cache_dir: Path) -> Path:
@@ -93,22 +155,44 @@ class BuildOutcome:
     ok: bool
     error: str | None = None
     final: bool = False
-    seconds: float = 0.0
+    seconds: float = 0.0  # the child's own import and compile time
+    timed_out: bool = False  # the build limit ran out (a `timeout` verdict, limit "build")
+    wall_s: float = 0.0  # the build child's whole life, start-up and waits included
 
 
 def build(code: str, config: EvalConfig, env: dict[str, str] | None = None) -> BuildOutcome:
-    """Import the candidate in a child with no GPU, so its load_inline extensions are compiled into
-    the shared build cache; the execution worker then loads them without compiling."""
+    """Import the candidate in a child with no GPU, under the build limit, so its load_inline
+    extensions are compiled into the shared build cache; the execution child then loads them
+    without compiling. Waiting for another process's build of the same extension is not charged."""
     job = dict(
         mode="build",
         candidate_path=str(stage_source(code, config.cache_dir)),
         builds_root=str(config.cache_dir / "builds"),
     )
-    outcome = run_job(job, config.timeout_s, env={**child_env(config), **(env or {})})
+    outcome = run_job(job, config.build_timeout_s, env={**build_env(config), **(env or {})}, clock=BUILD_CLOCK)
     r = outcome.result
     if r is None:
-        return BuildOutcome(False, outcome.crash_reason, final=False, seconds=outcome.wall_s)
-    return BuildOutcome(r["status"] == "built", r.get("error"), r.get("final", False), r.get("compile_s", 0.0))
+        error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
+        seconds = outcome.charged_s.get(BUILD_CLOCK, outcome.wall_s)
+        return BuildOutcome(False, error, final=False, seconds=seconds, timed_out=outcome.timed_out, wall_s=outcome.wall_s)
+    return BuildOutcome(
+        r["status"] == "built", r.get("error"), r.get("final", False), r.get("compile_s", 0.0), wall_s=outcome.wall_s
+    )
+
+
+def build_verdict(built: BuildOutcome, base: dict, flag_details: list[str] | None = None) -> Verdict | None:
+    """The verdict a build decides on its own: a compile error, or the build limit running out."""
+    phases = Phases(compile_s=built.seconds, total_s=built.wall_s)
+    if built.timed_out:
+        return finalize_verdict(Status.TIMEOUT, built.error, flag_details or [], base, limit=BUILD_CLOCK, phases=phases)
+    if not built.ok and built.final:
+        return finalize_verdict(Status.COMPILE_ERROR, built.error, flag_details or [], base, phases=phases)
+    return None
+
+
+def _log_excerpt(log_tail: str, lines: int = 15) -> str:
+    tail = "\n".join(log_tail.strip().splitlines()[-lines:])
+    return f"\n{tail}" if tail else ""
 
 
 def evaluate(
@@ -123,10 +207,14 @@ def evaluate(
     trusted: bool = False,
     gpu: int | None = None,
     device_lock: str | None = None,
+    built: BuildOutcome | None = None,
 ) -> Verdict:
-    """Evaluate candidate source against a task in a fresh child process. `trusted` code (the
+    """Evaluate candidate source against a task: its extensions are compiled in a build child
+    under the build limit (unless `built` says that was done already, as the verifier's build pool
+    does), then it runs in a fresh execution child under the run limit. `trusted` code (the
     reference baseline) carries no flags. `gpu` pins the child to one device of a multi-GPU host;
-    `device_lock` (a path) lets several children share that device without timing each other."""
+    `device_lock` (a path; on CUDA, the host's lock of that device by default) lets several children
+    share the device without timing each other."""
     base = dict(
         task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
         task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
@@ -136,6 +224,11 @@ def evaluate(
     if early is not None:
         return early
     static_flags = [] if trusted else static_details(code)
+    if built is None and needs_build(code):
+        built = build(code, config)
+    decided = build_verdict(built, base, static_flags) if built is not None else None
+    if decided is not None:
+        return decided
     candidate_path = stage_source(code, config.cache_dir)
     job = dict(
         task_path=str(task.path),
@@ -150,28 +243,33 @@ def evaluate(
         atol=task.atol,
         rtol=task.rtol,
         magnitude=task.meta.get("magnitude_scale", DEFAULT_MAGNITUDE if task.dtype == "float32" else 0.0),
+        dtype=task.dtype,
         write_dirs=[str(config.cache_dir / d) for d in ("builds", "triton", "pycuda")],
-        device_lock=device_lock,
+        device_lock=device_lock or (host_device_lock(gpu) if config.device == "cuda" else None),
         timing=dataclasses.asdict(config.timing),
     )
     env = child_env(config)
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = str(gpu)
-    outcome = run_job(job, config.timeout_s, env=env)
+    outcome = run_job(job, config.limits, env=env)
     r = outcome.result
     if r is None:
         status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
-        tail = "\n".join(outcome.log_tail.strip().splitlines()[-15:])
-        error = outcome.crash_reason + (f"\n{tail}" if tail else "")
-        return finalize_verdict(status, error, static_flags, base, phases=Phases(total_s=outcome.wall_s))
+        error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
+        prior = built or BuildOutcome(True)
+        phases = Phases(compile_s=prior.seconds, total_s=prior.wall_s + outcome.wall_s)
+        return finalize_verdict(status, error, static_flags, base, limit=outcome.limit, phases=phases)
     if r["status"] == "task_error":
         raise TaskError(r["error"])
     cand, ref, comp = _stats(r.get("candidate_time")), _stats(r.get("reference_time")), _stats(r.get("compile_time"))
     flags = [] if trusted else static_flags + r.get("flag_details", [])
+    sol_ms = sol_ms or r.get("sol_ms")  # the manifest's floor, else the one the child computed
+    base["sol_ms"] = sol_ms
+    contended = bool(r.get("contended"))
     if sol_ms and cand and cand.median_ms < SOL_MARGIN * sol_ms:
         flags.append(f"faster_than_light: {cand.median_ms:.4f} ms is below the floor of {sol_ms:.4f} ms")
     status = Status(r["status"])
-    ok = status is Status.PASS and not (flags and config.strict)
+    ok = status is Status.PASS and not (flags and config.strict) and not contended
     return finalize_verdict(
         status,
         r.get("error"),
@@ -184,9 +282,20 @@ def evaluate(
         speedup=_ratio(ref, cand) if ok else None,
         speedup_compile=_ratio(comp, cand) if ok else None,
         sol_fraction=(sol_ms / cand.median_ms) if (ok and sol_ms and cand) else None,
-        phases=_phases(r.get("phases", {}), outcome.wall_s),
-        env=r.get("env", {}),
+        phases=_phases(r.get("phases", {}), outcome.wall_s, built),
+        env=_environment(r),
+        contended=contended,
     )
+
+
+def _environment(r: dict) -> dict[str, str]:
+    """The child's environment, plus what it saw of other processes on the GPU."""
+    env = dict(r.get("env", {}))
+    if r.get("gpu_neighbours"):
+        env["gpu_neighbours"] = "; ".join(r["gpu_neighbours"])
+    if r.get("contention_check"):
+        env["contention_check"] = f"unavailable: {r['contention_check']}"
+    return env
 
 
 def static_details(code: str) -> list[str]:

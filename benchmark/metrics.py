@@ -1,14 +1,23 @@
 """The metrics of DESIGN.md, defined once: every table, leaderboard and dataset card calls these.
 
 All functions take verdicts of one model (any number of samples per task) and group by task.
-When several turns of one sample are present, the last turn recorded counts (see `final_turns`)."""
+When several turns of one sample are present, the last turn recorded counts (see `final_turns`).
+
+Two rules keep a table honest about what it did not see:
+- A task that was selected but has no verdict (its file did not load, its reference failed) is not
+  dropped: pass `broken` and it counts as `samples_per_task` samples, none correct.
+- A speed measure is None, not 0, when it was not taken: a correct sample without a speedup (timing
+  off, or a contended GPU) is left out of the speed fractions rather than counted as "not faster",
+  and a scope with correct samples but no timed one has fast_p (p > 0), Faster Rate and geomean None.
+  fast_0 is correctness and is always a number."""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 
 from benchmark.verdict import Verdict
 
@@ -46,14 +55,32 @@ def _fast(v: Verdict, p: float, speedup: float | None) -> bool:
     return v.correct and (p == 0.0 or (speedup is not None and speedup > p))
 
 
+def _fast_fraction(
+    final: list[Verdict],
+    p: float,
+    unevaluated: int = 0,
+    speedup: Callable[[Verdict], float | None] = attrgetter("speedup"),
+) -> float | None:
+    """Fraction of samples correct and faster than p x; `unevaluated` samples count as failed ones.
+    For p > 0 a correct sample without a speedup is unknown, so it is left out of the denominator;
+    None when there are correct samples and none of them was timed."""
+    n = len(final) + unevaluated
+    if p == 0.0 or n == 0:
+        return sum(v.correct for v in final) / n if n else 0.0
+    untimed = sum(v.correct and speedup(v) is None for v in final)
+    if untimed and untimed == sum(v.correct for v in final):
+        return None
+    return sum(_fast(v, p, speedup(v)) for v in final) / (n - untimed)
+
+
 @dataclass(frozen=True)
 class Metrics:
-    tasks: int
-    samples: int
+    tasks: int  # broken tasks included
+    samples: int  # samples counted, the unevaluated samples of broken tasks included
     pass_at_k: dict[int, float]
     avg_at_k: float  # mean fraction of correct samples per task
-    fast_p: dict[float, float]  # fraction of samples correct and faster than p x eager
-    faster_rate: float  # fraction correct and > 1.1x faster than eager
+    fast_p: dict[float, float | None]  # fraction correct and faster than p x eager; None: not timed
+    faster_rate: float | None  # fraction correct and > 1.1x faster than eager; None: not timed
     faster_rate_compile: float | None  # same against torch.compile, when timed
     geomean_speedup: float | None  # over correct samples with a speedup
     mean_sol_fraction: float | None  # over correct samples with a SOL floor
@@ -72,23 +99,34 @@ class Metrics:
         }
 
 
-def compute(verdicts: Iterable[Verdict], ks: Iterable[int] = (1,)) -> Metrics:
+def compute(
+    verdicts: Iterable[Verdict],
+    ks: Iterable[int] = (1,),
+    broken: Iterable[str] = (),
+    samples_per_task: int = 1,
+) -> Metrics:
+    """Metrics of one scope. `broken`: task ids selected in this scope that may have no verdict; each
+    one without a verdict counts as a task of `samples_per_task` samples, none correct."""
     final = final_turns(verdicts)
     groups = by_task(final)
-    n_samples = len(final)
-    if not groups:
+    sizes = [len(g) for g in groups.values()]
+    correct = [sum(v.correct for v in g) for g in groups.values()]
+    missing = sorted(set(broken) - set(groups))
+    sizes += [samples_per_task] * len(missing)
+    correct += [0] * len(missing)
+    unevaluated = samples_per_task * len(missing)
+    if not sizes:
         return Metrics(0, 0, {}, 0.0, {p: 0.0 for p in FAST_P}, 0.0, None, None, None)
-    min_n = min(len(g) for g in groups.values())
     pass_k = {
-        k: sum(pass_at_k(len(g), sum(v.correct for v in g), k) for g in groups.values()) / len(groups)
+        k: sum(pass_at_k(n, c, k) for n, c in zip(sizes, correct, strict=True)) / len(sizes)
         for k in ks
-        if k <= min_n
+        if k <= min(sizes)
     }
-    avg = sum(sum(v.correct for v in g) / len(g) for g in groups.values()) / len(groups)
-    fast = {p: sum(_fast(v, p, v.speedup) for v in final) / n_samples for p in FAST_P}
-    faster = sum(_fast(v, FASTER_RATE_THRESHOLD, v.speedup) for v in final) / n_samples
+    avg = sum(c / n for n, c in zip(sizes, correct, strict=True)) / len(sizes)
+    fast = {p: _fast_fraction(final, p, unevaluated) for p in FAST_P}
+    faster = _fast_fraction(final, FASTER_RATE_THRESHOLD, unevaluated)
     faster_compile = (
-        sum(_fast(v, FASTER_RATE_THRESHOLD, v.speedup_compile) for v in final) / n_samples
+        _fast_fraction(final, FASTER_RATE_THRESHOLD, unevaluated, attrgetter("speedup_compile"))
         if any(v.compile_time is not None for v in final)
         else None
     )
@@ -96,8 +134,8 @@ def compute(verdicts: Iterable[Verdict], ks: Iterable[int] = (1,)) -> Metrics:
     geo = math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None
     sols = [v.sol_fraction for v in final if v.correct and v.sol_fraction is not None]
     return Metrics(
-        tasks=len(groups),
-        samples=n_samples,
+        tasks=len(sizes),
+        samples=len(final) + unevaluated,
         pass_at_k=pass_k,
         avg_at_k=avg,
         fast_p=fast,
@@ -109,20 +147,37 @@ def compute(verdicts: Iterable[Verdict], ks: Iterable[int] = (1,)) -> Metrics:
 
 
 def fast_p_curve(verdicts: Iterable[Verdict], ps: Iterable[float]) -> list[tuple[float, float]]:
-    """(p, fast_p) at each threshold, for plotting fast_p over a continuous range of p."""
+    """(p, fast_p) at each threshold where fast_p is known, for plotting fast_p over a range of p;
+    thresholds p > 0 are left out when no correct sample was timed."""
     final = final_turns(verdicts)
-    if not final:
-        return [(p, 0.0) for p in ps]
-    return [(p, sum(_fast(v, p, v.speedup) for v in final) / len(final)) for p in ps]
+    points = [(p, _fast_fraction(final, p)) for p in ps]
+    return [(p, f) for p, f in points if f is not None]
 
 
-def compute_by_level(verdicts: Iterable[Verdict], ks: Iterable[int] = (1,)) -> dict[str, Metrics]:
-    """Metrics per level ("level1", ...) plus "overall"."""
+def compute_by_level(
+    verdicts: Iterable[Verdict],
+    ks: Iterable[int] = (1,),
+    broken: Mapping[str, int | None] | None = None,
+    samples_per_task: int = 1,
+) -> dict[str, Metrics]:
+    """Metrics per level ("level1", ...) plus "overall". `broken` maps the id of each selected task
+    that may lack verdicts to its level (None: "unleveled"); see `compute`."""
     verdicts = list(verdicts)
     ks = tuple(ks)
+    broken = dict(broken or {})
     levels: dict[str, list[Verdict]] = defaultdict(list)
+    broken_in: dict[str, list[str]] = defaultdict(list)
     for v in verdicts:
-        levels[f"level{v.level}" if v.level is not None else "unleveled"].append(v)
-    out = {name: compute(vs, ks) for name, vs in sorted(levels.items())}
-    out["overall"] = compute(verdicts, ks)
+        levels[_scope(v.level)].append(v)
+    for task_id, level in broken.items():
+        broken_in[_scope(level)].append(task_id)
+    out = {
+        name: compute(levels.get(name, []), ks, broken_in.get(name, []), samples_per_task)
+        for name in sorted(levels.keys() | broken_in.keys())
+    }
+    out["overall"] = compute(verdicts, ks, broken, samples_per_task)
     return out
+
+
+def _scope(level: int | None) -> str:
+    return f"level{level}" if level is not None else "unleveled"

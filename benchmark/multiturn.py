@@ -138,12 +138,17 @@ def plan_turn(
     return requests
 
 
-def per_turn_metrics(verdicts: list[Verdict], ks: tuple[int, ...]) -> dict[str, dict]:
-    """Metrics after each turn t: every sample counted at its latest turn <= t."""
+def per_turn_metrics(
+    verdicts: list[Verdict], ks: tuple[int, ...], broken: Iterable[str] = (), samples_per_task: int = 1
+) -> dict[str, dict]:
+    """Metrics after each turn t: every sample counted at its latest turn <= t, and each `broken` task
+    as `samples_per_task` failed samples, so the last turn agrees with the overall metrics. fast_1 is
+    None, as in benchmark.metrics, after a turn at which no correct sample had been timed."""
+    broken = tuple(broken)
     last = max((v.turn for v in verdicts), default=0)
     out = {}
     for t in range(1, last + 1):
-        m = metrics.compute([v for v in verdicts if v.turn <= t], ks)
+        m = metrics.compute([v for v in verdicts if v.turn <= t], ks, broken, samples_per_task)
         out[str(t)] = {
             "pass_rate": m.fast_p[0.0],
             "pass_at_k": {str(k): v for k, v in m.pass_at_k.items()},

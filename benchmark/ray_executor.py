@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from benchmark.harness import BuildOutcome, TaskError, build, evaluate, finalize_verdict
+from benchmark.harness import BuildOutcome, TaskError, build, build_verdict, evaluate, finalize_verdict
 from benchmark.reward import shaped_reward
 from benchmark.task import Task
-from benchmark.verdict import Phases, Status, Verdict
+from benchmark.verdict import Status, Verdict
 from benchmark.verifier import Request, VerifierConfig, decided_without_running, verdict_base
 
 
@@ -36,11 +36,12 @@ def _build_task(code: str, config) -> BuildOutcome:
 
 
 def _execute_task(build_outcome: BuildOutcome, req: Request, config, base: dict) -> Verdict | str:
-    if not build_outcome.ok and build_outcome.final:
-        return finalize_verdict(Status.COMPILE_ERROR, build_outcome.error, [], base, phases=Phases(compile_s=build_outcome.seconds))
+    decided = build_verdict(build_outcome, base)
+    if decided is not None:
+        return decided
     try:
         return evaluate(req.task, req.code, config, sample=req.sample, turn=req.turn, model=req.model,
-                        sol_ms=req.sol_ms, trusted=req.trusted)
+                        sol_ms=req.sol_ms, trusted=req.trusted, built=build_outcome)
     except TaskError as e:
         return f"task_error:{e}"
 

@@ -19,6 +19,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from benchmark.device_check import require_device
 from benchmark.harness import EvalConfig, default_device
 from benchmark.models.base import BackendError, BackendOptions, default_completion_cache
 from benchmark.prompts import BUILTIN, PromptConfig
@@ -75,7 +76,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument("--baseline", choices=("eager", "compile"), default="eager",
                    help="'compile' also times torch.compile of the reference")
     g.add_argument("--trials", type=int, default=5, help="correctness trials with fresh inputs")
-    g.add_argument("--timeout", type=float, default=300.0, help="seconds per sample, build included")
+    g.add_argument("--timeout", type=float, default=300.0, help="run limit in seconds: the checks and timing of one sample")
+    g.add_argument("--build-timeout", type=float, default=900.0,
+                   help="build limit in seconds: compiling the candidate's extensions (waits for other builds are free)")
     g.add_argument("--no-strict", action="store_true", help="report anti-cheat flags without failing samples")
     g.add_argument("--no-timing", action="store_true", help="check correctness only")
     g.add_argument("--gpus", default=None,
@@ -116,6 +119,7 @@ def gpu_description(spec: str) -> dict:
 
 def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
     device = args.device or default_device()
+    require_device(device)  # before any model, GPU description or run directory
     out = args.out or Path("runs") / args.model.replace(":", "_").replace("/", "_")
     return RunConfig(
         model=args.model,
@@ -127,7 +131,7 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
         sampling=SamplingParams(args.samples, args.temperature, args.top_p, args.max_tokens, args.seed),
         eval=EvalConfig(
             device=device, trials=args.trials, baseline=args.baseline, measure=not args.no_timing,
-            strict=not args.no_strict, timeout_s=args.timeout,
+            strict=not args.no_strict, timeout_s=args.timeout, build_timeout_s=args.build_timeout,
         ),
         ks=tuple(sorted(set(args.k or [1]))),
         command=shlex.join(["python", "-m", "benchmark.run", *argv]),

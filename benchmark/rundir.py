@@ -15,7 +15,10 @@ from benchmark.verdict import Verdict
 
 log = logging.getLogger(__name__)
 RUN_FORMAT = 1
-RESUME_KEYS = ("model", "suite_version", "device")
+RESUME_KEYS = ("model", "suite_version", "device", "timing")
+# A setting run.json did not record at first is taken as its default then: runs written before "timing"
+# existed resume timed, the default, and an untimed resume of one is refused rather than guessed.
+RESUME_DEFAULTS = {"timing": True}
 
 
 def gpu_environment() -> dict[str, str | None]:
@@ -50,15 +53,20 @@ class RunDir:
 
     def write_run_info(self, info: dict) -> None:
         """run.json; on resume the first record is kept and later invocations are appended. A resumed
-        run must evaluate the same model on the same suite and device, or its records would mix two
-        experiments: a difference is refused, naming the setting."""
+        run must evaluate the same model on the same suite and device, timed or not as before, or its
+        records would mix two experiments: a difference is refused, naming the setting."""
         p = self.path / "run.json"
         if p.exists():
             record = json.loads(p.read_text())
             for key in RESUME_KEYS:
-                if key in record and record[key] != info.get(key):
+                if key not in record and key not in RESUME_DEFAULTS:
+                    continue
+                before = record.get(key, RESUME_DEFAULTS.get(key))
+                now = info.get(key, RESUME_DEFAULTS.get(key))
+                if before != now:
+                    unrecorded = "" if key in record else " (not recorded in run.json: the default)"
                     raise ValueError(
-                        f"{self.path} holds a run with {key}={record[key]!r}, not {info.get(key)!r}: "
+                        f"{self.path} holds a run with {key}={before!r}{unrecorded}, not {now!r}: "
                         "resume it with the same settings or write to a new --out"
                     )
             record.setdefault("resumed", []).append({"command": info.get("command"), "started": info.get("started")})

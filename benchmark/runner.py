@@ -1,18 +1,25 @@
 """The benchmark run as a Python API: tasks x samples (x turns) through a backend and the harness
 into a run directory. `python -m benchmark.run` is a thin CLI over `run()`; the multi-turn protocol
-is described in benchmark.multiturn."""
+is described in benchmark.multiturn.
+
+Every selected task is accounted for in summary.json: a task that could not be evaluated is listed
+under `broken_tasks` (task id -> {"stage": "load" | "reference", "level", "reason"}: its file did not
+load, or its reference raised or ran out of memory) and counts in the metrics as a task whose
+samples are all incorrect, so a suite that mostly failed cannot read as a perfect score."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from tqdm import tqdm
 
 from benchmark import metrics
+from benchmark.device_check import require_device
 from benchmark.extract import extract_code
 from benchmark.harness import EvalConfig, TaskError
 from benchmark.manifest import load_manifest, manifest_path_for
@@ -21,7 +28,7 @@ from benchmark.models.base import BackendOptions, SamplingParams
 from benchmark.multiturn import CompletionLog, CompletionRecord, per_turn_metrics, plan_turn
 from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.rundir import RunDir, gpu_environment
-from benchmark.suite import load_suite, resolve_suite
+from benchmark.suite import LoadFailure, load_suite, resolve_suite
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
 from benchmark.verifier import Request, Verifier, VerifierConfig
@@ -53,39 +60,60 @@ class RunConfig:
             raise ValueError("turns must be at least 1")
 
 
-def select_tasks(config: RunConfig) -> tuple[list[Task], str, list[str]]:
+def select_tasks(config: RunConfig) -> tuple[list[Task], str, list[LoadFailure]]:
+    """The selected tasks, the suite version, and the selected files that could not be loaded."""
     suite = load_suite(config.suite)
-    chosen = suite.select(list(config.levels), list(config.tags), list(config.tasks))
-    return chosen, suite.version, list(suite.errors)
+    selection = (list(config.levels), list(config.tags), list(config.tasks))
+    return suite.select(*selection), suite.version, suite.select_failures(*selection)
 
 
-def summarize(verdicts: list[Verdict], ks: tuple[int, ...]) -> dict:
-    per_level = metrics.compute_by_level(verdicts, ks)
+def summarize(
+    verdicts: list[Verdict], ks: tuple[int, ...], broken: Mapping[str, dict] | None = None, samples_per_task: int = 1
+) -> dict:
+    """Metrics per scope, statuses and per-turn rates; `broken` (task id -> {"stage", "level",
+    "reason"}) is listed as `broken_tasks` and each entry counts as `samples_per_task` failed samples."""
+    broken = dict(broken or {})
+    per_level = metrics.compute_by_level(
+        verdicts, ks, {t: b.get("level") for t, b in broken.items()}, samples_per_task
+    )
     statuses: dict[str, int] = {}
     for v in metrics.final_turns(verdicts):
         statuses[v.status.value] = statuses.get(v.status.value, 0) + 1
     return {
         "metrics": {name: m.to_dict() for name, m in per_level.items()},
         "statuses": statuses,
-        "turns": per_turn_metrics(verdicts, ks),
+        "broken_tasks": broken,
+        "turns": per_turn_metrics(verdicts, ks, {t: b.get("level") for t, b in broken.items()}, samples_per_task),
     }
 
 
+def _cell(value: float | None, width: int, missing: str = "-") -> str:
+    return f"{value:>{width}.3f}" if value is not None else f"{missing:>{width}}"
+
+
 def format_table(summary: dict) -> str:
+    """The printed table; "n/m" marks a speed measure not taken (no correct sample of the scope was timed)."""
     head = f"{'scope':<10} {'tasks':>5} {'samples':>7} {'pass@1':>7} {'fast_1':>7} {'fast_1.5':>8} {'faster':>7} {'geomean':>8}"
     rows = [head, "-" * len(head)]
     for scope, m in summary["metrics"].items():
-        geo = f"{m['geomean_speedup']:.3f}" if m["geomean_speedup"] else "-"
-        p1 = m["pass_at_k"].get("1")
+        timed = m["fast_p"]["1.0"] is not None
         rows.append(
-            f"{scope:<10} {m['tasks']:>5} {m['samples']:>7} {(f'{p1:.3f}' if p1 is not None else '-'):>7} "
-            f"{m['fast_p']['1.0']:>7.3f} {m['fast_p']['1.5']:>8.3f} {m['faster_rate']:>7.3f} {geo:>8}"
+            f"{scope:<10} {m['tasks']:>5} {m['samples']:>7} {_cell(m['pass_at_k'].get('1'), 7)} "
+            f"{_cell(m['fast_p']['1.0'], 7, 'n/m')} {_cell(m['fast_p']['1.5'], 8, 'n/m')} "
+            f"{_cell(m['faster_rate'], 7, 'n/m')} {_cell(m['geomean_speedup'], 8, '-' if timed else 'n/m')}"
         )
     rows.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
+    broken = summary.get("broken_tasks") or {}
+    if broken:
+        rows.append(f"{len(broken)} task{'s' if len(broken) != 1 else ''} broken, counted as all samples incorrect:")
+        for task_id, b in sorted(broken.items()):
+            reason = (b.get("reason") or "").strip().splitlines()
+            rows.append(f"  {task_id} ({b.get('stage')}): {reason[-1][:160] if reason else 'no reason recorded'}")
     turns = summary.get("turns", {})
     if len(turns) > 1:
         rows.append("after turn: " + "  ".join(
-            f"{t}: pass {m['pass_rate']:.3f} fast_1 {m['fast_1']:.3f} ({m['evaluated']} evaluated)" for t, m in turns.items()
+            f"{t}: pass {m['pass_rate']:.3f} fast_1 {_cell(m['fast_1'], 0, 'n/m')} ({m['evaluated']} evaluated)"
+            for t, m in turns.items()
         ))
     if "usage" in summary:
         u = summary["usage"]
@@ -124,13 +152,16 @@ def _record(completion: Completion, extraction: str) -> CompletionRecord:
 
 def run(config: RunConfig) -> dict:
     """Evaluate every (task, sample, turn) not already in the run directory; return the summary."""
+    require_device(config.eval.device)
+    tasks, suite_version, failures = select_tasks(config)
+    if not tasks and not failures:
+        raise ValueError("no task matches the selection")
+    broken: dict[str, dict] = {}
+    for f in failures:
+        log.error("task %s is broken (it did not load), counted as failed: %s", f.task_id, f.reason)
+        broken[f.task_id] = {"stage": "load", "level": f.level, "reason": f.reason}
     backend = get_backend(config.model, config.sampling, config.backend)
     prompts = PromptBuilder(config.prompt) if backend.uses_prompts else None
-    tasks, suite_version, suite_errors = select_tasks(config)
-    for err in suite_errors:
-        log.error("task skipped: %s", err)
-    if not tasks:
-        raise ValueError("no task matches the selection")
     rundir = RunDir(config.out)
     rundir.write_run_info(
         {
@@ -143,6 +174,7 @@ def run(config: RunConfig) -> dict:
             "prompt": prompts.describe() if prompts else None,
             "device": config.eval.device,
             "baseline": config.eval.baseline,
+            "timing": config.eval.measure,
             "strict": config.eval.strict and not backend.trusted,
             "suite": config.suite or "builtin",
             "suite_version": suite_version,
@@ -161,7 +193,6 @@ def run(config: RunConfig) -> dict:
         verifier_cfg = replace(verifier_cfg, build_workers=config.build_workers)
     verifier = Verifier(verifier_cfg)
     verdicts = list(existing)
-    broken: dict[str, str] = {}
     k = config.sampling.samples
     requests = plan_turn(1, tasks, k, verdicts, completions, prompts, config.turns)
     bar = tqdm(total=len(tasks) * k, initial=len(tasks) * k - len(requests), disable=not config.progress, unit="sample")
@@ -190,7 +221,7 @@ def run(config: RunConfig) -> dict:
                     verdict = outcome if isinstance(outcome, Verdict) else outcome.result()
                 except TaskError as e:
                     if req.task.task_id not in broken:
-                        broken[req.task.task_id] = str(e)
+                        broken[req.task.task_id] = {"stage": "reference", "level": req.task.level, "reason": str(e)}
                         log.error("task %s (%s) is broken, skipping its samples: %s", req.task.task_id, req.task.path, e)
                     bar.update(1)
                     continue
@@ -205,9 +236,9 @@ def run(config: RunConfig) -> dict:
     finally:
         bar.close()
         verifier.close(cancel_pending=True)
-        summary = summarize(verdicts, config.ks)
+        summary = summarize(verdicts, config.ks, broken, k)
         summary.update(
-            model=config.model, suite_version=suite_version, broken_tasks=broken,
+            model=config.model, suite_version=suite_version,
             finished=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         )
         usage = completions.usage()

@@ -3,10 +3,16 @@
 What this contains: crashes (segfault, abort, CUDA context corruption), hangs (wall-clock timeout,
 the whole process group is killed), host out-of-memory kills, and output spam (stdout and stderr
 go to a log file whose tail is kept). The child runs in its own temporary directory (also its
-TMPDIR) with an environment scrubbed of secrets, no core dumps, limits on CPU time, file size and
-processes, and, where the OS allows an unprivileged or root `unshare`, a network namespace of its
-own with no interfaces up. Its result travels over a private pipe, signed with a per-job nonce the
-child receives on stdin, so printing a fake verdict achieves nothing.
+TMPDIR) with an environment scrubbed of secrets; it confines itself first thing (benchmark.confine:
+no core dumps, limits on CPU time, file size and processes, death with its parent, and a network
+namespace of its own where the OS allows it), since `preexec_fn` is unsafe in a threaded parent.
+Its result travels over a private pipe, signed with a per-job nonce the child receives on stdin, so
+printing a fake verdict achieves nothing.
+
+Limits are per clock: a child's time counts against the limit of the clock it names over the same
+pipe ("build" while compiling, "run" for checks and timing), and waiting for another process's
+build of the same extension counts against none, up to an absolute cap. So a verdict does not
+depend on what else was compiling at that moment.
 
 This is NOT a security boundary against a determined attacker with code execution; the
 anti-cheat checks and the audit hooks narrow what a candidate can do, see docs/anti-cheat.md."""
@@ -15,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import secrets
 import select
 import signal
@@ -23,10 +28,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmark.worker import sign
+from benchmark.candidate import WAIT_CLOCK as WAIT  # the clock charged to no limit
+from benchmark.confine import Limits
+from benchmark.worker import CLOCK_PREFIX, sign
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 KEEP_ENV = {
@@ -60,73 +68,132 @@ class ChildOutcome:
     timed_out: bool
     wall_s: float
     log_tail: str  # the child's last stdout/stderr lines
+    limit: str | None = None  # with a timeout: the limit that ran out ("build", "run", ...)
+    limits: dict[str, float] = field(default_factory=dict)  # the child's limits, in seconds
+    charged_s: dict[str, float] = field(default_factory=dict)  # its time, per limit (and "wait")
+    capped: bool = False  # stopped by the absolute cap, whatever its clocks said
 
     @property
     def crash_reason(self) -> str:
         if self.timed_out:
-            return f"timed out after {self.wall_s:.1f} s"
+            return self.timeout_reason
         rc = self.returncode
         if rc is not None and rc < 0:
             name = signal.Signals(-rc).name if -rc in signal.valid_signals() else str(-rc)
             return f"worker killed by {name}"
         return f"worker exited with status {rc} before reporting a result"
 
-
-CLONE_NEWNET = 0x40000000
-PR_SET_PDEATHSIG = 1
-FILE_SIZE_LIMIT = 4 * 2**30
-PROCESS_LIMIT = 4096
-
-
-def _limiter(cpu_seconds: int):
-    def limit_child() -> None:
-        """Runs in the child between fork and exec: keep it to plain system calls."""
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
-        resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
-        if _LIBC is not None:
-            _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a killed evaluator leaves no orphan behind
-            _LIBC.unshare(CLONE_NEWNET)  # best effort: fails quietly without the privilege
-
-    return limit_child
+    @property
+    def timeout_reason(self) -> str:
+        """'build timed out after 912.3 s (build limit 900 s)', and what waiting was not counted."""
+        waited = self.charged_s.get(WAIT, 0.0)
+        if self.capped:
+            return (f"{self.limit} timed out after {self.wall_s:.1f} s of wall time, the cap of {CAP_FACTOR}x "
+                    f"its limits ({CAP_FACTOR * sum(self.limits.values()):g} s); {waited:.1f} s of it was "
+                    f"reported as waiting for another build")
+        spent = self.charged_s.get(self.limit, self.wall_s)
+        text = f"{self.limit} timed out after {spent:.1f} s ({self.limit} limit {self.limits.get(self.limit, 0):g} s)"
+        if waited >= 0.05:
+            text += f"; {waited:.1f} s waiting for another build of the same extension not counted"
+        return text
 
 
-def _load_libc():
-    import ctypes
-    import ctypes.util
-
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-    except OSError:
-        return None
+CPU_FACTOR = 4  # CPU seconds allowed per second of limit (several threads), plus CPU_SLACK_S
+CPU_SLACK_S = 60
+CAP_FACTOR = 3  # however much waiting a child reports, it never runs longer than this x its limits
 
 
-_LIBC = _load_libc()
+def child_limits(limits: Mapping[str, float]) -> Limits:
+    """What the child applies to itself (benchmark.confine): CPU time scaled from its wall limits."""
+    return Limits(cpu_s=int(CPU_FACTOR * sum(limits.values())) + CPU_SLACK_S, parent_pid=os.getpid())
+
+
+_PROBE = (
+    "import socket, sys\n"
+    "from benchmark import confine\n"
+    "confine.apply(confine.Limits.from_arg(sys.argv[1]))\n"
+    "socket.create_connection(('127.0.0.1', 9), timeout=1)\n"
+)
 
 
 def network_isolated() -> bool:
-    """Whether a child can get a network namespace of its own here (what `run_job` attempts)."""
+    """Whether a child can get a network namespace of its own here (what every worker attempts)."""
     probe = subprocess.run(
-        [sys.executable, "-c", "import socket; socket.create_connection(('127.0.0.1', 9), timeout=1)"],
-        preexec_fn=_limiter(30), capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", _PROBE, Limits(cpu_s=30, parent_pid=os.getpid()).to_arg()],
+        capture_output=True, text=True, timeout=60, env=scrubbed_env(),
     )
     return "Network is unreachable" in probe.stderr
 
 
-def _read_until(fd: int, proc: subprocess.Popen, deadline: float) -> tuple[bytes, bool]:
-    """Read the pipe until EOF (child done) or the deadline; returns (data, timed_out)."""
-    chunks = []
+class Clocks:
+    """The child's time, split by the limit it counts against. The child names its clock over the
+    result channel (a build inside the execution child counts against the build limit; waiting for
+    another process's build of the same extension counts against none); `deadline` is when the
+    current clock runs out, or the absolute cap (CAP_FACTOR x the limits together) comes first."""
+
+    def __init__(self, limits: Mapping[str, float], initial: str, t0: float):
+        if initial not in limits:
+            raise ValueError(f"the child's first clock {initial!r} has no limit (limits: {sorted(limits)})")
+        self.limits = dict(limits)
+        self.initial = initial
+        self.current = initial
+        self.since = t0
+        self.charged = {name: 0.0 for name in [*limits, WAIT]}
+        self.cap = t0 + CAP_FACTOR * sum(limits.values())
+
+    def switch(self, name: str, now: float) -> None:
+        if name not in self.charged:  # not a clock of this child: ignored
+            return
+        self.charged[self.current] += now - self.since
+        self.current, self.since = name, now
+
+    def spent(self, name: str, now: float) -> float:
+        return self.charged[name] + (now - self.since if name == self.current else 0.0)
+
+    def deadline(self) -> float:
+        if self.current == WAIT:
+            return self.cap
+        return min(self.cap, self.since + self.limits[self.current] - self.charged[self.current])
+
+    def overrun(self, now: float) -> tuple[str, bool] | None:
+        """(the limit hit, whether it was the cap) once the deadline has passed, else None."""
+        if now < self.deadline():
+            return None
+        capped = now >= self.cap
+        return (self.initial if capped or self.current == WAIT else self.current), capped
+
+
+def _read_until(fd: int, nonce: str, clocks: Clocks) -> tuple[bytes, tuple[str, bool] | None]:
+    """Read the pipe until EOF (child done) or a limit runs out, following the child's clock
+    messages on the way; returns (data, the overrun or None)."""
+    chunks: list[bytes] = []
+    pending = b""
     while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return b"".join(chunks), True
-        ready, _, _ = select.select([fd], [], [], min(remaining, 1.0))
-        if ready:
-            data = os.read(fd, 1 << 16)
-            if not data:
-                return b"".join(chunks), False
-            chunks.append(data)
+        now = time.monotonic()
+        over = clocks.overrun(now)
+        if over is not None:
+            return b"".join(chunks), over
+        ready, _, _ = select.select([fd], [], [], min(max(clocks.deadline() - now, 0.0), 1.0))
+        if not ready:
+            continue
+        data = os.read(fd, 1 << 16)
+        if not data:
+            return b"".join(chunks), None
+        chunks.append(data)
+        *lines, pending = (pending + data).split(b"\n")
+        for line in lines:
+            name = _clock_name(line, nonce)
+            if name is not None:
+                clocks.switch(name, time.monotonic())
+
+
+def _clock_name(line: bytes, nonce: str) -> str | None:
+    try:
+        msg = json.loads(line)
+        name = msg["clock"]
+        return name if secrets.compare_digest(msg["mac"], sign(nonce, CLOCK_PREFIX + name)) else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _verified(raw: bytes, nonce: str) -> dict | None:
@@ -140,17 +207,27 @@ def _verified(raw: bytes, nonce: str) -> dict | None:
     return None
 
 
-def run_job(job: dict, timeout_s: float, workdir: Path | None = None, env: dict[str, str] | None = None) -> ChildOutcome:
-    """Start `python -m benchmark.worker` on `job`; kill its whole process group on timeout."""
+def run_job(
+    job: dict,
+    limits: float | Mapping[str, float],
+    workdir: Path | None = None,
+    env: dict[str, str] | None = None,
+    clock: str = "run",
+) -> ChildOutcome:
+    """Start `python -m benchmark.worker` on `job`, its time counted against `limits` (seconds per
+    clock; a number is the limit of `clock`, the child's first clock); kill its whole process group
+    when a clock runs out. The clocks start when the child does, never while it waits to be run."""
+    limits = {clock: float(limits)} if isinstance(limits, int | float) else dict(limits)
     nonce = secrets.token_hex(32)
-    payload = json.dumps({**job, "nonce": nonce})
+    payload = json.dumps({**job, "nonce": nonce, "clock": clock})
     with tempfile.TemporaryDirectory(prefix="solbench-", dir=workdir) as tmp:
         log_path = Path(tmp) / "child.log"
         read_fd, write_fd = os.pipe()
         t0 = time.monotonic()
+        clocks = Clocks(limits, clock, t0)
         with open(log_path, "wb") as log_file:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "benchmark.worker", str(write_fd)],
+                [sys.executable, "-m", "benchmark.worker", str(write_fd), child_limits(limits).to_arg()],
                 stdin=subprocess.PIPE,
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
@@ -158,7 +235,6 @@ def run_job(job: dict, timeout_s: float, workdir: Path | None = None, env: dict[
                 cwd=tmp,
                 env=scrubbed_env({**(env or {}), "TMPDIR": tmp}),
                 start_new_session=True,
-                preexec_fn=_limiter(int(4 * timeout_s) + 60),
             )
         os.close(write_fd)
         try:
@@ -167,7 +243,7 @@ def run_job(job: dict, timeout_s: float, workdir: Path | None = None, env: dict[
                 proc.stdin.close()
             except BrokenPipeError:
                 pass
-            raw, timed_out = _read_until(read_fd, proc, t0 + timeout_s)
+            raw, over = _read_until(read_fd, nonce, clocks)
         finally:
             os.close(read_fd)
             try:
@@ -175,6 +251,10 @@ def run_job(job: dict, timeout_s: float, workdir: Path | None = None, env: dict[
             except ProcessLookupError:
                 pass
             proc.wait()
-        wall = time.monotonic() - t0
+        end = time.monotonic()
         tail = log_path.read_text(errors="replace")[-3000:] if log_path.exists() else ""
-    return ChildOutcome(_verified(raw, nonce) if not timed_out else None, proc.returncode, timed_out, wall, tail)
+    charged = {name: clocks.spent(name, end) for name in clocks.charged}
+    return ChildOutcome(
+        None if over else _verified(raw, nonce), proc.returncode, over is not None, end - t0, tail,
+        limit=over[0] if over else None, limits=limits, charged_s=charged, capped=bool(over and over[1]),
+    )

@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmark.task import Task, TaskLoadError, load_task
+from benchmark.task import Task, TaskLoadError, _level_from_path, load_task
 
 BUILTIN_SUITE = Path(__file__).parent / "tasks"
 HUB_PREFIX = "hf:"
@@ -31,10 +31,21 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
+class LoadFailure:
+    """A task file the suite could not read, kept so a run can list it as a broken task."""
+
+    task_id: str  # what its id would have been, e.g. "level1/softmax_rows"
+    path: Path
+    level: int | None  # from a `levelN` folder name: the metadata of an unreadable file is unknown
+    reason: str  # the TaskLoadError message, which names the file
+
+
+@dataclass(frozen=True)
 class Suite:
     root: Path
     tasks: tuple[Task, ...]
     errors: tuple[str, ...] = ()  # task files that could not be read, with the reason
+    failures: tuple[LoadFailure, ...] = ()  # the same files as records
 
     @property
     def version(self) -> str:
@@ -63,6 +74,22 @@ class Suite:
             chosen.append(task)
         return chosen
 
+    def select_failures(
+        self,
+        levels: list[int] | None = None,
+        tags: list[str] | None = None,
+        patterns: list[str] | None = None,
+    ) -> list[LoadFailure]:
+        """The unreadable files a selection would have included: level (from the folder name) and id
+        or file-name patterns apply; tags cannot be read from them, so a tag filter keeps them, since
+        hiding a file the user may have meant is what this list exists to prevent."""
+        return [
+            f
+            for f in self.failures
+            if (not levels or f.level in levels)
+            and (not patterns or any(fnmatch.fnmatch(f.task_id, p) or fnmatch.fnmatch(f.path.stem, p) for p in patterns))
+        ]
+
 
 def resolve_suite(spec: str | Path | None) -> Path:
     """The folder of task files a suite spec names: None is the built-in suite, `hf:ORG/NAME[@REV]` a
@@ -83,7 +110,7 @@ def resolve_suite(spec: str | Path | None) -> Path:
 
 def load_suite(root: str | Path | None = None) -> Suite:
     root = resolve_suite(root)
-    tasks, errors = [], []
+    tasks, failures = [], []
     for path in sorted(root.rglob("*.py")):
         if path.name.startswith("_"):
             continue
@@ -91,8 +118,11 @@ def load_suite(root: str | Path | None = None) -> Suite:
             tasks.append(load_task(path, root=root))
         except TaskLoadError as e:
             log.warning("skipping task: %s", e)
-            errors.append(str(e))
-    return Suite(root=root.resolve(), tasks=tuple(tasks), errors=tuple(errors))
+            task_id = path.resolve().relative_to(root.resolve()).with_suffix("").as_posix()
+            failures.append(LoadFailure(task_id, path.resolve(), _level_from_path(path.resolve()), str(e)))
+    return Suite(
+        root=root.resolve(), tasks=tuple(tasks), errors=tuple(f.reason for f in failures), failures=tuple(failures)
+    )
 
 
 # ----------------------------------------------------------------------------------------------- CLI

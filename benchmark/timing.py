@@ -36,6 +36,7 @@ class TimingConfig:
     target_rel_err: float = 0.005  # relative standard error of the median at which to stop
     max_seconds: float = 3.0  # cap on timed wall time per model
     flush_l2: bool = True
+    contention_wait_s: float = 10.0  # before a timed phase, wait this long for other GPU processes to leave
 
 
 def median_rel_err(samples: list[float]) -> float:

@@ -47,6 +47,9 @@ class Correctness:
     max_rel_err: float | None = None
     first_failing_trial: int | None = None
     detail: str | None = None  # human-readable reason for the first failure
+    reference: str | None = None  # what outputs were compared with: "float64", "float32" or "eager"
+    rule: str | None = None  # the acceptance bound, in words, with its constants
+    max_eager_err: float | None = None  # the eager reference's own largest error against `reference`
 
     @property
     def fraction(self) -> float:
@@ -86,6 +89,8 @@ class Verdict:
     speedup_compile: float | None = None
     sol_ms: float | None = None  # speed-of-light floor of the task on this device
     sol_fraction: float | None = None  # sol_ms / candidate median
+    contended: bool = False  # another process used the GPU while timing: no speedup is reported
+    limit: str | None = None  # with a timeout: the limit it hit, "build" or "run"
     phases: Phases = field(default_factory=Phases)
     task_hash: str = ""
     code_hash: str = ""

@@ -6,6 +6,8 @@ into the shared, content-keyed build cache (with the GPUs hidden), and an execut
 fixed number of lanes per device runs correctness and timing, each sample still in a fresh
 sandboxed child with every strict check. Builds run ahead of execution, so compile and execution
 overlap; identical extension code is built once per host, whichever run or worker asks first.
+Builds run under the build limit and executions under the run limit (EvalConfig), each clock
+started when its child starts, so waiting for a pool's slot costs a sample nothing.
 
     with Verifier(VerifierConfig(eval=EvalConfig(device="cuda"))) as v:
         futures = [v.submit(task, code) for task, code in batch]
@@ -17,16 +19,24 @@ from __future__ import annotations
 import logging
 import os
 import queue
-import subprocess
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from benchmark.harness import EvalConfig, TaskError, build, evaluate, finalize_verdict, precheck
+from benchmark.harness import (
+    BuildOutcome,
+    EvalConfig,
+    TaskError,
+    build,
+    build_verdict,
+    evaluate,
+    finalize_verdict,
+    precheck,
+)
 from benchmark.reward import RewardConfig, shaped_reward
 from benchmark.task import Task, sha256_text
-from benchmark.verdict import Phases, Status, Verdict
+from benchmark.verdict import Status, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -36,18 +46,6 @@ def visible_gpus() -> list[int]:
     import torch
 
     return list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
-
-
-def cuda_arch_list() -> str | None:
-    """Compute capability of the first GPU ("9.0"), so GPU-less build workers target the right chip."""
-    try:
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=30, check=True,
-        ).stdout.split()
-        return out[0] if out else None
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 @dataclass(frozen=True)
@@ -100,14 +98,11 @@ class Verifier:
         for device in self.devices:
             for _ in range(config.lanes_per_device):
                 self._lanes.put(device)
-        self._build_env = {"CUDA_VISIBLE_DEVICES": ""} if cuda else {}
-        arch = cuda_arch_list() if cuda else None
-        if arch:
-            self._build_env["TORCH_CUDA_ARCH_LIST"] = arch
         self._builds = ThreadPoolExecutor(config.build_workers, thread_name_prefix="solbench-build")
         self._execs = ThreadPoolExecutor(self._lanes.qsize(), thread_name_prefix="solbench-exec")
         self._built: dict[str, Future] = {}  # code hash -> build future, so each code is built once
         self._lock = threading.Lock()
+        self._stats_lock = threading.Lock()  # the pools' threads all count
         self.stats = {"submitted": 0, "built": 0, "build_cache_hits": 0, "executed": 0}
 
     # lifecycle
@@ -127,7 +122,7 @@ class Verifier:
         return self.submit_request(Request(task, code, **kw))
 
     def submit_request(self, req: Request) -> Future[Verdict]:
-        self.stats["submitted"] += 1
+        self._count("submitted")
         result: Future[Verdict] = Future()
         quick = decided_without_running(req, self.config.eval)
         if quick is not None:
@@ -144,14 +139,18 @@ class Verifier:
         return shaped_reward(verdict, self.config.reward)
 
     # internals
+    def _count(self, key: str) -> None:
+        with self._stats_lock:
+            self.stats[key] += 1
+
     def _build_future(self, code: str) -> Future:
         key = sha256_text(code)
         with self._lock:
             fut = self._built.get(key)
             if fut is not None:
-                self.stats["build_cache_hits"] += 1
+                self._count("build_cache_hits")
                 return fut
-            fut = self._builds.submit(build, code, self.config.eval, self._build_env)
+            fut = self._builds.submit(build, code, self.config.eval)
             self._built[key] = fut
             return fut
 
@@ -160,30 +159,28 @@ class Verifier:
             outcome = build_future.result()
         except BaseException as e:  # noqa: BLE001 - a broken build worker must not lose the sample
             log.warning("build worker failed for %s: %r; executing anyway", req.task.task_id, e)
-            outcome = None
-        self.stats["built"] += 1
-        if outcome is not None and not outcome.ok and outcome.final:
-            verdict = finalize_verdict(
-                Status.COMPILE_ERROR, outcome.error, [], verdict_base(req, self.config.eval), phases=Phases(compile_s=outcome.seconds)
-            )
+            outcome = BuildOutcome(False, f"build worker failed: {e!r}")  # the execution child builds
+        self._count("built")
+        verdict = build_verdict(outcome, verdict_base(req, self.config.eval))
+        if verdict is not None:
             result.set_result(verdict)
             return
         try:
-            self._execs.submit(self._execute, req, result)
+            self._execs.submit(self._execute, req, result, outcome)
         except RuntimeError as e:  # the verifier was closed with this sample still queued
             result.set_exception(e)
 
-    def _execute(self, req: Request, result: Future) -> None:
+    def _execute(self, req: Request, result: Future, built: BuildOutcome) -> None:
         device = self._lanes.get()
         try:
-            lock = None
-            if self.config.lanes_per_device > 1:
-                lock = str(self.config.eval.cache_dir / "locks" / f"device-{device if device is not None else 'cpu'}")
+            lock = None  # on CUDA the harness takes the host's lock of the device
+            if self.config.lanes_per_device > 1 and self.config.eval.device != "cuda":
+                lock = str(self.config.eval.cache_dir / "locks" / "device-cpu")
             verdict = evaluate(
                 req.task, req.code, self.config.eval, sample=req.sample, turn=req.turn, model=req.model,
-                sol_ms=req.sol_ms, trusted=req.trusted, gpu=device, device_lock=lock,
+                sol_ms=req.sol_ms, trusted=req.trusted, gpu=device, device_lock=lock, built=built,
             )
-            self.stats["executed"] += 1
+            self._count("executed")
             result.set_result(verdict)
         except TaskError as e:
             result.set_exception(e)

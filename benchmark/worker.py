@@ -21,6 +21,7 @@ from dataclasses import asdict
 
 import torch
 
+from benchmark import confine
 from benchmark.anticheat import audit
 from benchmark.anticheat.census import census
 from benchmark.anticheat.integrity import (
@@ -32,13 +33,17 @@ from benchmark.anticheat.integrity import (
     output_problems,
 )
 from benchmark.anticheat.kernels import kernel_flags, profile_forward
-from benchmark.candidate import CandidateLoadError, load_candidate
-from benchmark.correctness import compare_outputs, flatten_outputs
+from benchmark.candidate import CandidateLoadError, load_candidate, report_clocks
+from benchmark.contention import census as gpu_census
+from benchmark.contention import wait_until_alone
+from benchmark.correctness import compare_outputs, flatten_outputs, rule_text, tolerance
+from benchmark.exact import ExactReference
 from benchmark.gpu_lock import DeviceLock
 from benchmark.task import import_file
 from benchmark.timing import Timer, TimingConfig
 
 N_TIMING_SETS = 3
+CONTENTION_RETRIES = 2  # timed phases repeated when a neighbour was seen around them
 
 
 def sign(nonce: str, body: str) -> str:
@@ -123,6 +128,38 @@ def timing_seeds(seed: int) -> list[int]:
     return [seed + 5000 + k for k in range(N_TIMING_SETS)]
 
 
+def restate_seeds(seed: int) -> list[int]:
+    """Inputs for the stateful-output check: one written into a seen tensor, one at a seen address."""
+    return [seed + 7000, seed + 7001]
+
+
+def rewrite_in_place(seen: list, new: list) -> list | None:
+    """`seen`'s own tensors with `new`'s values copied in (same objects, same storage)."""
+    for a, b in zip(seen, new, strict=True):
+        if isinstance(a, torch.Tensor) != isinstance(b, torch.Tensor) or (
+            isinstance(a, torch.Tensor) and (a.shape != b.shape or a.dtype != b.dtype)
+        ):
+            return None
+    for a, b in zip(seen, new, strict=True):
+        if isinstance(a, torch.Tensor):
+            a.copy_(b)
+    return seen
+
+
+def at_seen_address(seen: list, new: list) -> list | None:
+    """New tensor objects on `seen`'s storage holding `new`'s values (a recycled address)."""
+    out = []
+    for a, b in zip(seen, new, strict=True):
+        if not isinstance(a, torch.Tensor):
+            out.append(b)
+            continue
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return None
+        t = torch.empty(0, dtype=a.dtype, device=a.device).set_(a.untyped_storage(), a.storage_offset(), a.shape, a.stride())
+        out.append(t.copy_(b))
+    return out
+
+
 def time_model(timer: Timer, program: TaskProgram, model, seed: int, keep: dict | None = None):
     """Time `model` rotating through the timing input sets, each cloned fresh (untimed) before its
     call. With `keep`, the output of each set's last call is kept for a recheck."""
@@ -184,6 +221,7 @@ class Evaluation:
         self.phases: dict[str, float] = {}
         self.os_threads_after_first_call = 0
         self.lock = DeviceLock(job.get("device_lock"))  # shared for checks, exclusive for timing
+        self.neighbours: dict[str, None] = {}  # other processes seen on the GPU around timed phases
 
     def flag(self, name: str, detail: str) -> None:
         if name not in self.result["flags"]:
@@ -240,28 +278,79 @@ class Evaluation:
         return self.finish(status, error)
 
     def reference_phase(self, program: TaskProgram, task_module, plan) -> dict:
+        """Eager and exact outputs for every trial, timing set and stateful-check input, the floor,
+        and the reference's timings: all before the candidate's code is imported."""
         job = self.job
         model = program.build(task_module.Model, self.seed)
-        ref: dict = {"outputs": [], "aliases": False}
+        ref: dict = {"outputs": [], "exact": [], "aliases": False}
         with torch.no_grad(), self.lock.shared():
+            exact = ExactReference(model, program.inputs(plan[0][0], plan[0][1], plan[0][2]))
             for s, alt, scale in plan:
                 inputs = program.inputs(s, alt, scale)
+                ref["exact"].append(detach_outputs(exact(inputs)))  # first: eager may mutate its inputs
                 out = model(*inputs)
                 ref["aliases"] |= aliases(flatten_outputs(out), inputs)
                 ref["outputs"].append(detach_outputs(out))
-            ref["timed"] = [detach_outputs(model(*program.inputs(s))) for s in timing_seeds(self.seed)]
+            for key, seeds in (("timed", timing_seeds(self.seed)), ("restated", restate_seeds(self.seed))):
+                ref[f"{key}_exact"] = [detach_outputs(exact(program.inputs(s))) for s in seeds]
+                ref[key] = [detach_outputs(model(*program.inputs(s))) for s in seeds]
+            self.exact_reference = str(exact.dtype).removeprefix("torch.") if exact.model is not None else "eager"
+            self.exact_failure = exact.failure
+            del exact
+            self.result["sol_ms"] = self.floor(program, model, plan[0][0])
         self.timer = None
         if not job["measure"]:
             return ref
         with self.lock.exclusive():
             self.timer = Timer(job["device"], TimingConfig(**job.get("timing", {})))
-            self.result["reference_time"] = asdict(time_model(self.timer, program, model, self.seed))
+            self.result["reference_time"] = asdict(self.alone(lambda: time_model(self.timer, program, model, self.seed)))
             self.result["reference_gap_ms"] = self.timer.last_stream_gap_ms
             if job.get("baseline") == "compile":
                 compiled = torch.compile(model)
-                self.result["compile_time"] = asdict(time_model(self.timer, program, compiled, self.seed))
+                self.result["compile_time"] = asdict(
+                    self.alone(lambda: time_model(self.timer, program, compiled, self.seed))
+                )
                 del compiled
         return ref
+
+    def floor(self, program: TaskProgram, model, seed: int) -> float | None:
+        """The task's speed-of-light time on this GPU from its own tensors and FLOPs (benchmark.sol)."""
+        if self.device.type != "cuda":
+            return None
+        from benchmark.device_profile import load_profile
+        from benchmark.sol import count, floor_ms
+
+        profile = load_profile(torch.cuda.get_device_properties(self.device).name)
+        if profile is None:
+            return None
+        try:
+            counts, _ = count(model, program.inputs(seed))
+        except Exception:  # noqa: BLE001 - a forward the FLOP counter cannot trace has no floor
+            return None
+        dtype = str(self.job.get("dtype") or "float32")
+        return floor_ms(counts, profile, dtype)
+
+    def alone(self, timed):
+        """Run a timed phase while no other process uses the GPU: wait for neighbours to leave, time,
+        look again; repeat when one was seen, and mark the sample `contended` if one always was."""
+        stats = None
+        wait_s = self.timer.config.contention_wait_s
+        for _ in range(CONTENTION_RETRIES + 1 if wait_s > 0 else 1):
+            known = self.lock.members()
+            before = wait_until_alone(self.device, wait_s, known)
+            stats = timed()
+            after = gpu_census(self.device, known | self.lock.members())
+            if not before.available:
+                if self.device.type == "cuda":
+                    self.result["contention_check"] = before.why
+                return stats
+            seen = before.neighbours + after.neighbours
+            if not seen:
+                return stats
+            self.neighbours.update(dict.fromkeys(seen))
+        self.result["contended"] = True
+        self.result["gpu_neighbours"] = list(self.neighbours)
+        return stats
 
     def candidate_phase(self, program: TaskProgram, model_cls, plan, ref) -> tuple[str, str | None]:
         t0 = time.monotonic()
@@ -276,6 +365,10 @@ class Evaluation:
             with self.lock.exclusive():
                 self.time_candidate(program, model, ref)
         self.phases["timing_s"] = time.monotonic() - t0
+        with self.lock.shared():
+            stale = self.check_stateful(program, model, ref)
+        if stale:
+            return "incorrect", stale
         if os_thread_count() > self.os_threads_after_first_call:
             self.flag("spawned_threads", "native threads were still running after the candidate's calls")
         if self.device.type == "cuda":
@@ -292,9 +385,15 @@ class Evaluation:
         """Every correctness trial with the runtime checks; the first failure's description, or None."""
         job = self.job
         checked = {"trials": len(plan), "passed": 0, "max_abs_err": 0.0, "max_rel_err": 0.0}
+        first = next((o for o in flatten_outputs(ref["outputs"][0]) if isinstance(o, torch.Tensor)), None)
+        a, r = tolerance(first.dtype, job.get("atol"), job.get("rtol")) if first is not None else (None, None)
+        checked["reference"] = self.exact_reference
+        checked["rule"] = rule_text(self.exact_reference, a, r) + (
+            f" (no exact reference: {self.exact_failure})" if self.exact_failure else ""
+        )
         self.result["correctness"] = checked
         cuda = self.device.type == "cuda"
-        for i, ((s, alt, scale), ref_out) in enumerate(zip(plan, ref["outputs"], strict=True)):
+        for i, ((s, alt, scale), ref_out, exact) in enumerate(zip(plan, ref["outputs"], ref["exact"], strict=True)):
             inputs = program.inputs(s, alt, scale)
             guard = InputGuard(inputs)
             with torch.no_grad():
@@ -315,9 +414,11 @@ class Evaluation:
                 self.flag("output_aliases_input", f"trial {i}")
             for name, detail in output_problems(outs, flatten_outputs(ref_out)):
                 self.flag(name, detail)
-            cmp = compare_outputs(ref_out, out, job.get("atol"), job.get("rtol"))
+            cmp = compare_outputs(ref_out, out, job.get("atol"), job.get("rtol"), exact=exact)
             checked["max_abs_err"] = max(checked["max_abs_err"], cmp.max_abs_err)
             checked["max_rel_err"] = max(checked["max_rel_err"], cmp.max_rel_err)
+            if cmp.max_eager_err is not None:
+                checked["max_eager_err"] = max(checked.get("max_eager_err") or 0.0, cmp.max_eager_err)
             if not cmp.ok:
                 if cuda and any(holds_poison(o) for o in outs):
                     self.flag("uninitialized_output", f"trial {i}: the output holds memory nothing wrote")
@@ -331,14 +432,38 @@ class Evaluation:
         """Time under the reference's protocol, then recheck the timed calls' outputs."""
         job = self.job
         kept: dict[int, object] = {}
-        stats = time_model(self.timer, program, model, self.seed, keep=kept)
+        stats = self.alone(lambda: time_model(self.timer, program, model, self.seed, keep=kept))
         self.result["candidate_time"] = asdict(stats)
-        for k, expected in enumerate(ref["timed"]):
-            if k in kept and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol")).ok:
+        for k, (expected, exact) in enumerate(zip(ref["timed"], ref["timed_exact"], strict=True)):
+            if k in kept and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol"), exact=exact).ok:
                 self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")
         gap, ref_gap = self.timer.last_stream_gap_ms, self.result.get("reference_gap_ms", 0.0)
         if self.device.type == "cuda" and gap > ref_gap + max(0.05, 0.25 * stats.median_ms):
             self.flag("side_stream", f"{gap:.3f} ms of device work finished after the current stream was done")
+
+
+    def check_stateful(self, program: TaskProgram, model, ref) -> str | None:
+        """Catch a memoized output: after the timed calls, call the candidate on a seen input rewritten
+        in place (same object, same storage, new values), then on a new tensor at a seen address."""
+        job = self.job
+        seen = program.inputs(timing_seeds(self.seed)[0])
+        cases = (("an input rewritten in place", rewrite_in_place), ("a new input at a seen address", at_seen_address))
+        with torch.no_grad():
+            model(*seen)
+            for (what, make), s, expected, exact in zip(
+                cases, restate_seeds(self.seed), ref["restated"], ref["restated_exact"], strict=True
+            ):
+                args = make(seen, program.inputs(s))
+                if args is None:  # the task's inputs change shape with the seed: nothing to compare
+                    return None
+                out = model(*args)
+                if self.device.type == "cuda":
+                    torch.cuda.synchronize()
+                cmp = compare_outputs(expected, out, job.get("atol"), job.get("rtol"), exact=exact)
+                if not cmp.ok:
+                    self.flag("stale_output", f"on {what}: {cmp.detail}")
+                    return f"stale output on {what}: {cmp.detail}"
+        return None
 
 
 def build_only(job: dict) -> dict:
@@ -353,13 +478,26 @@ def build_only(job: dict) -> dict:
     return {"status": "built", "compile_s": time.monotonic() - t0}
 
 
+CLOCK_PREFIX = "clock:"  # what a clock message signs, so it never verifies as a result
+
+
 def main() -> None:
+    """`python -m benchmark.worker FD LIMITS`: confine this process (LIMITS, benchmark.confine),
+    read the job from stdin, run it, and write the signed result to FD."""
     fd = int(sys.argv[1])
+    confine.apply(confine.Limits.from_arg(sys.argv[2]))
     job = json.loads(sys.stdin.read())
     nonce = job.pop("nonce")
     # Keep the channel on a descriptor of our own choosing and close the one the parent named.
     channel = os.fdopen(os.dup(fd), "w")
     os.close(fd)
+
+    def report_clock(name: str) -> None:
+        """Tell the parent which limit the time from now on counts against (benchmark.sandbox)."""
+        channel.write(json.dumps({"clock": name, "mac": sign(nonce, CLOCK_PREFIX + name)}) + "\n")
+        channel.flush()
+
+    report_clocks(report_clock, job.pop("clock", "run"))
     try:
         result = build_only(job) if job.get("mode") == "build" else Evaluation(job).run()
     except BaseException as e:  # noqa: BLE001 - report harness failures rather than die silently

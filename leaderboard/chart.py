@@ -23,7 +23,7 @@ class Series:
     slug: str
     color: str
     points: str  # SVG polyline "x,y x,y ..."
-    fast_1: float
+    fast_1: float | None  # None: the entry was never timed
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def fast_p_chart(
 
     series = []
     for i, (label, slug, pts) in enumerate(curves):
-        at_1 = next((f for p, f in pts if abs(p - 1.0) < 1e-9), 0.0)
+        at_1 = next((f for p, f in pts if abs(p - 1.0) < 1e-9), None)
         series.append(Series(
             label=label,
             slug=slug,

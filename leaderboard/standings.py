@@ -32,7 +32,8 @@ class Entry:
         return self.metrics.pass_at_k.get(self.k)
 
     @property
-    def fast_1(self) -> float:
+    def fast_1(self) -> float | None:
+        """None when no correct sample of the scope was timed (see benchmark.metrics)."""
         return self.metrics.fast_p[1.0]
 
 
@@ -59,11 +60,19 @@ def submission_metrics(sub: Submission) -> dict[str, metrics.Metrics]:
 
 
 def _rank_key(e: Entry) -> tuple:
-    return (-e.fast_1, -(e.pass_at_1 or 0.0), -(e.metrics.geomean_speedup or 0.0), e.submission.name.lower())
+    """An untimed entry has no fast_1 to compare, so it ranks after every timed one: ranking it as 0
+    would put an untimed correct model level with a timed wrong one."""
+    return (
+        e.fast_1 is None,
+        -(e.fast_1 or 0.0),
+        -(e.pass_at_1 or 0.0),
+        -(e.metrics.geomean_speedup or 0.0),
+        e.submission.name.lower(),
+    )
 
 
 def standings(subs: list[Submission]) -> dict[str, list[Entry]]:
-    """Scope -> entries, ranked by fast_1, then Pass@1, then geometric-mean speedup."""
+    """Scope -> entries, ranked by fast_1 (untimed entries last), then Pass@1, then geometric-mean speedup."""
     out: dict[str, list[Entry]] = {}
     for sub in subs:
         for scope, m in submission_metrics(sub).items():

@@ -11,8 +11,10 @@ a submitter can fix the run rather than guess. Checks, in order:
 3. The suite version is known (leaderboard/suite_versions.json or the built-in suite now), every
    task exists in it, and each verdict's level and task hash agree with it.
 4. Coverage: every task of each level the run touches is present (or, for a partial submission,
-   every task the run selected), each with the number of samples run.json claims.
-5. summary.json agrees with the metrics recomputed from the verdicts by `benchmark.metrics`.
+   every task the run selected), each with the number of samples run.json claims; a task the run
+   lists as broken is named as such.
+5. summary.json agrees with the metrics recomputed from the verdicts by `benchmark.metrics`, its
+   broken tasks counted as the runner counts them (all samples incorrect).
 6. Anti-cheat was on: a non-strict run is refused unless it is the trusted reference baseline.
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,7 @@ MAX_LISTED = 10  # problems of one kind listed before "and N more"
 TRUSTED_MODELS = ("reference",)  # backends whose code is the task's own PyTorch
 ENV_REQUIRED = ("gpu", "driver", "cuda", "torch")
 ENV_NULLABLE_ON_CPU = ("gpu", "driver", "cuda")
+BROKEN_STAGES = ("load", "reference")
 
 
 class ValidationError(ValueError):
@@ -109,6 +113,8 @@ def check_run_info(run: Any) -> list[str]:
         problems.append(f"run.json: baseline must be 'eager' or 'compile', not {run['baseline']!r}")
     if not run["tasks"] or not all(isinstance(t, str) for t in run["tasks"]):
         problems.append("run.json: tasks must be a non-empty list of task ids")
+    if "timing" in run and not isinstance(run["timing"], bool):
+        problems.append(f"run.json: timing must be true or false, not {run['timing']!r}")
     env = run["environment"]
     on_cpu = run["device"] == "cpu"
     for name in ENV_REQUIRED:
@@ -194,7 +200,64 @@ def covered_tasks(run: dict, suite: SuiteVersion, partial: bool) -> list[str]:
     return sorted(t for lv in levels for t in suite.level_tasks(lv))
 
 
-def check_coverage(run: dict, verdicts: list[Verdict], suite: SuiteVersion, tasks: list[str]) -> list[str]:
+@dataclass(frozen=True)
+class BrokenTask:
+    """One entry of summary.json's broken_tasks."""
+
+    stage: str | None  # "load" or "reference"; None for the old form (a bare reason string)
+    level: int | None
+    reason: str
+
+    @property
+    def counted(self) -> bool:
+        """Whether summary.json's metrics count it: the runners that wrote the old form did not."""
+        return self.stage is not None
+
+
+def read_broken(summary: Any) -> tuple[dict[str, BrokenTask], list[str]]:
+    """summary.json's broken tasks, in the runner's form {"stage", "level", "reason"} or the old bare
+    reason string, and the problems with malformed entries."""
+    raw = summary.get("broken_tasks", {}) if isinstance(summary, dict) else {}
+    if not isinstance(raw, dict):
+        kind = type(raw).__name__
+        return {}, [f"summary.json: broken_tasks must be an object of task id -> entry, not {kind}"]
+    out, problems = {}, []
+    for task_id, entry in raw.items():
+        where = f"summary.json: broken_tasks[{task_id!r}]"
+        if isinstance(entry, str):
+            out[task_id] = BrokenTask(None, None, entry)
+            continue
+        if not isinstance(entry, dict):
+            problems.append(f"{where} must be an object with stage, level and reason")
+            continue
+        stage, level = entry.get("stage"), entry.get("level")
+        if stage not in BROKEN_STAGES:
+            problems.append(f"{where}: stage must be one of {', '.join(BROKEN_STAGES)}, not {stage!r}")
+        elif level is not None and (isinstance(level, bool) or not isinstance(level, int)):
+            problems.append(f"{where}: level must be an integer or null, not {level!r}")
+        else:
+            out[task_id] = BrokenTask(stage, level, str(entry.get("reason") or ""))
+    return out, problems
+
+
+def check_broken(run: dict, broken: Mapping[str, BrokenTask]) -> list[str]:
+    """A task whose reference failed was loaded, so it must be one of run.json's tasks; one that failed
+    to load never is (the runner lists loaded tasks only), so there is nothing to check it against."""
+    stray = sorted(t for t, b in broken.items() if b.stage != "load" and t not in set(run["tasks"]))
+    if not stray:
+        return []
+    return [f"summary.json: broken task(s) {', '.join(stray)} are not among run.json's tasks; "
+            "was the run resumed with a different task selection?"]
+
+
+def check_coverage(
+    run: dict,
+    verdicts: list[Verdict],
+    suite: SuiteVersion,
+    tasks: list[str],
+    broken: Mapping[str, BrokenTask] | None = None,
+) -> list[str]:
+    broken = broken or {}
     samples: dict[str, set[int]] = defaultdict(set)
     for v in metrics.final_turns(verdicts):
         samples[v.task_id].add(v.sample)
@@ -205,6 +268,10 @@ def check_coverage(run: dict, verdicts: list[Verdict], suite: SuiteVersion, task
         level = suite.tasks[t].level
         if t not in samples:
             why = "the run did not select it" if t not in selected else "it has no results"
+            if t in broken:
+                b = broken[t]
+                last = (b.reason.strip().splitlines() or ["no reason recorded"])[-1][:200]
+                why = f"it is broken in this run ({b.stage or 'reference'} failed: {last}); fix it and resume"
             problems.append(f"task {t} of claimed level {level} is missing: {why}")
         elif len(samples[t]) < claimed:
             problems.append(f"task {t} has {len(samples[t])} sample(s), run.json claims {claimed} (sampling.samples)")
@@ -232,7 +299,8 @@ def _diff(path: str, claimed: Any, actual: Any) -> list[str]:
 
 
 def check_summary(summary: Any, run: dict, verdicts: list[Verdict]) -> list[str]:
-    """Recompute every metric with benchmark.metrics and compare with what summary.json claims."""
+    """Recompute every metric with benchmark.metrics and compare with what summary.json claims; its
+    broken tasks count as the runner counted them, each as sampling.samples incorrect samples."""
     if not isinstance(summary, dict) or not isinstance(summary.get("metrics"), dict):
         return ["summary.json has no 'metrics' object"]
     claimed = summary["metrics"]
@@ -240,8 +308,15 @@ def check_summary(summary: Any, run: dict, verdicts: list[Verdict]) -> list[str]
         ks = sorted(int(k) for k in (claimed.get("overall") or {}).get("pass_at_k", {}))
     except (TypeError, ValueError):
         return ["summary.json: metrics.overall.pass_at_k keys must be integers k"]
-    recomputed = {name: m.to_dict() for name, m in metrics.compute_by_level(verdicts, ks or (1,)).items()}
-    problems = [f"summary.json disagrees with the results: {d}" for d in _diff("metrics", claimed, recomputed)]
+    broken, problems = read_broken(summary)
+    if problems:
+        return problems
+    problems = check_broken(run, broken)
+    counted = {t: b.level for t, b in broken.items() if b.counted}
+    per_level = metrics.compute_by_level(verdicts, ks or (1,), counted, run["sampling"]["samples"])
+    recomputed = {name: m.to_dict() for name, m in per_level.items()}
+    differences = _diff("metrics", claimed, recomputed)
+    problems += [f"summary.json disagrees with the results: {d}" for d in differences]
     statuses: dict[str, int] = defaultdict(int)
     for v in metrics.final_turns(verdicts):
         statuses[v.status.value] += 1
@@ -282,7 +357,7 @@ def validate_run_dir(path: str | Path, registry: SuiteRegistry | None = None, *,
         ])
     problems = check_suite(run, verdicts, suite)
     tasks = covered_tasks(run, suite, partial)
-    problems += check_coverage(run, verdicts, suite, tasks)
+    problems += check_coverage(run, verdicts, suite, tasks, read_broken(summary)[0])
     problems += check_summary(summary, run, verdicts)
     if not run["strict"] and run["model"] not in TRUSTED_MODELS:
         problems.append("run.json: strict is false, so anti-cheat findings did not fail samples; "

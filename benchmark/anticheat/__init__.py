@@ -23,6 +23,7 @@ FLAGS: dict[str, str] = {
     "output_not_plain_tensor": "an output is a tensor subclass, has no real storage, or is on the meta device",
     "output_layout": "an output's strides differ from the reference's and it is not contiguous",
     "timed_output_mismatch": "outputs produced during timing disagree with the reference (caching or skipped work)",
+    "stale_output": "a seen input rewritten in place, or new values at a seen address, got an old result (memoized)",
     "spawned_threads": "forward started threads (work that escapes the caller and the timer)",
     "harness_tampered": "a timer, synchronize, the checker or a torch function the harness relies on was replaced",
     "sandbox_violation": "the sandbox refused a process, socket or file write the candidate attempted",

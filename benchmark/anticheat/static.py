@@ -3,7 +3,19 @@
 Catches what is visible in the code: torch compute calls and torch.nn.functional, torch.compile,
 subclassing the reference, try/except fallbacks, forbidden imports and calls, frame walking and
 monkeypatching. Tensor *methods* (x.sum(), x @ w) cannot be typed statically; the runtime op
-census (census.py) catches those, and C++ calls into torch, too."""
+census (census.py) catches those, and C++ calls into torch, too.
+
+Only code the candidate executes is judged, so that answers in KernelBench's format (a copied
+reference `Model`, `get_inputs()` calling `torch.rand`, an unused `import torch.nn.functional as F`,
+a `__main__` block) are not flagged for code that never runs in the harness:
+- everything that runs at import: module-level statements, class bodies, decorators, default
+  values and annotations, including every module-level import (importing executes code, so a
+  forbidden import is a finding even when unused);
+- the bodies of functions and classes reached from `class ModelNew` (and from code that runs at
+  import) through names, attribute names or string constants, transitively; a decorated function
+  is judged where it stands, since its decorator can hand it on without naming it;
+- not judged: unreached definitions and the body of `if __name__ == "__main__":` (the harness
+  imports the candidate under another name), unless the file rebinds `__name__`."""
 
 from __future__ import annotations
 
@@ -28,6 +40,10 @@ INTROSPECTION_ATTRS = {
 }
 PRECISION_CALLS = {"torch.set_float32_matmul_precision", "torch.set_default_dtype", "torch.set_flush_denormal"}
 TORCH_OK_PREFIXES = ("torch.utils.cpp_extension.", "torch.nn.", "torch.cuda.Stream", "torch.cuda.Event")
+FUNCTIONAL = "torch.nn.functional"
+# Decorators that keep the function in its class: such a method is judged when its class is reached.
+PLAIN_DECORATORS = {"staticmethod", "classmethod", "property"}
+COMPUTED_NAME_CALLS = {"operator.attrgetter", "operator.methodcaller"}
 
 
 @dataclass(frozen=True)
@@ -51,11 +67,47 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
+def _is_main_guard(test: ast.AST) -> bool:
+    """`__name__ == "__main__"`, either way round."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    mains = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(mains) == 1
+
+
+def _rebinds_name(tree: ast.AST) -> bool:
+    """Whether any statement could bind `__name__`, which would let a `__main__` block run on import."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "__name__" and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Global | ast.Nonlocal) and "__name__" in node.names:
+            return True
+        bound = (getattr(node, "name", None), getattr(node, "asname", None), getattr(node, "rest", None))
+        if "__name__" in bound:
+            return True
+    return False
+
+
+def _plain_decorators(decorators: list[ast.expr]) -> bool:
+    return all(isinstance(d, ast.Name) and d.id in PLAIN_DECORATORS for d in decorators)
+
+
 class _Analyzer(ast.NodeVisitor):
-    def __init__(self):
+    """Visits what runs at import; defers function bodies until their name is reached (see analyze)."""
+
+    def __init__(self, main_guard_skippable: bool):
         self.aliases: dict[str, str] = {}  # local name -> fully qualified module or object
         self.findings: list[Finding] = []
         self.in_init = 0
+        self.in_body = 0  # > 0 while judging a function body: everything in it is judged at once
+        self.owner: str | None = None  # the module-level class whose body is being visited
+        self.deferred: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self.pending: dict[str, list[Finding]] = {}  # findings that count only if their owner is reached
+        self.referenced: set[str] = {"ModelNew"}
+        self.attr_bases: set[int] = set()
+        self.main_guard_skippable = main_guard_skippable
 
     def flag(self, flag: str, node: ast.AST, detail: str) -> None:
         self.findings.append(Finding(flag, getattr(node, "lineno", 0), detail))
@@ -75,9 +127,8 @@ class _Analyzer(ast.NodeVisitor):
             return
         parts = module.split(".")
         prefixes = {".".join(parts[: i + 1]) for i in range(len(parts))}
-        if "torch.nn.functional" in prefixes:
-            self.flag("torch_compute_op", node, f"imports {module}")
-        elif prefixes & {"torch.jit", "torch._dynamo", "torch.compiler", "torch._inductor"}:
+        # torch.nn.functional is not refused here: importing it computes nothing, a use of it does.
+        if prefixes & {"torch.jit", "torch._dynamo", "torch.compiler", "torch._inductor"}:
             self.flag("torch_compile", node, f"imports {module}")
         elif prefixes & FORBIDDEN_IMPORT_ROOTS:
             self.flag("forbidden_import", node, f"imports {module}")
@@ -100,19 +151,57 @@ class _Analyzer(ast.NodeVisitor):
 
     # structure
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        """Bases, keywords, decorators and the class body run at import; methods wait for the class."""
+        for expr in [*node.decorator_list, *node.bases, *node.keywords]:
+            self.visit(expr)
+        owner = None if self.in_body else (self.owner or node.name)
         for base in node.bases:
             name = _dotted(base) or ""
             if name.split(".")[-1] == "Model":
-                self.flag("subclasses_reference", node, f"class {node.name} derives from the reference Model")
-        self.generic_visit(node)
+                detail = f"class {node.name} derives from the reference Model"
+                finding = Finding("subclasses_reference", node.lineno, detail)
+                if owner is None:
+                    self.findings.append(finding)
+                else:
+                    self.pending.setdefault(owner, []).append(finding)
+        if owner is not None and node.decorator_list:
+            self.referenced.add(owner)  # a class decorator can hand the class on without naming it
+        outer, self.owner = self.owner, owner
+        for stmt in node.body:
+            self.visit(stmt)
+        self.owner = outer
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        init = node.name == "__init__"
-        self.in_init += init
-        self.generic_visit(node)
-        self.in_init -= init
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """The header runs at import; the body is judged now inside a judged body or behind a decorator
+        that could hand the function on, otherwise once the function's (or its class's) name is reached."""
+        for expr in node.decorator_list:
+            self.visit(expr)
+        self.visit(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+        if self.in_body or not _plain_decorators(node.decorator_list):
+            self.judge_body(node)
+        else:
+            self.deferred.setdefault(self.owner or node.name, []).append(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def judge_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        init = node.name == "__init__"
+        self.in_init += init
+        self.in_body += 1
+        for stmt in node.body:
+            self.visit(stmt)
+        self.in_body -= 1
+        self.in_init -= init
+
+    def visit_If(self, node: ast.If) -> None:
+        at_module_level = not self.in_body and self.owner is None
+        if at_module_level and self.main_guard_skippable and _is_main_guard(node.test):
+            for stmt in node.orelse:  # the else branch is what runs on import
+                self.visit(stmt)
+            return
+        self.generic_visit(node)
 
     def visit_Try(self, node: ast.Try) -> None:
         if node.handlers:
@@ -159,14 +248,29 @@ class _Analyzer(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in INTROSPECTION_ATTRS:
             self.flag("introspection", node, f"reads .{node.attr}")
-        full = self.resolve(node) or ""
-        if full.startswith("torch.nn.functional."):
-            self.flag("torch_compute_op", node, f"uses {full}")
+        self.referenced.add(node.attr)  # `me.helper` on the module imported by its own name reaches helper
+        self._check_functional(node)
+        self.attr_bases.add(id(node.value))
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.id == "__builtins__":
             self.flag("introspection", node, "reads __builtins__")
+        if isinstance(node.ctx, ast.Load):
+            self.referenced.add(node.id)
+            self._check_functional(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and node.value.isidentifier():
+            self.referenced.add(node.value)  # getattr(module, "helper") reaches helper
+
+    def _check_functional(self, node: ast.Name | ast.Attribute) -> None:
+        """A use of torch.nn.functional: F.relu, a name imported from it, or the module itself passed on."""
+        if id(node) in self.attr_bases:
+            return  # the base of F.relu: that attribute was judged already
+        full = self.resolve(node) or ""
+        if full.startswith(FUNCTIONAL + ".") or (full == FUNCTIONAL and isinstance(node.ctx, ast.Load)):
+            self.flag("torch_compute_op", node, f"uses {full}")
 
     # calls
     def visit_Call(self, node: ast.Call) -> None:
@@ -186,6 +290,8 @@ class _Analyzer(ast.NodeVisitor):
                     obj = self.resolve(node.args[0])
                     if obj:
                         self._check_qualified(f"{obj}.{node.args[1].value}", node)
+        elif full in COMPUTED_NAME_CALLS and not all(isinstance(a, ast.Constant) for a in node.args):
+            self.flag("forbidden_call", node, f"{full} with a computed name")
         elif full:
             self._check_qualified(full, node)
         self.generic_visit(node)
@@ -205,7 +311,7 @@ class _Analyzer(ast.NodeVisitor):
         elif self.in_init:
             return  # parameters may be initialised with any torch op
         elif full.startswith("torch.nn.functional."):
-            pass  # already flagged as an attribute use
+            pass  # flagged as a use of the name (_check_functional)
         elif full.startswith(TORCH_OK_PREFIXES):
             return
         else:
@@ -220,6 +326,17 @@ def analyze(source: str) -> list[Finding]:
         tree = ast.parse(source)
     except SyntaxError:
         return []
-    analyzer = _Analyzer()
+    analyzer = _Analyzer(main_guard_skippable=not _rebinds_name(tree))
     analyzer.visit(tree)
-    return analyzer.findings
+    # Module dunders (a PEP 562 __getattr__, __dir__) are called by Python itself, unnamed.
+    analyzer.referenced |= {key for key in analyzer.deferred if key.startswith("__") and key.endswith("__")}
+    judged: set[str] = set()
+    while ready := [key for key in analyzer.deferred if key in analyzer.referenced and key not in judged]:
+        for key in ready:
+            judged.add(key)
+            for function in analyzer.deferred[key]:
+                analyzer.judge_body(function)
+    for key, findings in analyzer.pending.items():
+        if key in analyzer.referenced:
+            analyzer.findings.extend(findings)
+    return sorted(analyzer.findings, key=lambda f: f.line)

@@ -75,3 +75,42 @@ def test_by_level_and_overall():
 def test_empty():
     m = metrics.compute([])
     assert m.tasks == 0 and m.geomean_speedup is None
+
+
+def test_broken_tasks_count_as_failed():
+    vs = [v("a", 0, True, 2.0), v("a", 1, True, 0.5)]
+    m = metrics.compute(vs, ks=(1, 2), broken=["b", "c", "a"], samples_per_task=2)
+    assert m.tasks == 3 and m.samples == 6  # "a" has verdicts, so only b and c are unevaluated
+    assert m.pass_at_k[1] == pytest.approx(1 / 3) and m.pass_at_k[2] == pytest.approx(1 / 3)
+    assert m.avg_at_k == pytest.approx(1 / 3)
+    assert m.fast_p[0.0] == pytest.approx(2 / 6) and m.fast_p[1.0] == pytest.approx(1 / 6)
+    assert m.geomean_speedup == pytest.approx(1.0)
+
+
+def test_broken_tasks_by_level():
+    vs = [v("a", 0, True, 1.5, level=1)]
+    out = metrics.compute_by_level(vs, broken={"b": 1, "c": 2, "d": None})
+    assert set(out) == {"level1", "level2", "unleveled", "overall"}
+    assert out["level1"].tasks == 2 and out["level1"].avg_at_k == 0.5
+    assert out["level2"].tasks == 1 and out["level2"].pass_at_k[1] == 0.0
+    assert out["level2"].fast_p[1.0] == 0.0  # nothing correct: nothing is faster, timed or not
+    assert out["unleveled"].tasks == 1
+    assert out["overall"].tasks == 4 and out["overall"].fast_p[1.0] == pytest.approx(0.25)
+
+
+def test_untimed_speed_is_none_not_zero():
+    vs = [v("a", 0, True), v("a", 1, True), v("b", 0, False), v("b", 1, False)]  # correct, never timed
+    m = metrics.compute(vs)
+    assert m.fast_p[0.0] == 0.5
+    assert m.fast_p[1.0] is None and m.fast_p[2.0] is None
+    assert m.faster_rate is None and m.geomean_speedup is None
+    assert metrics.fast_p_curve(vs, [0.0, 1.0]) == [(0.0, 0.5)]
+
+
+def test_correct_but_untimed_sample_is_not_counted_as_slower():
+    vs = [v("a", 0, True, 2.0), v("a", 1, True), v("a", 2, False)]  # sample 1 passed, was not timed
+    m = metrics.compute(vs)
+    assert m.fast_p[0.0] == pytest.approx(2 / 3)
+    assert m.fast_p[1.0] == pytest.approx(1 / 2)  # of the samples whose speed is known: 1 fast, 1 wrong
+    assert m.faster_rate == pytest.approx(1 / 2)
+    assert dict(metrics.fast_p_curve(vs, [1.0]))[1.0] == m.fast_p[1.0]

@@ -8,10 +8,13 @@ import json
 import pytest
 
 import benchmark.runner as runner
+from benchmark import metrics
 from benchmark.harness import EvalConfig
 from benchmark.models import Backend, Completion
 from benchmark.models import base as models_base
+from benchmark.multiturn import per_turn_metrics
 from benchmark.runner import RunConfig, SamplingParams, run
+from benchmark.verdict import Status, Verdict
 
 TASK = """import torch
 import torch.nn as nn
@@ -120,6 +123,10 @@ def test_fail_feedback_fix_and_stop(tmp_path, suite, scripted, monkeypatch):
     assert summary["metrics"]["overall"]["avg_at_k"] == pytest.approx(1 / 3)
     assert summary["usage"] == {"prompt_tokens": 250, "completion_tokens": 67, "completions": 6, "from_cache": 0}
     assert "after turn: 1: pass 0.000" in runner.format_table(summary)
+    # Timing is off: after turn 1 nothing is correct (fast_1 is known, 0); from turn 2 a correct sample
+    # has no speedup, so fast_1 was not measured.
+    assert [turns[t]["fast_1"] for t in ("1", "2", "3")] == [0.0, None, None]
+    assert "2: pass 0.333 fast_1 n/m (2 evaluated)" in runner.format_table(summary)
 
     # Rerunning resumes: nothing is generated or evaluated again.
     scripted.requests.clear()
@@ -170,3 +177,22 @@ def test_replay_turns_without_prompts(tmp_path, suite):
 def test_turns_must_be_positive(tmp_path, suite):
     with pytest.raises(ValueError, match="turns must be at least 1"):
         config(tmp_path, suite, turns=0)
+
+
+def turn_verdict(task: str, sample: int, turn: int, ok: bool, speedup: float | None = None) -> Verdict:
+    status = Status.PASS if ok else Status.INCORRECT
+    speedup = speedup if ok else None
+    return Verdict(task_id=task, sample=sample, turn=turn, level=1, status=status, speedup=speedup)
+
+
+def test_per_turn_metrics_count_broken_tasks_and_leave_untimed_fast_1_unknown():
+    verdicts = [turn_verdict("a", 0, 1, False), turn_verdict("a", 0, 2, True),
+                turn_verdict("a", 1, 1, True, speedup=1.5)]
+    timed = per_turn_metrics(verdicts, (1,), broken=["b"], samples_per_task=2)
+    # a broken task counts as 2 failed samples at every turn, as in the overall metrics
+    assert [timed[t]["pass_rate"] for t in ("1", "2")] == [0.25, 0.5]
+    assert timed["2"]["pass_rate"] == metrics.compute(verdicts, (1,), ["b"], 2).fast_p[0.0]
+    # turn 2's correct sample has no speedup: it is left out of fast_1's denominator, not counted slow
+    assert [timed[t]["fast_1"] for t in ("1", "2")] == [0.25, pytest.approx(1 / 3)]
+    untimed = per_turn_metrics([turn_verdict("a", 0, 1, True)], (1,))
+    assert untimed["1"]["fast_1"] is None and untimed["1"]["pass_rate"] == 1.0

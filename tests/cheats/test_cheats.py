@@ -24,6 +24,9 @@ TASK = HERE.parent / "benchmark" / "data" / "suite" / "level1" / "scale_shift.py
 CPU_CHEATS = {
     "torch_fallback": ("aten_compute_op", "aten_compute_op", ()),
     "functional_ops": ("torch_compute_op", "aten_compute_op", ()),
+    "helper_functional": ("torch_compute_op", "aten_compute_op", ()),
+    "decorator_registry": ("torch_compute_op", "aten_compute_op", ()),
+    "main_guard_rebound": ("torch_compute_op", "aten_compute_op", ()),
     "cpp_calls_aten": ("aten_compute_op", "aten_compute_op", ()),
     "subclass_reference": ("subclasses_reference", "aten_compute_op", ()),
     "try_fallback": ("try_fallback", "aten_compute_op", ()),

@@ -15,7 +15,7 @@ from benchmark.verdict import Status
 HERE = Path(__file__).parent
 SCALE_SHIFT = HERE.parent / "benchmark" / "data" / "suite" / "level1" / "scale_shift.py"
 
-CPU_HONEST = ["cpu_cpp_scale_shift", "cpu_cpp_two_steps"]
+CPU_HONEST = ["cpu_cpp_scale_shift", "cpu_cpp_two_steps", "cpu_kb_style_scale_shift"]
 GPU_HONEST = {
     "cuda_gelu_tanh": "level1/gelu_tanh_fp32.py",
     "cuda_gelu_out_param": "level1/gelu_tanh_fp32.py",
@@ -24,6 +24,9 @@ GPU_HONEST = {
     "cuda_softmax_two_kernels": "level1/softmax_rows_bf16.py",
     "triton_softmax_rows": "level1/softmax_rows_bf16.py",
     "raw_cuda_gelu_tanh": "level1/gelu_tanh_fp32.py",
+    "cuda_rowsum_double": "level1/sum_rows_fp32.py",
+    "cuda_rowsum_tree": "level1/sum_rows_fp32.py",
+    "triton_rowsum": "level1/sum_rows_fp32.py",
 }
 
 

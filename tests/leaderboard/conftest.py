@@ -29,11 +29,12 @@ def three_submissions() -> list[Submission]:
 
 @pytest.fixture
 def make_run(tmp_path) -> Callable[..., Path]:
-    """Write a run directory (run.json, results.jsonl, summary.json); keyword arguments override run.json."""
+    """Write a run directory (run.json, results.jsonl, summary.json); keyword arguments override run.json,
+    `broken` is the runner's broken_tasks (task id -> {"stage", "level", "reason"})."""
     counter = iter(range(1000))
 
     def factory(verdicts: list[Verdict] | None = None, *, model: str = "m", device: str = "cuda", samples: int = 2,
-                tasks: list[str] | None = None, **run_overrides) -> Path:
+                tasks: list[str] | None = None, broken: dict | None = None, **run_overrides) -> Path:
         verdicts = fakes.default_verdicts(model, device, samples) if verdicts is None else verdicts
         path = tmp_path / f"run{next(counter)}"
         rundir = RunDir(path)
@@ -42,8 +43,8 @@ def make_run(tmp_path) -> Callable[..., Path]:
         (path / "run.json").write_text(json.dumps({"format": 1, **info}, indent=2))
         for v in verdicts:
             rundir.append(v)
-        summary = summarize(verdicts, tuple(sorted({1, samples})))
-        summary.update(model=model, suite_version=info["suite_version"], broken_tasks={})
+        summary = summarize(verdicts, tuple(sorted({1, samples})), broken, samples)
+        summary.update(model=model, suite_version=info["suite_version"])
         rundir.write_summary(summary)
         return path
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from leaderboard_fakes import make_submission
@@ -90,3 +91,15 @@ def test_committed_submissions_build_and_are_labelled(tmp_path):
         assert known.get(sub.run["suite_version"]) is not None, f"{sub.slug}: suite version not recorded"
     build.build_site(subs, tmp_path / "site")
     assert len(list((tmp_path / "site" / "submissions").glob("*.html"))) == len(subs)
+
+
+def test_untimed_submission_builds_ranked_last_with_blank_speed_cells(tmp_path, three_submissions):
+    untimed = make_submission("Untimed", [replace(v, speedup=None, candidate_time=None, sol_fraction=None)
+                                          for v in three_submissions[0].verdicts])
+    build.build_site([untimed, *three_submissions], tmp_path / "site")
+    overall = section((tmp_path / "site" / "index.html").read_text(), "overall")
+    assert re.findall(r'<tr data-model="([^"]+)">', overall)[-1] == "untimed"
+    row = overall[overall.index('<tr data-model="untimed">'):]
+    row = row[: row.index("</tr>")]
+    assert row.count('data-sort="">–</td>') == 5  # fast_1, faster, faster vs compile, geomean, SOL
+    assert (tmp_path / "site" / "submissions" / "untimed.html").is_file()

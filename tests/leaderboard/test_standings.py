@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import leaderboard_fakes as fakes
 import pytest
 from leaderboard_fakes import make_verdict
 
@@ -60,3 +63,31 @@ def test_chart_geometry_maps_the_unit_square():
     assert c.series[0].points.split()[-1] == f"{c.right:.1f},{c.bottom:.1f}"
     assert c.series[0].color != c.series[1].color and c.series[1].fast_1 == 0.5
     assert c.p1_x == pytest.approx(c.left + (c.right - c.left) / 3)
+
+
+def untimed_submission(name: str, failing: int = 0):
+    """Every sample correct but none timed (a --no-timing run), `failing` of them incorrect instead."""
+    model = name.lower()
+    base = fakes.default_verdicts()
+    verdicts = [make_verdict(v.task_id, v.sample, speedup=None, model=model) for v in base]
+    verdicts[:failing] = [replace(v, status=Status.INCORRECT, speedup=None) for v in verdicts[:failing]]
+    return fakes.make_submission(name, verdicts)
+
+
+def test_untimed_submissions_rank_after_timed_ones(three_submissions):
+    perfect, worse = untimed_submission("Untimed Perfect"), untimed_submission("Untimed Worse", failing=2)
+    subs = [perfect, *three_submissions, worse]
+    table = standings.standings(subs)
+    for scope in ("overall", "level1"):
+        names = [e.submission.name for e in table[scope]]
+        assert names[-2:] == ["Untimed Perfect", "Untimed Worse"], scope  # then ranked by Pass@1
+        assert table[scope][-1].fast_1 is None and table[scope][0].fast_1 is not None
+    perfect = table["overall"][-2]
+    assert perfect.pass_at_1 == 1.0 and perfect.metrics.geomean_speedup is None
+    # the chart of an untimed entry has its correctness point only
+    assert standings.fast_p_points(perfect.submission.verdicts) == [(0.0, 1.0)]
+
+
+def test_two_untimed_entries_with_equal_pass_rank_by_name():
+    table = standings.standings([untimed_submission("b model"), untimed_submission("A model")])
+    assert [e.submission.name for e in table["overall"]] == ["A model", "b model"]

@@ -8,7 +8,7 @@ import pytest
 from leaderboard_fakes import SUITE_VERSION, default_verdicts, make_verdict
 
 from leaderboard.submission import CPU_RUN, PARTIAL
-from leaderboard.validate import ValidationError, validate_run_dir
+from leaderboard.validate import ValidationError, check_summary, read_broken, validate_run_dir
 
 
 def refused(path, registry, **kw) -> str:
@@ -257,3 +257,84 @@ def test_resumed_run_is_judged_by_run_json_suite_version(make_run, registry):
     run = make_run()
     edit_json(run / "summary.json", lambda d: d.update(suite_version="0000000000000000"))
     assert validate_run_dir(run, registry).suite.version == SUITE_VERSION
+
+
+# Broken tasks: counted by the recomputation as the runner counts them, and named by coverage.
+
+GEMM_OOM = {"stage": "reference", "level": 2,
+            "reason": "Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory"}
+
+
+def without(task_id):
+    return [v for v in default_verdicts() if v.task_id != task_id]
+
+
+def test_broken_task_is_named_as_broken_not_as_a_metric_mismatch(make_run, registry):
+    path = make_run(without("level2/gemm_bias"), broken={"level2/gemm_bias": GEMM_OOM})
+    msg = refused(path, registry)
+    assert ("task level2/gemm_bias of claimed level 2 is missing: it is broken in this run "
+            "(reference failed: torch.OutOfMemoryError: CUDA out of memory)") in msg
+    assert "disagrees" not in msg
+
+
+def test_summary_recomputation_counts_broken_tasks_as_failed_samples(make_run):
+    path = make_run(without("level2/gemm_bias"), broken={"level2/gemm_bias": GEMM_OOM})
+    run, summary = (json.loads((path / name).read_text()) for name in ("run.json", "summary.json"))
+    verdicts = without("level2/gemm_bias")
+    assert summary["metrics"]["overall"]["tasks"] == 3 and summary["metrics"]["level2"]["samples"] == 2
+    assert check_summary(summary, run, verdicts) == []
+    summary["broken_tasks"] = {}  # the same metrics without the broken task listed no longer add up
+    assert any("metrics.overall.tasks is 3 in summary.json, 2 recomputed" in p
+               for p in check_summary(summary, run, verdicts))
+
+
+def test_old_string_form_is_read_as_not_counted(make_run):
+    """Runners before the {"stage", ...} form listed a reason string and left the task out of the metrics."""
+    path = make_run(without("level2/gemm_bias"))
+    run, summary = (json.loads((path / name).read_text()) for name in ("run.json", "summary.json"))
+    summary["broken_tasks"] = {"level2/gemm_bias": "reference raised: CUDA out of memory"}
+    assert check_summary(summary, run, without("level2/gemm_bias")) == []
+    assert read_broken(summary)[0]["level2/gemm_bias"].counted is False
+
+
+def test_broken_task_outside_the_run_selection_is_refused(make_run, registry):
+    verdicts = without("level2/gemm_bias")
+    path = make_run(verdicts, tasks=["level1/relu", "level1/row_sum"], broken={"level2/gemm_bias": GEMM_OOM})
+    msg = refused(path, registry, partial=True)
+    assert "summary.json: broken task(s) level2/gemm_bias are not among run.json's tasks" in msg
+
+
+def test_task_file_that_did_not_load_is_counted_but_not_in_run_json(make_run, registry):
+    """The runner lists loaded tasks only in run.json; a file outside the suite version that failed to
+    load is counted in summary.json and does not stop the submission."""
+    unreadable = {"stage": "load", "level": 1, "reason": "level1/broken.py: SyntaxError: invalid syntax"}
+    path = make_run(broken={"level1/broken": unreadable})
+    assert json.loads((path / "summary.json").read_text())["metrics"]["level1"]["tasks"] == 3
+    assert validate_run_dir(path, registry).tasks == default_tasks()
+
+
+@pytest.mark.parametrize("entry, problem", [
+    ({"stage": "compile", "level": 1, "reason": "x"},
+     ": stage must be one of load, reference, not 'compile'"),
+    ({"stage": "load", "level": "1", "reason": "x"}, ": level must be an integer or null, not '1'"),
+    (["load"], " must be an object with stage, level and reason"),
+])
+def test_malformed_broken_entry_is_refused(make_run, registry, entry, problem):
+    path = make_run()
+    edit_json(path / "summary.json", lambda d: d.update(broken_tasks={"level1/relu": entry}))
+    assert f"summary.json: broken_tasks['level1/relu']{problem}" in refused(path, registry)
+
+
+def test_run_json_timing_must_be_a_bool(make_run, registry):
+    assert "run.json: timing must be true or false, not 'yes'" in refused(make_run(timing="yes"), registry)
+    assert validate_run_dir(make_run(timing=False), registry)
+
+
+def test_untimed_run_is_accepted_with_its_speed_metrics_unmeasured(make_run, registry):
+    verdicts = [make_verdict(v.task_id, v.sample, v.status, speedup=None) for v in default_verdicts()]
+    path = make_run(verdicts, timing=False)
+    overall = json.loads((path / "summary.json").read_text())["metrics"]["overall"]
+    assert overall["fast_p"]["1.0"] is None and overall["faster_rate"] is None
+    assert validate_run_dir(path, registry)
+    edit_json(path / "summary.json", lambda d: d["metrics"]["overall"]["fast_p"].update({"1.0": 0.0}))
+    assert "metrics.overall.fast_p.1.0 is 0.0 in summary.json, None recomputed" in refused(path, registry)

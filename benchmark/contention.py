@@ -1,0 +1,69 @@
+"""Whether the timing child is alone on its GPU.
+
+Another process's kernels slow the reference or the candidate and fake a speedup (an honest ReLU
+scored 6x over torch.relu while other processes shared the H200). Before and after each timed
+phase the worker asks NVML (nvidia-ml-py) which processes hold a compute context on its device.
+Its own process, its parent (the evaluator: a trainer or run that waits for this verdict) and
+the other holders of the device's lock (benchmark.gpu_lock: the verifier's other lanes and any
+other evaluation on this host, which wait while this one times) are known and excluded; anything
+else is a neighbour, a sibling process that uses the GPU outside the lock too. Where NVML is missing, or its process ids do not match this PID namespace (the worker
+itself is not in the list), the check reports itself unavailable rather than guessing."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class Census:
+    available: bool
+    neighbours: tuple[str, ...] = ()  # "pid name (MiB)" of each foreign process
+    why: str = ""  # why the check is unavailable
+
+
+def _name_of(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
+
+
+def _nvml_pids(device: torch.device) -> dict[int, int]:
+    """pid -> used bytes of every compute process on `device`, through NVML."""
+    import pynvml
+
+    pynvml.nvmlInit()
+    uuid = str(torch.cuda.get_device_properties(device).uuid)
+    handle = pynvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else f"GPU-{uuid}")
+    procs = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+    return {p.pid: int(p.usedGpuMemory or 0) for p in procs}
+
+
+def census(device: torch.device, known: set[int] = frozenset()) -> Census:
+    if device.type != "cuda":
+        return Census(False, why="not a CUDA device")
+    try:
+        pids = _nvml_pids(device)
+    except Exception as e:  # noqa: BLE001 - no NVML, no driver support: the check is unavailable
+        return Census(False, why=f"NVML unavailable: {e!r}"[:200])
+    me = os.getpid()
+    if me not in pids:
+        return Census(False, why="NVML's process ids do not match this PID namespace")
+    known = {me, os.getppid(), *known}
+    foreign = [f"{pid} {_name_of(pid)} ({used // 2**20} MiB)" for pid, used in sorted(pids.items()) if pid not in known]
+    return Census(True, tuple(foreign))
+
+
+def wait_until_alone(device: torch.device, wait_s: float, known: set[int] = frozenset(), poll_s: float = 0.5) -> Census:
+    """Poll until no neighbour is left or `wait_s` has passed; the last census."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        c = census(device, known)
+        if not c.available or not c.neighbours or time.monotonic() >= deadline:
+            return c
+        time.sleep(poll_s)

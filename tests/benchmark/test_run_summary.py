@@ -1,0 +1,170 @@
+"""`benchmark.run` tells the truth: every selected task is in summary.json and the table (broken ones
+with their stage and reason, counted as failed), unmeasured speed is None / "n/m", not 0, and a
+missing GPU is one line and exit 2 before anything runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from benchmark.check import main as check_main
+from benchmark.run import main as run_main
+
+GOOD = '''"""y = 3x - 1."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 3.0 - 1.0
+
+
+def get_inputs():
+    return [torch.randn(16, 8)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+SYNTAX_ERROR = GOOD.replace("def forward(self, x):", "def forward(self, x)")
+NO_GET_INPUTS = GOOD.replace("def get_inputs():\n    return [torch.randn(16, 8)]\n", "")
+REFERENCE_RAISES = GOOD.replace("return x * 3.0 - 1.0", 'raise RuntimeError("the reference gives up")')
+
+
+def make_suite(root: Path, files: dict[str, str]) -> Path:
+    level = root / "level1"
+    level.mkdir(parents=True)
+    for name, source in files.items():
+        (level / f"{name}.py").write_text(source)
+    return root
+
+
+def cli(suite: Path, out: Path, *extra: str) -> int:
+    flags = "--model reference --device cpu --quiet --trials 2".split()
+    return run_main([*flags, "--suite", str(suite), "--out", str(out), *extra])
+
+
+@pytest.fixture
+def quick_timing(monkeypatch, fast_eval):
+    """The CLI builds its own EvalConfig: give it the fast test timing and the shared build cache."""
+    import benchmark.run as run_module
+
+    real = run_module.EvalConfig
+
+    def fast(**kw):
+        return real(**{**kw, "timing": fast_eval.timing, "cache_dir": fast_eval.cache_dir})
+
+    monkeypatch.setattr(run_module, "EvalConfig", fast)
+
+
+def test_every_selected_task_is_reported(tmp_path, capsys, quick_timing):
+    files = {
+        "good": GOOD,
+        "syntax_error": SYNTAX_ERROR,
+        "no_inputs": NO_GET_INPUTS,
+        "ref_raises": REFERENCE_RAISES,
+    }
+    suite = make_suite(tmp_path / "suite", files)
+    assert cli(suite, tmp_path / "run") == 0
+    table = capsys.readouterr().out
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+
+    broken = summary["broken_tasks"]
+    assert set(broken) == {"level1/syntax_error", "level1/no_inputs", "level1/ref_raises"}
+    assert broken["level1/syntax_error"]["stage"] == broken["level1/no_inputs"]["stage"] == "load"
+    assert "syntax error" in broken["level1/syntax_error"]["reason"]
+    assert "get_inputs" in broken["level1/no_inputs"]["reason"]
+    assert broken["level1/ref_raises"]["stage"] == "reference"
+    assert "the reference gives up" in broken["level1/ref_raises"]["reason"]
+    assert all(b["level"] == 1 for b in broken.values())
+
+    for scope in ("level1", "overall"):
+        m = summary["metrics"][scope]
+        assert m["tasks"] == 4 and m["samples"] == 4
+        assert m["pass_at_k"]["1"] == pytest.approx(0.25) and m["avg_at_k"] == pytest.approx(0.25)
+        assert m["fast_p"]["0.0"] == pytest.approx(0.25)
+        assert m["geomean_speedup"] is not None  # the good task was timed
+    assert summary["statuses"] == {"pass": 1}
+
+    overall = next(line for line in table.splitlines() if line.startswith("overall"))
+    assert overall.split()[1:4] == ["4", "4", "0.250"]
+    assert "3 tasks broken" in table
+    for task_id in broken:
+        assert task_id in table
+
+
+def test_no_timing_reports_speed_as_not_measured(tmp_path, capsys, quick_timing):
+    suite = make_suite(tmp_path / "suite", {"good": GOOD})
+    assert cli(suite, tmp_path / "run", "--no-timing") == 0
+    table = capsys.readouterr().out
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    m = summary["metrics"]["overall"]
+    assert m["avg_at_k"] == 1.0 and m["fast_p"]["0.0"] == 1.0
+    assert m["fast_p"]["1.0"] is None and m["fast_p"]["1.5"] is None and m["fast_p"]["2.0"] is None
+    assert m["faster_rate"] is None and m["geomean_speedup"] is None
+    assert summary["broken_tasks"] == {}
+    overall = next(line for line in table.splitlines() if line.startswith("overall"))
+    assert overall.split()[3:] == ["1.000", "n/m", "n/m", "n/m", "n/m"]
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["timing"] is False
+
+
+@pytest.fixture
+def no_cuda(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+
+def test_run_without_cuda_is_one_line_and_exit_2(tmp_path, capsys, no_cuda, monkeypatch):
+    import benchmark.runner as runner
+
+    monkeypatch.setattr(runner, "get_backend", lambda *a, **k: pytest.fail("a backend was loaded"))
+    out = tmp_path / "run"
+    assert run_main(["--model", "reference", "--device", "cuda", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: --device cuda but no CUDA device is visible (torch ")
+    assert not out.exists()
+
+
+def test_check_without_cuda_is_one_line_and_exit_2(data_dir, capsys, no_cuda, monkeypatch):
+    import benchmark.check as check
+
+    monkeypatch.setattr(check, "evaluate", lambda *a, **k: pytest.fail("the candidate was evaluated"))
+    task = data_dir / "suite" / "level1" / "scale_shift.py"
+    candidate = data_dir / "candidates" / "torch_correct.py"
+    assert check_main(["--task", str(task), "--candidate", str(candidate), "--device", "cuda"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --device cuda but no CUDA device is visible (torch ") and "\n" not in err
+
+
+def test_missing_cuda_reason_names_the_build(monkeypatch, no_cuda):
+    from benchmark.device_check import DeviceUnavailable, cuda_missing_reason, require_device
+
+    monkeypatch.setattr(torch.version, "cuda", None)
+    assert cuda_missing_reason() == f"torch {torch.__version__}, built without CUDA"
+    monkeypatch.setattr(torch.version, "cuda", "13.0")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert "CUDA_VISIBLE_DEVICES is empty" in cuda_missing_reason()
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert "no driver or no device found" in cuda_missing_reason()
+    require_device("cpu")  # nothing to check
+    with pytest.raises(DeviceUnavailable, match="--device cuda:1 but no CUDA device"):
+        require_device("cuda:1")
+
+
+def test_unreadable_files_follow_the_level_and_name_filters(tmp_path):
+    from benchmark.suite import load_suite
+
+    root = make_suite(tmp_path / "suite", {"good": GOOD, "syntax_error": SYNTAX_ERROR})
+    (root / "level2").mkdir()
+    (root / "level2" / "no_inputs.py").write_text(NO_GET_INPUTS)
+    suite = load_suite(root)
+    assert [t.task_id for t in suite.tasks] == ["level1/good"]
+    assert [f.task_id for f in suite.select_failures()] == ["level1/syntax_error", "level2/no_inputs"]
+    assert [f.task_id for f in suite.select_failures(levels=[2])] == ["level2/no_inputs"]
+    assert [f.task_id for f in suite.select_failures(patterns=["syntax_*"])] == ["level1/syntax_error"]
+    assert len(suite.select_failures(tags=["softmax"])) == 2  # their tags cannot be read, so they stay
+    assert suite.errors == tuple(f.reason for f in suite.failures)

@@ -31,7 +31,9 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def build_cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("solbench-cache")
+    """SOLBENCH_TEST_CACHE shares one cache between parallel test workers (the GPU stage sets it)."""
+    shared = os.environ.get("SOLBENCH_TEST_CACHE")
+    return Path(shared) if shared else tmp_path_factory.mktemp("solbench-cache")
 
 
 @pytest.fixture

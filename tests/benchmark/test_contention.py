@@ -34,10 +34,13 @@ def test_alone_with_known_processes(fake_gpu):
 def test_lock_holders_are_registered(tmp_path):
     from benchmark.gpu_lock import DeviceLock
 
-    lock = DeviceLock(tmp_path / "device-0")
+    (tmp_path / "device-0.members").mkdir()
     (tmp_path / "device-0.members" / "999999999").touch()  # a holder that died
+    lock = DeviceLock(tmp_path / "device-0")
     assert lock.members() == {os.getpid()}
     assert not (tmp_path / "device-0.members" / "999999999").exists()
+    (tmp_path / "device-0.members" / "999999998").touch()  # dies later: skipped, never signalled
+    assert lock.members() == {os.getpid()}
 
 
 def test_a_foreign_process_is_a_neighbour(fake_gpu):

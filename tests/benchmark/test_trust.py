@@ -43,3 +43,12 @@ def test_output_memoized_by_address_is_caught(data_dir, fast_eval):
     assert v.status is Status.CHEAT and "stale_output" in v.flags, v.error
     lenient = _eval(task, data_dir, "cache_by_pointer", dataclasses.replace(fast_eval, strict=False))
     assert lenient.status is Status.INCORRECT and "stale output" in lenient.error
+
+
+def test_a_device_lock_holder_is_not_flagged(data_dir, fast_eval, tmp_path):
+    """The neighbour check reads the lock's holders after the candidate has loaded: without tripping
+    the sandbox (it refuses os.kill), so an honest candidate stays clean."""
+    task = load_task(data_dir / "suite" / "level1" / "scale_shift.py")
+    code = (data_dir / "candidates" / "cpp_correct.py").read_text()
+    v = evaluate(task, code, fast_eval, device_lock=str(tmp_path / "device-cpu"))
+    assert v.status is Status.PASS and v.flags == (), v.error

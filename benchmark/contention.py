@@ -2,12 +2,16 @@
 
 Another process's kernels slow the reference or the candidate and fake a speedup (an honest ReLU
 scored 6x over torch.relu while other processes shared the H200). Before and after each timed
-phase the worker asks NVML (nvidia-ml-py) which processes hold a compute context on its device.
-Its own process, its parent (the evaluator: a trainer or run that waits for this verdict) and
-the other holders of the device's lock (benchmark.gpu_lock: the verifier's other lanes and any
-other evaluation on this host, which wait while this one times) are known and excluded; anything
-else is a neighbour, a sibling process that uses the GPU outside the lock too. Where NVML is missing, or its process ids do not match this PID namespace (the worker
-itself is not in the list), the check reports itself unavailable rather than guessing."""
+phase the worker asks NVML (nvidia-ml-py) which processes hold a compute context on its device,
+and which of them ran kernels or moved memory in the last ACTIVITY_WINDOW_S (NVML's per-process
+utilization samples): an idle context (a trainer holding its policy between steps, a finished
+generation) slows nobody. Its own process, its parent (the evaluator: a trainer or run that waits
+for this verdict) and the other holders of the device's lock (benchmark.gpu_lock: the verifier's
+other lanes and any other evaluation on this host, which wait while this one times) are known
+and excluded; any other active process is a neighbour, a sibling that uses the GPU outside the
+lock too. Where the driver keeps no utilization samples, holding a context counts as activity.
+Where NVML is missing, or its process ids do not match this PID namespace (the worker itself is
+not in the list), the check reports itself unavailable rather than guessing."""
 
 from __future__ import annotations
 
@@ -17,11 +21,13 @@ from dataclasses import dataclass
 
 import torch
 
+ACTIVITY_WINDOW_S = 2.0
+
 
 @dataclass(frozen=True)
 class Census:
     available: bool
-    neighbours: tuple[str, ...] = ()  # "pid name (MiB)" of each foreign process
+    neighbours: tuple[str, ...] = ()  # "pid name (MiB)" of each foreign process active lately
     why: str = ""  # why the check is unavailable
 
 
@@ -33,15 +39,23 @@ def _name_of(pid: int) -> str:
         return "?"
 
 
-def _nvml_pids(device: torch.device) -> dict[int, int]:
-    """pid -> used bytes of every compute process on `device`, through NVML."""
+def _nvml_pids(device: torch.device) -> dict[int, tuple[int, bool]]:
+    """pid -> (used bytes, active lately) of every compute process on `device`, through NVML."""
     import pynvml
 
     pynvml.nvmlInit()
     uuid = str(torch.cuda.get_device_properties(device).uuid)
     handle = pynvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else f"GPU-{uuid}")
     procs = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
-    return {p.pid: int(p.usedGpuMemory or 0) for p in procs}
+    since_us = int((time.time() - ACTIVITY_WINDOW_S) * 1e6)
+    try:
+        samples = pynvml.nvmlDeviceGetProcessUtilization(handle, since_us)
+        busy = {s.pid for s in samples if s.timeStamp >= since_us and (s.smUtil > 0 or s.memUtil > 0)}
+    except pynvml.NVMLError_NotFound:  # no sample in the window: nobody ran anything
+        busy = set()
+    except pynvml.NVMLError:  # no utilization samples on this driver: every context counts
+        busy = {p.pid for p in procs}
+    return {p.pid: (int(p.usedGpuMemory or 0), p.pid in busy) for p in procs}
 
 
 def census(device: torch.device, known: set[int] = frozenset()) -> Census:
@@ -55,7 +69,11 @@ def census(device: torch.device, known: set[int] = frozenset()) -> Census:
     if me not in pids:
         return Census(False, why="NVML's process ids do not match this PID namespace")
     known = {me, os.getppid(), *known}
-    foreign = [f"{pid} {_name_of(pid)} ({used // 2**20} MiB)" for pid, used in sorted(pids.items()) if pid not in known]
+    foreign = [
+        f"{pid} {_name_of(pid)} ({used // 2**20} MiB)"
+        for pid, (used, active) in sorted(pids.items())
+        if active and pid not in known
+    ]
     return Census(True, tuple(foreign))
 
 

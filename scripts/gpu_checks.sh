@@ -37,7 +37,7 @@ GPU_TESTS="tests/honest tests/cheats/test_cheats_gpu.py tests/benchmark/test_cud
 GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/test_verdicts_gpu.py tests/benchmark/test_trust_gpu.py"
 GPU_TESTS="$GPU_TESTS tests/benchmark/test_mixed_run_gpu.py"
 stage tests "${TESTS_S:-420}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache bash -c "
-    timeout $((${TESTS_S:-420} - 75)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
+    timeout $((${TESTS_S:-420} - 45)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
         -k 'not foreign_process' $GPU_TESTS; a=\$?
     timeout 60 python3 -m pytest -q -m gpu -p no:cacheprovider --timeout 55 -rfE -k foreign_process tests/benchmark/test_verdicts_gpu.py; b=\$?
     exit \$((a | b))"

@@ -51,7 +51,8 @@ def judged(case: Case, verdict) -> bool:
     return verdict.status.value != "pass"
 
 
-def run(root: Path, device: str, build_workers: int, cache: Path | None) -> list[dict]:
+def run(root: Path, device: str, build_workers: int, cache: Path | None, out: Path) -> list[dict]:
+    """Strict first, then no-strict; the rows so far are saved after each mode."""
     from benchmark.harness import EvalConfig, default_cache_dir
     from benchmark.task import load_task
     from benchmark.verifier import Request, Verifier, VerifierConfig
@@ -75,6 +76,7 @@ def run(root: Path, device: str, build_workers: int, cache: Path | None) -> list
                     "error": (v.error or "").strip().splitlines()[0][:160] if v.error else "",
                     "total_s": v.phases.total_s, "compile_s": v.phases.compile_s,
                 })
+        (out / "verdicts.json").write_text(json.dumps(rows, indent=1))
     return rows
 
 
@@ -107,9 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     except DeviceUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    rows = run(args.kernelbench, args.device, args.build_workers, args.cache)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "verdicts.json").write_text(json.dumps(rows, indent=1))
+    rows = run(args.kernelbench, args.device, args.build_workers, args.cache, args.out)
     text = table(rows)
     (args.out / "kernelbench-files.md").write_text(text + "\n")
     print(text)

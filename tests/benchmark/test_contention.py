@@ -5,6 +5,7 @@ timed phase that always had company is marked contended."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import pytest
@@ -16,17 +17,23 @@ from benchmark.timing import TimingConfig
 CUDA = torch.device("cuda", 0)
 
 
+@dataclass
+class FakeGpu:
+    procs: dict[int, int]  # pid -> bytes held
+    idle: set[int] = field(default_factory=set)  # holding a context, running nothing
+
+
 @pytest.fixture
 def fake_gpu(monkeypatch):
-    procs = {os.getpid(): 2**30}
-    monkeypatch.setattr(contention, "_nvml_pids", lambda device: dict(procs))
+    gpu = FakeGpu({os.getpid(): 2**30})
+    monkeypatch.setattr(contention, "_nvml_pids", lambda device: {p: (b, p not in gpu.idle) for p, b in gpu.procs.items()})
     monkeypatch.setattr(contention, "_name_of", lambda pid: "python3")
-    return procs
+    return gpu
 
 
 def test_alone_with_known_processes(fake_gpu):
-    fake_gpu[os.getppid()] = 0  # the evaluator itself
-    fake_gpu[4242] = 2**20  # another holder of the device lock
+    fake_gpu.procs[os.getppid()] = 0  # the evaluator itself
+    fake_gpu.procs[4242] = 2**20  # another holder of the device lock
     c = contention.census(CUDA, known={4242})
     assert c.available and c.neighbours == ()
 
@@ -44,14 +51,20 @@ def test_lock_holders_are_registered(tmp_path):
 
 
 def test_a_foreign_process_is_a_neighbour(fake_gpu):
-    fake_gpu[777] = 3 * 2**20
+    fake_gpu.procs[777] = 3 * 2**20
     c = contention.census(CUDA)
     assert c.neighbours == ("777 python3 (3 MiB)",)
 
 
+def test_an_idle_foreign_context_is_no_neighbour(fake_gpu):
+    fake_gpu.procs[777] = 3 * 2**20
+    fake_gpu.idle.add(777)  # holds a context, ran nothing lately
+    assert contention.census(CUDA).neighbours == ()
+
+
 def test_unmatched_pid_namespace_is_unavailable(fake_gpu):
-    del fake_gpu[os.getpid()]
-    fake_gpu[123456] = 0
+    del fake_gpu.procs[os.getpid()]
+    fake_gpu.procs[123456] = 0
     c = contention.census(CUDA)
     assert not c.available and "PID namespace" in c.why
 

@@ -1,5 +1,5 @@
 """The strict harness accepts honest kernels it did not write: TorchInductor's Triton translations
-of a fixed sample of suite tasks (pointwise, reduction, softmax, norm, matmul; levels 1-3) pass
+of a fixed sample of suite tasks (pointwise, reduction, softmax, norm, matmul, attention; levels 1-3) pass
 unflagged, through the same teacher, strict verifier and engine as scripts/trust_corpus.py.
 A failure here is a translation bug or a harness false negative; the row says which task and why.
 The timing phase's checks are left to the corpus run itself (scripts/gpu_checks.sh trust).
@@ -14,13 +14,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-SAMPLE = (
-    "level1/gelu_tanh_fp32",  # pointwise
-    "level1/sum_rows_fp32",  # reduction
-    "level1/softmax_rows_bf16",  # softmax
-    "level2/residual_add_layernorm_bf16",  # norm with two outputs
-    "level2/gemm_bias_relu_bf16",  # Triton GEMM template with an epilogue
-    "level3/mlp_3layer_relu_fp32",  # three fp32 GEMMs (TF32 off) and activations
+SAMPLE = (  # each passed in the H200 corpus run of 2026-12-01 (docs/gpu-results.md)
+    "level1/softsign_fp32",  # pointwise
+    "level1/rmsnorm_fp32",  # row reduction and norm
+    "level1/log_softmax_vocab_bf16",  # softmax over a wide row
+    "level2/gemm_bias_clamp_fp32",  # Triton GEMM template with an epilogue, TF32 off
+    "level2/groupnorm_swish_fp32",  # a norm over groups, then an activation
+    "level3/mha_self_attention_fp32",  # a level-3 block: GEMMs, softmax, reshapes
 )
 
 

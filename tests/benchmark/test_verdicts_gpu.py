@@ -1,6 +1,6 @@
 """Verdicts that hold on the GPU: a task outside the manifest gets its floor at evaluation time, a
 time below the floor is flagged, an honest double-accumulating row sum passes at the default fp32
-tolerance while an fp16-accumulating one fails, a memoized output is caught, and timing beside a
+tolerance while an fp16-accumulating one fails, a memoized output fails, and timing beside a
 foreign process is marked contended with no speedup."""
 
 from __future__ import annotations
@@ -91,7 +91,9 @@ def test_output_memoized_by_address_is_caught_on_the_gpu(gpu_eval):
         "        return _memo[key]\n"
     )
     v = evaluate(task, code, gpu_eval)
-    assert "stale_output" in v.flags and v.status is Status.CHEAT, v.error
+    # The CUDA caching allocator recycles addresses between trials, so the memo usually serves a stale
+    # result already in the correctness trials (incorrect); if it survives them, the stateful check flags it.
+    assert v.status is Status.INCORRECT or (v.status is Status.CHEAT and "stale_output" in v.flags), v.error
 
 
 BUSY = (

@@ -85,6 +85,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="comma-separated GPU indices to evaluate on, one timing lane each (default: all visible)")
     g.add_argument("--build-workers", type=int, default=None,
                    help="CPU workers that compile candidates ahead of execution (default: cores - 1)")
+    g.add_argument("--lanes", type=int, default=None,
+                   help="evaluations at once per device: their checks run side by side, their timings one at "
+                        "a time (default on CUDA: one per 4 CPU cores of each GPU's share of the host, 1 to 4; "
+                        "on CPU: 1)")
     g = p.add_argument_group("output")
     g.add_argument("--out", type=Path, default=None, help="run directory (default: runs/MODEL)")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -148,6 +152,7 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
         turns=args.turns,
         gpus=tuple(int(g) for g in args.gpus.split(",")) if args.gpus else None,
         build_workers=args.build_workers,
+        lanes=args.lanes,
     )
 
 

@@ -5,14 +5,23 @@ is described in benchmark.multiturn.
 Every selected task is accounted for in summary.json: a task that could not be evaluated is listed
 under `broken_tasks` (task id -> {"stage": "load" | "reference", "level", "reason"}: its file did not
 load, or its reference raised or ran out of memory) and counts in the metrics as a task whose
-samples are all incorrect, so a suite that mostly failed cannot read as a perfect score."""
+samples are all incorrect, so a suite that mostly failed cannot read as a perfect score.
+
+Verdicts stream: each completion goes to the verifier as the backend yields it, and each verdict is
+appended to results.jsonl the moment its evaluation finishes, in completion order, by one recorder
+thread, while the backend keeps generating. A slow sample holds back no other, and a run killed
+during a long generation keeps every verdict that finished; a rerun resumes from them."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
+import queue
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -24,14 +33,14 @@ from benchmark.extract import extract_code
 from benchmark.harness import EvalConfig, TaskError
 from benchmark.manifest import load_manifest, manifest_path_for
 from benchmark.models import Completion, get_backend
-from benchmark.models.base import BackendOptions, SamplingParams
+from benchmark.models.base import BackendOptions, GenerationRequest, SamplingParams
 from benchmark.multiturn import CompletionLog, CompletionRecord, per_turn_metrics, plan_turn
 from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.rundir import RunDir, gpu_environment
 from benchmark.suite import LoadFailure, load_suite, resolve_suite
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
-from benchmark.verifier import Request, Verifier, VerifierConfig
+from benchmark.verifier import Request, Verifier, VerifierConfig, visible_gpus
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +63,24 @@ class RunConfig:
     turns: int = 1  # at most this many turns per sample, with harness feedback between them
     gpus: tuple[int, ...] | None = None  # devices to evaluate on (one timing lane each); None: all visible
     build_workers: int | None = None  # CPU workers compiling candidates ahead of execution
+    lanes: int | None = None  # concurrent evaluations per device; None: default_lanes()
 
     def __post_init__(self):
         if self.turns < 1:
             raise ValueError("turns must be at least 1")
+        if self.lanes is not None and self.lanes < 1:
+            raise ValueError("lanes must be at least 1")
+
+
+def default_lanes(device: str, gpus: int, cores: int | None = None) -> int:
+    """Evaluation lanes per device when none is asked for. On CUDA, one lane per four CPU cores of
+    each GPU's share of the host, at most 4: a lane's child needs a core or so for its checks, the
+    build pool needs the rest, and beyond 4 lanes would only queue for the exclusive timing lock.
+    On CPU, 1: lanes there share the cores that timing measures."""
+    if device != "cuda":
+        return 1
+    cores = cores or os.cpu_count() or 1
+    return min(4, max(1, cores // max(1, gpus) // 4))
 
 
 def select_tasks(config: RunConfig) -> tuple[list[Task], str, list[LoadFailure]]:
@@ -150,6 +173,120 @@ def _record(completion: Completion, extraction: str) -> CompletionRecord:
     )
 
 
+class _Recorder:
+    """Appends each verdict to the run directory as soon as it is known, on a thread of its own, and
+    keeps the verdict list, the broken tasks and the progress bar. Why a thread: a backend may block
+    for minutes before its next completion (a slow API request, a long batch), and verdicts that
+    finish meanwhile must reach results.jsonl, and the bar, without waiting for it. Every write to
+    results.jsonl and the bar happens here, in the order evaluations finish."""
+
+    def __init__(self, rundir: RunDir, verdicts: list[Verdict], broken: dict[str, dict], bar: tqdm):
+        self.rundir, self.verdicts, self.broken, self.bar = rundir, verdicts, broken, bar
+        latest = metrics.final_turns(verdicts)
+        self.correct = sum(v.correct for v in latest)
+        self.faster = sum(_faster(v) for v in latest)
+        self.failure: BaseException | None = None  # the first error this thread met, raised by check()
+        self._events: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self._pending = 0  # events announced and not yet handled
+        self._idle = threading.Condition()
+        self._thread = threading.Thread(target=self._loop, name="solbench-recorder", daemon=True)
+        self._thread.start()
+
+    def expect(self, req: GenerationRequest, outcome: Verdict | Future, how: str) -> None:
+        """Record `outcome` (a verdict, or a future of one) once it is known."""
+        self._announce()
+        if isinstance(outcome, Verdict):
+            self._events.put(lambda: self._record(req, outcome, how))
+        else:
+            outcome.add_done_callback(lambda f: self._events.put(lambda: self._record(req, f, how)))
+
+    def skip(self) -> None:
+        """A request that gets no verdict (its task broke meanwhile): it still counts as done."""
+        self.call(lambda: self.bar.update(1))
+
+    def grow(self, n: int) -> None:
+        """Another turn adds `n` requests to the bar's total."""
+
+        def add() -> None:
+            self.bar.total += n
+            self.bar.refresh()
+
+        self.call(add)
+
+    def call(self, fn: Callable[[], None]) -> None:
+        self._announce()
+        self._events.put(fn)
+
+    def wait_idle(self) -> None:
+        """Block until every announced outcome is recorded; raise what went wrong meanwhile."""
+        with self._idle:
+            while self._pending and self.failure is None:
+                self._idle.wait(0.5)
+        self.check()
+
+    def check(self) -> None:
+        if self.failure is not None:
+            raise self.failure
+
+    def stop(self) -> None:
+        """Handle what is queued, then end the thread; outcomes that finish later are not recorded
+        (a rerun evaluates them again)."""
+        self._events.put(None)
+        self._thread.join()
+
+    def _announce(self) -> None:
+        with self._idle:
+            self._pending += 1
+
+    def _loop(self) -> None:
+        while (event := self._events.get()) is not None:
+            try:
+                event()
+            except BaseException as e:  # noqa: BLE001 - handed to the main thread by check()
+                self.failure = self.failure or e
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._idle.notify_all()
+
+    def _record(self, req: GenerationRequest, outcome: Verdict | Future, how: str) -> None:
+        task = req.task
+        if isinstance(outcome, Future):
+            if outcome.cancelled():
+                return
+            error = outcome.exception()
+            if isinstance(error, TaskError):
+                if task.task_id not in self.broken:
+                    self.broken[task.task_id] = {"stage": "reference", "level": task.level, "reason": str(error)}
+                    log.error("task %s (%s) is broken, skipping its samples: %s", task.task_id, task.path, error)
+                self.bar.update(1)
+                return
+            if error is not None:
+                raise error
+            verdict = outcome.result()
+        else:
+            verdict = outcome
+        if verdict.status is Status.NO_CODE and verdict.error == "no code to evaluate":
+            verdict = replace(verdict, error=how)  # say why no code was found
+        self.rundir.append(verdict)
+        self.verdicts.append(verdict)
+        self.correct += verdict.correct
+        self.faster += _faster(verdict)
+        self.bar.set_description(task.task_id)
+        self.bar.set_postfix({"pass": self.correct, "faster": self.faster, "turn": verdict.turn}, refresh=False)
+        self.bar.update(1)
+
+
+def _faster(v: Verdict) -> bool:
+    return bool(v.correct and v.speedup and v.speedup > 1)
+
+
+def _device_count(config: RunConfig) -> int:
+    if config.eval.device != "cuda":
+        return 1
+    return len(config.gpus) if config.gpus is not None else max(1, len(visible_gpus()))
+
+
 def run(config: RunConfig) -> dict:
     """Evaluate every (task, sample, turn) not already in the run directory; return the summary."""
     require_device(config.eval.device)
@@ -163,6 +300,7 @@ def run(config: RunConfig) -> dict:
     backend = get_backend(config.model, config.sampling, config.backend)
     prompts = PromptBuilder(config.prompt) if backend.uses_prompts else None
     rundir = RunDir(config.out)
+    lanes = config.lanes or default_lanes(config.eval.device, _device_count(config))
     rundir.write_run_info(
         {
             "command": config.command or " ".join(sys.argv),
@@ -175,6 +313,7 @@ def run(config: RunConfig) -> dict:
             "device": config.eval.device,
             "baseline": config.eval.baseline,
             "timing": config.eval.measure,
+            "lanes": lanes,
             "strict": config.eval.strict and not backend.trusted,
             "suite": config.suite or "builtin",
             "suite_version": suite_version,
@@ -188,7 +327,7 @@ def run(config: RunConfig) -> dict:
     manifest = load_manifest(manifest_path_for(resolve_suite(config.suite)))
     gpu_name = (gpu_environment().get("gpu") or None) if eval_cfg.device == "cuda" else None
     sol = {t.task_id: manifest.sol_ms(t, gpu_name) for t in tasks} if gpu_name else {}
-    verifier_cfg = VerifierConfig(eval=eval_cfg, gpus=config.gpus)
+    verifier_cfg = VerifierConfig(eval=eval_cfg, gpus=config.gpus, lanes_per_device=lanes)
     if config.build_workers:
         verifier_cfg = replace(verifier_cfg, build_workers=config.build_workers)
     verifier = Verifier(verifier_cfg)
@@ -196,46 +335,32 @@ def run(config: RunConfig) -> dict:
     k = config.sampling.samples
     requests = plan_turn(1, tasks, k, verdicts, completions, prompts, config.turns)
     bar = tqdm(total=len(tasks) * k, initial=len(tasks) * k - len(requests), disable=not config.progress, unit="sample")
-    latest = metrics.final_turns(existing)
-    correct = sum(v.correct for v in latest)
-    faster = sum(bool(v.correct and v.speedup and v.speedup > 1) for v in latest)
+    recorder = _Recorder(rundir, verdicts, broken, bar)
+    finished = False
     try:
         for turn in range(1, config.turns + 1):
             if turn > 1:
                 requests = plan_turn(turn, tasks, k, verdicts, completions, prompts, config.turns, broken)
-                bar.total += len(requests)
+                recorder.grow(len(requests))
                 if requests:
                     log.info("turn %d: %d sample(s) get another try with feedback", turn, len(requests))
-            pending = []
             for completion in backend.generate(requests):
+                recorder.check()
                 req = completion.request
                 if req.task.task_id in broken:
-                    bar.update(1)
+                    recorder.skip()
                     continue
                 outcome, how = _submit(completion, config, verifier, sol.get(req.task.task_id), backend.trusted)
                 completions.append(_record(completion, how))
-                pending.append((req, outcome, how))
-            for req, outcome, how in pending:
-                bar.set_description(req.task.task_id)
-                try:
-                    verdict = outcome if isinstance(outcome, Verdict) else outcome.result()
-                except TaskError as e:
-                    if req.task.task_id not in broken:
-                        broken[req.task.task_id] = {"stage": "reference", "level": req.task.level, "reason": str(e)}
-                        log.error("task %s (%s) is broken, skipping its samples: %s", req.task.task_id, req.task.path, e)
-                    bar.update(1)
-                    continue
-                if verdict.status is Status.NO_CODE and verdict.error == "no code to evaluate":
-                    verdict = replace(verdict, error=how)  # say why no code was found
-                rundir.append(verdict)
-                verdicts.append(verdict)
-                correct += verdict.correct
-                faster += bool(verdict.correct and verdict.speedup and verdict.speedup > 1)
-                bar.update(1)
-                bar.set_postfix(correct=correct, faster=faster, turn=turn)
+                recorder.expect(req, outcome, how)
+            recorder.wait_idle()  # the next turn is planned from this one's verdicts
+        finished = True
     finally:
+        verifier.close(cancel_pending=True)  # evaluations already running finish, and are recorded
+        recorder.stop()
         bar.close()
-        verifier.close(cancel_pending=True)
+        if recorder.failure is not None and not finished:
+            log.error("a verdict could not be recorded while the run stopped: %r", recorder.failure)
         summary = summarize(verdicts, config.ks, broken, k)
         summary.update(
             model=config.model, suite_version=suite_version,
@@ -245,4 +370,5 @@ def run(config: RunConfig) -> dict:
         if usage:
             summary["usage"] = usage
         rundir.write_summary(summary)
+    recorder.check()
     return summary

@@ -155,6 +155,9 @@ class Verifier:
             return fut
 
     def _after_build(self, req: Request, build_future: Future, result: Future) -> None:
+        if build_future.cancelled():  # the verifier was closed before this build started
+            result.cancel()
+            return
         try:
             outcome = build_future.result()
         except BaseException as e:  # noqa: BLE001 - a broken build worker must not lose the sample

@@ -9,7 +9,13 @@ library call or an ATen fallback is retried once without Inductor's pattern matc
 turns an explicit softmax(QK^T)V into a library attention kernel). What it skips, with the reason
 recorded: graphs that still call library kernels (extern mm/convolution where no Triton
 template applies), fallback ATen ops, graph breaks, grids and kernel kinds the translator does not
-know. Needs a CUDA device: on a CPU, Inductor emits C++."""
+know. Needs a CUDA device: on a CPU, Inductor emits C++.
+
+Like torch.compile, it compiles once per input signature the task's input sets have (the main
+inputs and each alternate set: another rank, dtype or non-tensor value, or a size Inductor
+specialised), and the candidate's forward dispatches on its inputs' signature to the launch
+sequence compiled for it; inputs of any other signature raise. A task none of whose alternate sets
+needs a compilation of its own translates exactly as a single compilation."""
 
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ import logging
 from benchmark.task import Task
 from datasets_builder.teachers.base import Candidate, Skip
 from datasets_builder.teachers.inductor_capture import RETRY, RETRY_REASONS, VARIANTS, capture
-from datasets_builder.teachers.inductor_translate import InductorSkip, translate
+from datasets_builder.teachers.inductor_translate import InductorSkip, translate_signatures
 
 TEACHER = "inductor"
 log = logging.getLogger(__name__)
@@ -47,8 +53,8 @@ class InductorTeacher:
         variants = list(self.variants)
         for variant in variants:
             try:
-                record = capture(module, task.source, self.device, variant, seed=self.seed)
-                result = translate(task.source, record, task.task_id)
+                records = capture(module, task.source, self.device, variant, seed=self.seed)
+                result = translate_signatures(task.source, list(records), task.task_id)
             except InductorSkip as e:
                 skips.append(Skip(task.task_id, TEACHER, variant, e.reason, e.detail[:500]))
                 if e.reason in RETRY_REASONS and RETRY not in variants:
@@ -61,7 +67,8 @@ class InductorTeacher:
                 task_id=task.task_id, teacher=TEACHER, code=result.code, variant=variant,
                 sample=len(candidates),
                 info={"kernels": list(result.kernels), "launches": result.launches,
-                      "heuristics": list(result.heuristics), "torch": record.torch_version,
-                      "triton": record.triton_version, "configs_recorded": len(record.configs)},
+                      "heuristics": list(result.heuristics), "signatures": result.signatures,
+                      "torch": records[0].torch_version, "triton": records[0].triton_version,
+                      "configs_recorded": sum(len(r.configs) for r in records)},
             ))
         return candidates, skips

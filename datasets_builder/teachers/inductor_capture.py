@@ -23,16 +23,22 @@ This needs a CUDA device: on a CPU, Inductor emits C++ rather than Triton."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
 import torch
 
 from datasets_builder.teachers.inductor_record import (
+    ArgSignature,
     Capture,
     GraphInput,
     LaunchConfig,
+    Signature,
+    describe,
+    dispatch,
     forward_parameters,
     input_ref,
 )
@@ -70,8 +76,13 @@ _ARG_SOURCE = re.compile(r"\[(?:'(?P<name>\w+)'|(?P<index>\d+))\]$")
 
 @dataclass
 class _Record:
+    """One compilation, filled in as it happens."""
+
     inputs: tuple[GraphInput, ...] = ()
     configs: dict[str, LaunchConfig] = field(default_factory=dict)
+    first_set: int = 0  # the input set whose call compiled it
+    fakes: dict[str, object] = field(default_factory=dict)  # forward argument ref -> its fake tensor in the graph
+    code: str = ""
 
 
 class _CloneOutputs(torch.nn.Module):
@@ -213,16 +224,111 @@ def _graph_inputs(gm, example_inputs, tensors: list, state: dict[int, str], name
     return tuple(result)
 
 
-def _compile(module, tensors: list) -> tuple[object, list[str]]:
-    """Run the compiled module once and return its output and Inductor's output code."""
-    from torch._inductor.utils import run_and_get_code
+@contextlib.contextmanager
+def output_codes(sink: list[str]):
+    """Collect the output module of every graph Inductor compiles meanwhile. Unlike
+    `torch._inductor.utils.run_and_get_code`, this keeps Dynamo's cache: an input set the guards of
+    an earlier compilation accept must run that compilation, not a new one."""
+    from torch._inductor.graph import GraphLowering
 
-    with torch.no_grad():
-        return run_and_get_code(module, *tensors)
+    if not hasattr(GraphLowering, "save_output_code"):
+        raise RuntimeError("this torch's GraphLowering has no save_output_code hook to read the output code from")
+    original = GraphLowering.save_output_code
+    GraphLowering.save_output_code = staticmethod(sink.append)
+    try:
+        yield
+    finally:
+        GraphLowering.save_output_code = original
 
 
-def capture(task_module, task_source: str, device: str, variant: str = "default", seed: int = 0) -> Capture:
-    """Compile the task on `device` (a CUDA device) and record its Inductor output; InductorSkip on failure."""
+def concrete_signature(args: list) -> Signature:
+    """The signature of one input set, every size fixed; InductorSkip for a value no literal can name."""
+    out = []
+    for i, a in enumerate(args):
+        if isinstance(a, torch.Tensor):
+            out.append(ArgSignature("tensor", dtype=str(a.dtype), sizes=tuple(int(s) for s in a.shape)))
+            continue
+        text = repr(a)
+        try:
+            same = ast.literal_eval(text) == a and type(ast.literal_eval(text)) is type(a)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            same = False
+        if not same:
+            raise InductorSkip("signature", f"argument {i} is a {type(a).__name__}, which dispatch cannot compare")
+        out.append(ArgSignature("value", value=text))
+    return tuple(out)
+
+
+def _static_size(size) -> int | None:
+    """A graph size as the compilation fixed it, or None where the compiled code reads it at run time."""
+    if isinstance(size, torch.SymInt):
+        return size.node.maybe_as_int()
+    return int(size)
+
+
+def compiled_signature(concrete: Signature, fakes: dict[str, object], names: list[str],
+                       varargs: str | None) -> Signature:
+    """The signature a compilation serves: its input set's, with each size the graph keeps symbolic
+    (a size Dynamo or Inductor specialised, a size 0 or 1 included, stays fixed)."""
+    out = []
+    for i, a in enumerate(concrete):
+        fake = fakes.get(input_ref(i, names, varargs)) if a.kind == "tensor" else None
+        if isinstance(fake, torch.Tensor) and fake.dim() == len(a.sizes):
+            a = dataclasses.replace(a, sizes=tuple(_static_size(s) for s in fake.shape))
+        elif a.kind == "tensor":  # not a graph input: its sizes are read, if at all, at run time
+            a = dataclasses.replace(a, sizes=(None,) * len(a.sizes))
+        out.append(a)
+    return tuple(out)
+
+
+def narrowed(signature: Signature, concretes: list[Signature]) -> Signature:
+    """`signature` with every size fixed that all of `concretes` (the input sets it serves) share."""
+    out = []
+    for i, a in enumerate(signature):
+        if a.kind == "tensor":
+            sizes = tuple(s if s is not None or len({c[i].sizes[d] for c in concretes}) > 1 else concretes[0][i].sizes[d]
+                          for d, s in enumerate(a.sizes))
+            a = dataclasses.replace(a, sizes=sizes)
+        out.append(a)
+    return tuple(out)
+
+
+def check_dispatch(signatures: list[Signature], concretes: list[Signature], served: list[int],
+                   names: list[str], varargs: str | None) -> list[Signature]:
+    """Signatures under which the translated forward runs each input set with the compilation
+    torch.compile ran it with. Where the specialised sizes do not tell compilations apart (a guard
+    on a size the code still reads at run time), each compilation's signature also fixes the sizes
+    its input sets share; where even that does not, InductorSkip."""
+    def wrong(sigs: list[Signature]) -> int | None:
+        return next((s for s, c in enumerate(concretes) if dispatch(sigs, c) != served[s]), None)
+
+    if wrong(signatures) is None:
+        return signatures
+    signatures = [narrowed(sig, [c for c, r in zip(concretes, served, strict=True) if r == k])
+                  for k, sig in enumerate(signatures)]
+    bad = wrong(signatures)
+    if bad is None:
+        return signatures
+    chosen = dispatch(signatures, concretes[bad])
+    ran = "no compilation" if chosen is None else f"the compilation for {describe(signatures[chosen], names, varargs)}"
+    raise InductorSkip("signature", f"input set {describe(concretes[bad], names, varargs)} would run {ran}, "
+                       f"not the one torch.compile chose ({describe(signatures[served[bad]], names, varargs)})")
+
+
+def _limits(n_sets: int) -> dict[str, object]:
+    """Dynamo options that let every input set compile once: the recompile limit is 8 by default."""
+    import torch._dynamo
+
+    return {k: max(n_sets + 1, getattr(torch._dynamo.config, k)) for k in ("recompile_limit", "cache_size_limit")
+            if hasattr(torch._dynamo.config, k)}
+
+
+def capture(task_module, task_source: str, device: str, variant: str = "default", seed: int = 0) -> tuple[Capture, ...]:
+    """Compile the task on `device` (a CUDA device) as torch.compile would serve its main inputs and then
+    each alternate input set: one compilation serves every set its guards accept, and a set they
+    refuse (another rank, dtype or non-tensor value, a size Inductor specialised) compiles anew.
+    One Capture per compilation, in order, each with the signature it serves; InductorSkip on failure
+    (of any input set: a candidate must run them all)."""
     import torch._dynamo
     import torch._inductor
     import torch._inductor.config as inductor_config
@@ -238,59 +344,100 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
     model = program.build(task_module.Model, seed)
     if isinstance(model, torch.nn.Module):
         model.eval()
-    tensors = [dense(x) if isinstance(x, torch.Tensor) else x for x in program.inputs(seed + 1000)]
-    with torch.no_grad():
-        eager = model(*tensors)
-    if isinstance(eager, torch.Tensor):
-        outputs, n_outputs = "tensor", 1
-    elif isinstance(eager, tuple | list) and eager and all(isinstance(o, torch.Tensor) for o in eager):
-        outputs, n_outputs = type(eager).__name__, len(eager)
-    else:
-        raise InductorSkip("outputs", f"forward returns {type(eager).__name__}; a tensor or a tuple of tensors is needed")
+    input_sets = [program.inputs(seed + 1000)] + [program.inputs(seed + 1000, j) for j in range(program.n_alt())]
+    input_sets = [[dense(x) if isinstance(x, torch.Tensor) else x for x in xs] for xs in input_sets]
+    set_names = ["the main inputs"] + [f"alternate input set {j}" for j in range(len(input_sets) - 1)]
+    outputs = []
+    for tensors in input_sets:
+        with torch.no_grad():
+            eager = model(*tensors)
+        if isinstance(eager, torch.Tensor):
+            outputs.append(("tensor", 1))
+        elif isinstance(eager, tuple | list) and eager and all(isinstance(o, torch.Tensor) for o in eager):
+            outputs.append((type(eager).__name__, len(eager)))
+        else:
+            raise InductorSkip("outputs", f"forward returns {type(eager).__name__}; a tensor or a tuple of tensors is needed")
+    concretes = [concrete_signature(xs) for xs in input_sets]
     state: dict[int, str] = {}
     state_ptrs: dict[tuple, str] = {}
     if isinstance(model, torch.nn.Module):
         for name, t in [*model.named_parameters(), *model.named_buffers()]:
             state.setdefault(id(t), name)
             state_ptrs.setdefault((t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype), name)
-    record = _Record()
+    records: list[_Record] = []
+    live: dict[str, object] = {"set": 0, "served": None}
 
     def backend(gm, example_inputs):
-        record.inputs = _graph_inputs(gm, example_inputs, tensors, state, names, varargs, state_ptrs)
-        return torch._inductor.compile(gm, example_inputs)
+        record = _Record(first_set=live["set"])
+        record.inputs = _graph_inputs(gm, example_inputs, input_sets[live["set"]], state, names, varargs, state_ptrs)
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        record.fakes = {g.ref: n.meta.get("example_value")
+                        for n, g in zip(placeholders, record.inputs, strict=True) if g.kind == "input"}
+        index = len(records)
+        records.append(record)
+        compiled = torch._inductor.compile(gm, example_inputs)
+
+        def run(*args):
+            live["served"] = index
+            return compiled(*args)
+
+        return run
 
     options = available_options({**TEACHER_OPTIONS, **VARIANTS[variant]})
+    configs: dict[str, LaunchConfig] = {}
+    codes: list[str] = []
+    served: list[int] = []
     torch._dynamo.reset()
     duck = getattr(fx_config, "use_duck_shape", None)
     try:
         if duck is not None:
             fx_config.use_duck_shape = False
         dynamo_options = {k: v for k, v in DYNAMO_OPTIONS.items() if hasattr(torch._dynamo.config, k)}
-        with torch._dynamo.config.patch(dynamo_options), inductor_config.patch(options), \
-                record_launch_configs(record.configs):
+        with torch._dynamo.config.patch({**dynamo_options, **_limits(len(input_sets))}), \
+                inductor_config.patch(options), record_launch_configs(configs), output_codes(codes):
             compiled = torch.compile(_CloneOutputs(model), backend=backend, dynamic=True, fullgraph=True)
-            try:
-                _, codes = _compile(compiled, tensors)
-            except InductorSkip:
-                raise
-            except Exception as e:  # noqa: BLE001 - any compile failure skips the task, with the reason
-                text = f"{type(e).__name__}: {e}".splitlines()[0][:300]
-                reason = "graph_break" if "graph break" in text.lower() or "Unsupported" in text else "compile_error"
-                raise InductorSkip(reason, text) from e
+            for s, tensors in enumerate(input_sets):
+                n_records, n_codes = len(records), len(codes)
+                live.update(set=s, served=None)
+                configs.clear()  # autotuning runs at a kernel's first launch: this call's are the new ones
+                try:
+                    with torch.no_grad():
+                        compiled(*tensors)
+                except InductorSkip as e:
+                    raise InductorSkip(e.reason, f"{set_names[s]}: {e.detail}" if s else e.detail) from e
+                except Exception as e:  # noqa: BLE001 - any compile failure skips the task, with the reason
+                    text = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+                    reason = "graph_break" if "graph break" in text.lower() or "Unsupported" in text else "compile_error"
+                    raise InductorSkip(reason, f"{set_names[s]}: {text}" if s else text) from e
+                new_codes = codes[n_codes:]
+                if len(records) - n_records != len(new_codes) or len(new_codes) > 1:
+                    raise InductorSkip("format", f"{set_names[s]}: Inductor wrote {len(new_codes)} output modules "
+                                       f"for {len(records) - n_records} graphs; one graph was expected")
+                if new_codes:
+                    records[-1].code, records[-1].configs = new_codes[0], dict(configs)
+                if live["served"] is None:
+                    raise InductorSkip("signature", f"{set_names[s]} ran without a compiled graph "
+                                       "(Dynamo's recompile limit, or a guard failing on its own inputs)")
+                served.append(live["served"])
     finally:
         if duck is not None:
             fx_config.use_duck_shape = duck
         torch._dynamo.reset()
-    if len(codes) != 1:
-        raise InductorSkip("format", f"Inductor wrote {len(codes)} output modules; one graph was expected")
+    signatures = [compiled_signature(concretes[r.first_set], r.fakes, names, varargs) for r in records]
+    if len(records) > 1:
+        signatures = check_dispatch(signatures, concretes, served, names, varargs)
     try:
         import triton
 
         triton_version = triton.__version__
     except ImportError:
         triton_version = ""
-    return Capture(
-        output_code=codes[0], inputs=record.inputs, outputs=outputs, n_outputs=n_outputs,
-        configs=dict(record.configs), variant=variant, torch_version=torch.__version__,
-        triton_version=triton_version, device=torch.cuda.get_device_name() if torch.cuda.is_available() else device,
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else device
+    return tuple(
+        Capture(
+            output_code=r.code, inputs=r.inputs, outputs=outputs[r.first_set][0], n_outputs=outputs[r.first_set][1],
+            configs=dict(r.configs), variant=variant, torch_version=torch.__version__,
+            triton_version=triton_version, device=gpu, signature=sig,
+        )
+        for r, sig in zip(records, signatures, strict=True)
     )

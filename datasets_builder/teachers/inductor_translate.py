@@ -22,11 +22,20 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 from dataclasses import dataclass, field
 
 from benchmark.anticheat.allowlist import TORCH_PLUMBING
 from datasets_builder.teachers.inductor_helpers import HelperError, helper_name, helper_source
-from datasets_builder.teachers.inductor_record import Capture, LaunchConfig, forward_parameters
+from datasets_builder.teachers.inductor_record import (
+    Capture,
+    LaunchConfig,
+    Signature,
+    describe,
+    dispatch_order,
+    forward_parameters,
+    input_ref,
+)
 
 SUPPORTED_HEURISTICS = ("pointwise", "reduction", "persistent_reduction", "template")
 SUPPORTED_GRIDS = ("Grid1D", "Grid2D", "Grid3D", "Grid2DWithYZOverflow", "FixedGrid")
@@ -88,6 +97,7 @@ class Translation:
     kernels: tuple[str, ...]  # kernel names, in definition order
     launches: int  # kernel launches per forward
     heuristics: tuple[str, ...]  # pointwise / reduction / persistent_reduction / template, per kernel
+    signatures: int = 1  # input signatures forward dispatches on (launches counts the first one's)
 
 
 def _dotted(node: ast.AST) -> str:
@@ -205,6 +215,27 @@ def parse_kernel(name: str, source: str) -> Kernel:
         grid_type=decorator.get("grid_type"), extra_launcher_args=list(decorator.get("extra_launcher_args") or []),
         decorator=decorator, source="\n\n\n".join(chunks), helpers=rewriter.helpers,
     )
+
+
+def rename_kernel(kernel: Kernel, new: str) -> Kernel:
+    """`kernel` defined as `new`, its local helpers renamed with it (`{new}__fn`): two compilations
+    may each have a kernel of the same name and different code."""
+    old = kernel.name
+
+    def renamed(name: str) -> str:
+        return new + name[len(old):] if name == old or name.startswith(old + "__") else name
+
+    class _Rename(ast.NodeTransformer):
+        def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+            node.name = renamed(node.name)
+            return self.generic_visit(node)
+
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.copy_location(ast.Name(renamed(node.id), node.ctx), node)
+
+    tree = _Rename().visit(ast.parse(kernel.source))
+    source = "\n\n\n".join(ast.unparse(ast.fix_missing_locations(fn)) for fn in tree.body)
+    return dataclasses.replace(kernel, name=new, source=source)
 
 
 def default_config(kernel: Kernel) -> LaunchConfig:
@@ -385,7 +416,7 @@ class _Forward:
             raise InductorSkip("unsupported_grid", f"{name} uses grid type {grid_type!r}")
         kwargs = [f"{k}={v}" for k, v in constexprs.items()]
         kwargs += [f"num_warps={cfg.num_warps}", f"num_stages={cfg.num_stages}"]
-        self.lines.append(f"{name}[({', '.join(grid)},)]({', '.join([*main, *kwargs])})")
+        self.lines.append(f"{kernel.name}[({', '.join(grid)},)]({', '.join([*main, *kwargs])})")
         self.launches += 1
 
     def output(self, stmt: ast.Return) -> None:
@@ -540,8 +571,8 @@ def _indent(text: str, n: int) -> str:
     return "\n".join(pad + line if line.strip() else line for line in text.splitlines())
 
 
-def translate(task_source: str, capture: Capture, task_id: str = "task") -> Translation:
-    """Build the candidate file; raises InductorSkip when the output cannot become a legal candidate."""
+def _parse(capture: Capture) -> tuple[ast.Module, dict[str, Kernel]]:
+    """One compilation's output code and its kernels, by the names the wrapper calls them."""
     try:
         tree = ast.parse(capture.output_code)
     except SyntaxError as e:
@@ -549,44 +580,158 @@ def translate(task_source: str, capture: Capture, task_id: str = "task") -> Tran
     kernels = _kernels(tree)
     if not kernels:
         raise InductorSkip("no_triton_kernel", "Inductor generated no Triton kernel for this task")
+    return tree, kernels
+
+
+def _lower(tree: ast.Module, kernels: dict[str, Kernel], capture: Capture, names: list[str],
+           varargs: str | None) -> _Forward:
+    """The wrapper's `call(args)` as forward lines."""
     call = _find_call(tree)
-    names, varargs = forward_parameters(task_source)
     forward = _Forward(kernels, capture, names, varargs)
     forward.body(call.body)
     if not forward.unpacked or not forward.returned:
         raise InductorSkip("format", "call() does not unpack args and return outputs")
     if forward.launches == 0:
         raise InductorSkip("no_triton_kernel", "call() launches no Triton kernel")
-    helpers: set[str] = set().union(*(k.helpers for k in kernels.values()))
+    return forward
+
+
+def _candidate(task_source: str, doc: str, kernels: list[Kernel], uses_layout: bool, methods: str) -> str:
+    """The candidate file: header, the constants __init__ reads, helpers, kernels, then ModelNew."""
+    helpers: set[str] = set().union(*(k.helpers for k in kernels))
     try:
         helper_text = helper_source(helpers) if helpers else ""
     except HelperError as e:
         raise InductorSkip("helper", str(e)) from e
     init, constants = _init_source(task_source)
-    # A neutral docstring: the file is a training target, and its provenance (teacher, torch and
-    # Triton versions, variant) travels in the dataset's columns and the candidate record instead.
-    doc = (f'"""Triton kernels for {task_id}: {len(kernels)} kernel(s), {forward.launches} launch(es) per '
-           'forward, called directly from ModelNew.forward."""\n\n')
     parts = [doc + HEADER]
     if constants:
         parts.append("\n".join(constants))
     if helper_text:
         parts.append(helper_text)
-    parts.extend(k.source for k in kernels.values())
-    if forward.uses_layout:
+    parts.extend(k.source for k in kernels)
+    if uses_layout:
         parts.append(LAYOUT_HELPER.rstrip())
-    body = "\n".join(forward.lines)
-    model = (
-        "class ModelNew(nn.Module):\n"
-        + _indent(init, 4) + "\n\n"
-        + f"    def forward({_forward_signature(task_source)}):\n"
-        + _indent(body, 8)
-    )
-    parts.append(model)
+    parts.append("class ModelNew(nn.Module):\n" + _indent(init, 4) + "\n\n" + methods)
     code = "\n\n\n".join(p.strip("\n") for p in parts) + "\n"
     try:
         ast.parse(code)
     except SyntaxError as e:
         raise InductorSkip("format", f"the translated candidate does not parse: {e.msg} (line {e.lineno})") from e
+    return code
+
+
+def translate(task_source: str, capture: Capture, task_id: str = "task") -> Translation:
+    """Build the candidate file; raises InductorSkip when the output cannot become a legal candidate."""
+    tree, kernels = _parse(capture)
+    names, varargs = forward_parameters(task_source)
+    forward = _lower(tree, kernels, capture, names, varargs)
+    # A neutral docstring: the file is a training target, and its provenance (teacher, torch and
+    # Triton versions, variant) travels in the dataset's columns and the candidate record instead.
+    doc = (f'"""Triton kernels for {task_id}: {len(kernels)} kernel(s), {forward.launches} launch(es) per '
+           'forward, called directly from ModelNew.forward."""\n\n')
+    methods = f"    def forward({_forward_signature(task_source)}):\n" + _indent("\n".join(forward.lines), 8)
+    code = _candidate(task_source, doc, list(kernels.values()), forward.uses_layout, methods)
     return Translation(code=code, kernels=tuple(kernels), launches=forward.launches,
                        heuristics=tuple(k.heuristic for k in kernels.values()))
+
+
+def _forward_arguments(task_source: str) -> str:
+    """How forward passes its own arguments on to a method of the same signature."""
+    tree = ast.parse(task_source)
+    model = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model")
+    args = next(i for i in model.body if isinstance(i, ast.FunctionDef) and i.name == "forward").args
+    parts = [a.arg for a in [*args.posonlyargs, *args.args]][1:]
+    if args.vararg:
+        parts.append(f"*{args.vararg.arg}")
+    parts += [f"{a.arg}={a.arg}" for a in args.kwonlyargs]
+    if args.kwarg:
+        parts.append(f"**{args.kwarg.arg}")
+    return ", ".join(parts)
+
+
+def _condition(signature: Signature, names: list[str], varargs: str | None, mixed: set[int]) -> str:
+    """The test forward applies to its arguments for one signature (ArgSignature.covers, as code)."""
+    parts = [f"len({varargs}) == {len(signature) - len(names)}"] if varargs is not None else []
+    for i, a in enumerate(signature):
+        ref = input_ref(i, names, varargs)
+        if a.kind == "value":
+            parts.append(f"{ref} is {a.value}" if a.value in ("None", "True", "False") else f"{ref} == {a.value}")
+            continue
+        if i in mixed:
+            parts.append(f"isinstance({ref}, torch.Tensor)")
+        parts += [f"{ref}.dim() == {len(a.sizes)}", f"{ref}.dtype == {a.dtype}"]
+        parts += [f"{ref}.shape[{d}] == {size}" for d, size in enumerate(a.sizes) if size is not None]
+    return " and ".join(parts)
+
+
+def _dispatch(signatures: list[Signature], names: list[str], varargs: str | None, call_args: str) -> list[str]:
+    """forward's body: try each signature in dispatch order, and refuse inputs of any other."""
+    kinds = [{sig[i].kind for sig in signatures if i < len(sig)} for i in range(max(map(len, signatures)))]
+    mixed = {i for i, k in enumerate(kinds) if len(k) > 1}
+    lines = ['"""One launch sequence per input signature, as torch.compile compiles one per signature."""']
+    for k in dispatch_order(signatures):
+        test = _condition(signatures[k], names, varargs, mixed)
+        if len(test) > 90:
+            test = "(\n    " + test.replace(" and ", "\n    and ") + "\n)"
+        lines += [f"if {test}:", f"    return self._forward_{k}({call_args})"]
+    got = []
+    for i, name in enumerate(names[: len(kinds)]):
+        got.append(f"{name}: {{{name}.dtype}} {{tuple({name}.shape)}}" if kinds[i] == {"tensor"} else f"{name}={{{name}!r}}")
+    if varargs is not None:
+        got.append(f"{varargs}: {{len({varargs})}} argument(s)")
+    known = "; ".join(describe(sig, names, varargs) for sig in signatures)
+    lines += ["raise ValueError(", f'    f"no Triton launch sequence for {", ".join(got)}; "',
+              f"    {f'translated signatures: {known}'!r}", ")"]
+    return lines
+
+
+def translate_signatures(task_source: str, captures: list[Capture], task_id: str = "task") -> Translation:
+    """One candidate for every compilation of the task: each compilation's launch sequence becomes a
+    method `_forward_K` (K in capture order), and forward dispatches on its arguments' signature.
+    Kernels are defined once each (by source); a name two compilations give different kernels is
+    suffixed with the later one's index. A single compilation translates exactly as `translate`."""
+    if not captures:
+        raise ValueError("translate_signatures needs at least one capture")
+    if len(captures) == 1:
+        return translate(task_source, captures[0], task_id)
+    names, varargs = forward_parameters(task_source)
+    signatures = [c.signature for c in captures]
+    if not all(signatures):
+        raise ValueError("captures of several compilations must each record the input signature they serve")
+    if len(set(signatures)) < len(signatures):
+        raise InductorSkip("signature", "two compilations serve the same input signature: "
+                           + describe(next(s for s in signatures if signatures.count(s) > 1), names, varargs))
+    if (varargs is None and len(set(map(len, signatures))) > 1) or any(len(s) < len(names) for s in signatures):
+        raise InductorSkip("signature", "the input sets pass different numbers of arguments")
+    by_source: dict[str, Kernel] = {}  # a kernel's source with a neutral name -> the kernel as defined
+    defined: list[Kernel] = []
+    forwards: list[_Forward] = []
+    for k, capture in enumerate(captures):
+        try:
+            tree, kernels = _parse(capture)
+            named: dict[str, Kernel] = {}
+            for call_name, kernel in kernels.items():
+                neutral = rename_kernel(kernel, "_inductor_kernel").source
+                if neutral not in by_source:
+                    taken = {d.name for d in defined}
+                    name = kernel.name if kernel.name not in taken else f"{kernel.name}_sig{k}"
+                    by_source[neutral] = kernel if name == kernel.name else rename_kernel(kernel, name)
+                    defined.append(by_source[neutral])
+                first = by_source[neutral]  # this compilation's launch metadata, the shared definition
+                named[call_name] = dataclasses.replace(kernel, name=first.name, source=first.source)
+            forwards.append(_lower(tree, named, capture, names, varargs))
+        except InductorSkip as e:
+            raise InductorSkip(e.reason, f"signature {describe(capture.signature, names, varargs)}: {e.detail}") from e
+    signature_text = _forward_signature(task_source)
+    call_args = _forward_arguments(task_source)
+    methods = [f"    def forward({signature_text}):\n" + _indent("\n".join(_dispatch(signatures, names, varargs, call_args)), 8)]
+    for k, (capture, forward) in enumerate(zip(captures, forwards, strict=True)):
+        doc = f'"""Inductor\'s launch sequence for {describe(capture.signature, names, varargs)}."""'
+        methods.append(f"    def _forward_{k}({signature_text}):\n" + _indent("\n".join([doc, *forward.lines]), 8))
+    launches = ", ".join(str(f.launches) for f in forwards)
+    doc = (f'"""Triton kernels for {task_id}: {len(defined)} kernel(s), {len(captures)} input signatures '
+           f'({launches} launch(es) per forward), called directly from ModelNew.forward."""\n\n')
+    code = _candidate(task_source, doc, defined, any(f.uses_layout for f in forwards), "\n\n".join(methods))
+    return Translation(code=code, kernels=tuple(k.name for k in defined), launches=forwards[0].launches,
+                       heuristics=tuple(k.heuristic for k in defined), signatures=len(captures))

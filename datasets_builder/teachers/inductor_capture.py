@@ -3,7 +3,12 @@ and record what the translator needs (inductor_record.Capture).
 
 The model is compiled through Dynamo with a backend of our own that notes, for every graph input,
 which forward argument, parameter or size it is, then hands the graph to Inductor; the compiled
-model runs once, so autotuning picks each kernel's launch configuration, which is recorded too.
+model runs once on the main inputs and once on each alternate input set, so autotuning picks each
+kernel's launch configuration, which is recorded too. An input set the guards of an earlier
+compilation refuse (another rank, dtype or non-tensor value, a size Dynamo or Inductor
+specialised) compiles anew, exactly as torch.compile recompiles; each compilation is one Capture,
+with the input signature it serves (its sizes fixed where the graph fixed them), and the capture
+checks that dispatching on those signatures sends every input set to the compilation that ran it.
 
 Settings, and why (all in `teacher_options`, overridable per variant):
 - dynamic shapes, no duck sizing: the candidate must also run on the task's alternate shapes, so
@@ -81,7 +86,7 @@ class _Record:
     inputs: tuple[GraphInput, ...] = ()
     configs: dict[str, LaunchConfig] = field(default_factory=dict)
     first_set: int = 0  # the input set whose call compiled it
-    fakes: dict[str, object] = field(default_factory=dict)  # forward argument ref -> its fake tensor in the graph
+    fakes: dict[str, object] = field(default_factory=dict)  # forward argument ref -> its fake tensor
     code: str = ""
 
 
@@ -232,7 +237,7 @@ def output_codes(sink: list[str]):
     from torch._inductor.graph import GraphLowering
 
     if not hasattr(GraphLowering, "save_output_code"):
-        raise RuntimeError("this torch's GraphLowering has no save_output_code hook to read the output code from")
+        raise RuntimeError("this torch's GraphLowering has no save_output_code hook to read output code from")
     original = GraphLowering.save_output_code
     GraphLowering.save_output_code = staticmethod(sink.append)
     try:
@@ -254,7 +259,8 @@ def concrete_signature(args: list) -> Signature:
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             same = False
         if not same:
-            raise InductorSkip("signature", f"argument {i} is a {type(a).__name__}, which dispatch cannot compare")
+            kind = type(a).__name__
+            raise InductorSkip("signature", f"argument {i} is a {kind}, which dispatch cannot compare")
         out.append(ArgSignature("value", value=text))
     return tuple(out)
 
@@ -286,7 +292,8 @@ def narrowed(signature: Signature, concretes: list[Signature]) -> Signature:
     out = []
     for i, a in enumerate(signature):
         if a.kind == "tensor":
-            sizes = tuple(s if s is not None or len({c[i].sizes[d] for c in concretes}) > 1 else concretes[0][i].sizes[d]
+            seen = [{c[i].sizes[d] for c in concretes} for d in range(len(a.sizes))]
+            sizes = tuple(s if s is not None or len(seen[d]) > 1 else next(iter(seen[d]))
                           for d, s in enumerate(a.sizes))
             a = dataclasses.replace(a, sizes=sizes)
         out.append(a)
@@ -310,20 +317,36 @@ def check_dispatch(signatures: list[Signature], concretes: list[Signature], serv
     if bad is None:
         return signatures
     chosen = dispatch(signatures, concretes[bad])
-    ran = "no compilation" if chosen is None else f"the compilation for {describe(signatures[chosen], names, varargs)}"
+    ran = "no compilation"
+    if chosen is not None:
+        ran = f"the compilation for {describe(signatures[chosen], names, varargs)}"
+    right = describe(signatures[served[bad]], names, varargs)
     raise InductorSkip("signature", f"input set {describe(concretes[bad], names, varargs)} would run {ran}, "
-                       f"not the one torch.compile chose ({describe(signatures[served[bad]], names, varargs)})")
+                       f"not the one torch.compile chose ({right})")
+
+
+def _skip_in(error: BaseException) -> InductorSkip | None:
+    """The InductorSkip behind `error`, if any (Dynamo wraps what a backend raises)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, InductorSkip):
+            return error
+        seen.add(id(error))
+        error = getattr(error, "inner_exception", None) or error.__cause__ or error.__context__
+    return None
 
 
 def _limits(n_sets: int) -> dict[str, object]:
     """Dynamo options that let every input set compile once: the recompile limit is 8 by default."""
     import torch._dynamo
 
-    return {k: max(n_sets + 1, getattr(torch._dynamo.config, k)) for k in ("recompile_limit", "cache_size_limit")
-            if hasattr(torch._dynamo.config, k)}
+    config = torch._dynamo.config
+    keys = [k for k in ("recompile_limit", "cache_size_limit") if hasattr(config, k)]
+    return {k: max(n_sets + 1, getattr(config, k)) for k in keys}
 
 
-def capture(task_module, task_source: str, device: str, variant: str = "default", seed: int = 0) -> tuple[Capture, ...]:
+def capture(task_module, task_source: str, device: str, variant: str = "default",
+            seed: int = 0) -> tuple[Capture, ...]:
     """Compile the task on `device` (a CUDA device) as torch.compile would serve its main inputs and then
     each alternate input set: one compilation serves every set its guards accept, and a set they
     refuse (another rank, dtype or non-tensor value, a size Inductor specialised) compiles anew.
@@ -344,7 +367,7 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
     model = program.build(task_module.Model, seed)
     if isinstance(model, torch.nn.Module):
         model.eval()
-    input_sets = [program.inputs(seed + 1000)] + [program.inputs(seed + 1000, j) for j in range(program.n_alt())]
+    input_sets = [program.inputs(seed + 1000, alt) for alt in [None, *range(program.n_alt())]]
     input_sets = [[dense(x) if isinstance(x, torch.Tensor) else x for x in xs] for xs in input_sets]
     set_names = ["the main inputs"] + [f"alternate input set {j}" for j in range(len(input_sets) - 1)]
     outputs = []
@@ -356,7 +379,8 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
         elif isinstance(eager, tuple | list) and eager and all(isinstance(o, torch.Tensor) for o in eager):
             outputs.append((type(eager).__name__, len(eager)))
         else:
-            raise InductorSkip("outputs", f"forward returns {type(eager).__name__}; a tensor or a tuple of tensors is needed")
+            kind = type(eager).__name__
+            raise InductorSkip("outputs", f"forward returns {kind}; a tensor or a tuple of tensors is needed")
     concretes = [concrete_signature(xs) for xs in input_sets]
     state: dict[int, str] = {}
     state_ptrs: dict[tuple, str] = {}
@@ -369,7 +393,8 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
 
     def backend(gm, example_inputs):
         record = _Record(first_set=live["set"])
-        record.inputs = _graph_inputs(gm, example_inputs, input_sets[live["set"]], state, names, varargs, state_ptrs)
+        tensors = input_sets[live["set"]]
+        record.inputs = _graph_inputs(gm, example_inputs, tensors, state, names, varargs, state_ptrs)
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         record.fakes = {g.ref: n.meta.get("example_value")
                         for n, g in zip(placeholders, record.inputs, strict=True) if g.kind == "input"}
@@ -403,27 +428,31 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
                 try:
                     with torch.no_grad():
                         compiled(*tensors)
-                except InductorSkip as e:
-                    raise InductorSkip(e.reason, f"{set_names[s]}: {e.detail}" if s else e.detail) from e
                 except Exception as e:  # noqa: BLE001 - any compile failure skips the task, with the reason
+                    skip = _skip_in(e)
+                    if skip is not None:  # raised by our backend, wrapped by Dynamo
+                        detail = f"{set_names[s]}: {skip.detail}" if s else skip.detail
+                        raise InductorSkip(skip.reason, detail) from e
                     text = f"{type(e).__name__}: {e}".splitlines()[0][:300]
-                    reason = "graph_break" if "graph break" in text.lower() or "Unsupported" in text else "compile_error"
+                    broke = "graph break" in text.lower() or "Unsupported" in text
+                    reason = "graph_break" if broke else "compile_error"
                     raise InductorSkip(reason, f"{set_names[s]}: {text}" if s else text) from e
-                new_codes = codes[n_codes:]
+                new_codes = list(dict.fromkeys(codes[n_codes:]))
                 if len(records) - n_records != len(new_codes) or len(new_codes) > 1:
-                    raise InductorSkip("format", f"{set_names[s]}: Inductor wrote {len(new_codes)} output modules "
-                                       f"for {len(records) - n_records} graphs; one graph was expected")
+                    graphs = len(records) - n_records
+                    raise InductorSkip("format", f"{set_names[s]}: Inductor wrote {len(new_codes)} output "
+                                       f"modules for {graphs} graphs; one graph was expected")
                 if new_codes:
                     records[-1].code, records[-1].configs = new_codes[0], dict(configs)
                 if live["served"] is None:
                     raise InductorSkip("signature", f"{set_names[s]} ran without a compiled graph "
                                        "(Dynamo's recompile limit, or a guard failing on its own inputs)")
                 served.append(live["served"])
+        signatures = [compiled_signature(concretes[r.first_set], r.fakes, names, varargs) for r in records]
     finally:
         if duck is not None:
             fx_config.use_duck_shape = duck
         torch._dynamo.reset()
-    signatures = [compiled_signature(concretes[r.first_set], r.fakes, names, varargs) for r in records]
     if len(records) > 1:
         signatures = check_dispatch(signatures, concretes, served, names, varargs)
     try:
@@ -435,7 +464,8 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else device
     return tuple(
         Capture(
-            output_code=r.code, inputs=r.inputs, outputs=outputs[r.first_set][0], n_outputs=outputs[r.first_set][1],
+            output_code=r.code, inputs=r.inputs, outputs=outputs[r.first_set][0],
+            n_outputs=outputs[r.first_set][1],
             configs=dict(r.configs), variant=variant, torch_version=torch.__version__,
             triton_version=triton_version, device=gpu, signature=sig,
         )

@@ -47,7 +47,7 @@ class ArgSignature:
 
     kind: str  # tensor | value
     dtype: str = ""  # a tensor's dtype as torch prints it ("torch.bfloat16")
-    sizes: tuple[int | None, ...] = ()  # a tensor's sizes: the value a size is specialised to, None where read at run time
+    sizes: tuple[int | None, ...] = ()  # a tensor's: each one's specialised value, None if read at run time
     value: str = ""  # a non-tensor's value as a Python literal (repr)
 
     def __post_init__(self):
@@ -107,7 +107,7 @@ class Capture:
     torch_version: str = ""
     triton_version: str = ""
     device: str = ""
-    signature: Signature = ()  # the input signature this compilation serves; empty in records made before dispatch
+    signature: Signature = ()  # the input signature this compilation serves; empty in older records
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

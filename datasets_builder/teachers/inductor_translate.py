@@ -12,17 +12,22 @@ What changes, and why:
   num_warps=..., num_stages=...)` with the configuration autotuning chose and the grid Inductor's
   launcher would have computed.
 - ModelNew.__init__ is the task's own Model.__init__, so both build the same parameters.
+- A task compiled once per input signature (translate_signatures) gets one method per compilation
+  (`_forward_0`, ...), and forward dispatches on its arguments' ranks, dtypes, specialised sizes and
+  non-tensor values (most specialised first) and raises for any other signature; kernels shared by
+  compilations are defined once. A single compilation translates as before, without dispatch.
 
 What cannot become a legal candidate is refused with InductorSkip and a stable reason code:
 extern kernels (cuBLAS/cuDNN calls such as mm or convolution), fallback ATen ops, kernels of other
-languages, grids this module does not know, and anything else in the wrapper it does not
-recognise. The result is never trusted: the strict verifier judges it like any other candidate."""
+languages, grids this module does not know, compilations whose signatures dispatch cannot tell
+apart, and anything else in the wrapper it does not recognise. The result is never trusted: the strict verifier judges it like any other candidate."""
 
 from __future__ import annotations
 
 import ast
 import builtins
 import dataclasses
+import json
 from dataclasses import dataclass, field
 
 from benchmark.anticheat.allowlist import TORCH_PLUMBING
@@ -650,40 +655,46 @@ def _forward_arguments(task_source: str) -> str:
     return ", ".join(parts)
 
 
-def _condition(signature: Signature, names: list[str], varargs: str | None, mixed: set[int]) -> str:
-    """The test forward applies to its arguments for one signature (ArgSignature.covers, as code)."""
-    parts = [f"len({varargs}) == {len(signature) - len(names)}"] if varargs is not None else []
+def _condition(signature: Signature, names: list[str], varargs: str | None, mixed: set[int]) -> list[str]:
+    """The test forward applies to its arguments for one signature (ArgSignature.covers, as code),
+    one clause per argument."""
+    clauses = [f"len({varargs}) == {len(signature) - len(names)}"] if varargs is not None else []
     for i, a in enumerate(signature):
         ref = input_ref(i, names, varargs)
         if a.kind == "value":
-            parts.append(f"{ref} is {a.value}" if a.value in ("None", "True", "False") else f"{ref} == {a.value}")
+            singleton = a.value in ("None", "True", "False")
+            clauses.append(f"{ref} is {a.value}" if singleton else f"{ref} == {a.value}")
             continue
-        if i in mixed:
-            parts.append(f"isinstance({ref}, torch.Tensor)")
+        parts = [f"isinstance({ref}, torch.Tensor)"] if i in mixed else []
         parts += [f"{ref}.dim() == {len(a.sizes)}", f"{ref}.dtype == {a.dtype}"]
         parts += [f"{ref}.shape[{d}] == {size}" for d, size in enumerate(a.sizes) if size is not None]
-    return " and ".join(parts)
+        clauses.append(" and ".join(parts))
+    return clauses
 
 
-def _dispatch(signatures: list[Signature], names: list[str], varargs: str | None, call_args: str) -> list[str]:
+def _dispatch(signatures: list[Signature], names: list[str], varargs: str | None,
+              call_args: str) -> list[str]:
     """forward's body: try each signature in dispatch order, and refuse inputs of any other."""
     kinds = [{sig[i].kind for sig in signatures if i < len(sig)} for i in range(max(map(len, signatures)))]
     mixed = {i for i, k in enumerate(kinds) if len(k) > 1}
     lines = ['"""One launch sequence per input signature, as torch.compile compiles one per signature."""']
     for k in dispatch_order(signatures):
-        test = _condition(signatures[k], names, varargs, mixed)
-        if len(test) > 90:
-            test = "(\n    " + test.replace(" and ", "\n    and ") + "\n)"
+        clauses = _condition(signatures[k], names, varargs, mixed)
+        test = " and ".join(clauses)
+        if len(test) > 90:  # one argument a line
+            test = "(\n    " + "\n    and ".join(clauses) + "\n)"
         lines += [f"if {test}:", f"    return self._forward_{k}({call_args})"]
     got = []
     for i, name in enumerate(names[: len(kinds)]):
-        got.append(f"{name}: {{{name}.dtype}} {{tuple({name}.shape)}}" if kinds[i] == {"tensor"} else f"{name}={{{name}!r}}")
+        tensor = kinds[i] == {"tensor"}
+        got.append(f"{name}: {{{name}.dtype}} {{tuple({name}.shape)}}" if tensor else f"{name}={{{name}!r}}")
     if varargs is not None:
         got.append(f"{varargs}: {{len({varargs})}} argument(s)")
-    known = "; ".join(describe(sig, names, varargs) for sig in signatures)
+    known = [describe(sig, names, varargs) for sig in signatures]
     lines += ["raise ValueError(", f'    f"no Triton launch sequence for {", ".join(got)}; "',
-              f"    {f'translated signatures: {known}'!r}", ")"]
-    return lines
+              '    "translated signatures: "']
+    lines += [f"    {json.dumps(t + '; ' if i < len(known) - 1 else t)}" for i, t in enumerate(known)]
+    return [*lines, ")"]
 
 
 def translate_signatures(task_source: str, captures: list[Capture], task_id: str = "task") -> Translation:
@@ -702,7 +713,8 @@ def translate_signatures(task_source: str, captures: list[Capture], task_id: str
     if len(set(signatures)) < len(signatures):
         raise InductorSkip("signature", "two compilations serve the same input signature: "
                            + describe(next(s for s in signatures if signatures.count(s) > 1), names, varargs))
-    if (varargs is None and len(set(map(len, signatures))) > 1) or any(len(s) < len(names) for s in signatures):
+    lengths = {len(s) for s in signatures}
+    if (varargs is None and len(lengths) > 1) or min(lengths) < len(names):
         raise InductorSkip("signature", "the input sets pass different numbers of arguments")
     by_source: dict[str, Kernel] = {}  # a kernel's source with a neutral name -> the kernel as defined
     defined: list[Kernel] = []
@@ -722,13 +734,16 @@ def translate_signatures(task_source: str, captures: list[Capture], task_id: str
                 named[call_name] = dataclasses.replace(kernel, name=first.name, source=first.source)
             forwards.append(_lower(tree, named, capture, names, varargs))
         except InductorSkip as e:
-            raise InductorSkip(e.reason, f"signature {describe(capture.signature, names, varargs)}: {e.detail}") from e
+            where = describe(capture.signature, names, varargs)
+            raise InductorSkip(e.reason, f"signature {where}: {e.detail}") from e
     signature_text = _forward_signature(task_source)
     call_args = _forward_arguments(task_source)
-    methods = [f"    def forward({signature_text}):\n" + _indent("\n".join(_dispatch(signatures, names, varargs, call_args)), 8)]
+    dispatch_lines = _dispatch(signatures, names, varargs, call_args)
+    methods = [f"    def forward({signature_text}):\n" + _indent("\n".join(dispatch_lines), 8)]
     for k, (capture, forward) in enumerate(zip(captures, forwards, strict=True)):
         doc = f'"""Inductor\'s launch sequence for {describe(capture.signature, names, varargs)}."""'
-        methods.append(f"    def _forward_{k}({signature_text}):\n" + _indent("\n".join([doc, *forward.lines]), 8))
+        body = _indent("\n".join([doc, *forward.lines]), 8)
+        methods.append(f"    def _forward_{k}({signature_text}):\n" + body)
     launches = ", ".join(str(f.launches) for f in forwards)
     doc = (f'"""Triton kernels for {task_id}: {len(defined)} kernel(s), {len(captures)} input signatures '
            f'({launches} launch(es) per forward), called directly from ModelNew.forward."""\n\n')

@@ -37,12 +37,22 @@ def test_downgraded_and_wrong_row_sums_fail(wide_task, data_dir, fast_eval, name
     assert "eager's own max error" in v.error
 
 
-def test_output_memoized_by_address_is_caught(data_dir, fast_eval):
+def test_output_memoized_per_tensor_is_caught(data_dir, fast_eval):
+    """Fresh inputs never hit this memo; only the stateful check (same tensor, new values) does."""
+    task = load_task(data_dir / "suite" / "level1" / "scale_shift.py")
+    v = _eval(task, data_dir, "cache_by_tensor", fast_eval)
+    assert v.status is Status.CHEAT and v.flags == ("stale_output",), v.error
+    assert "rewritten in place" in v.error
+    lenient = _eval(task, data_dir, "cache_by_tensor", dataclasses.replace(fast_eval, strict=False))
+    assert lenient.status is Status.INCORRECT and "stale output" in lenient.error
+
+
+def test_output_memoized_by_address_fails(data_dir, fast_eval):
+    """An allocator may hand a later trial a recycled address, so this memo fails either in the
+    trials (incorrect) or at the stateful check (stale_output): never a pass."""
     task = load_task(data_dir / "suite" / "level1" / "scale_shift.py")
     v = _eval(task, data_dir, "cache_by_pointer", fast_eval)
-    assert v.status is Status.CHEAT and "stale_output" in v.flags, v.error
-    lenient = _eval(task, data_dir, "cache_by_pointer", dataclasses.replace(fast_eval, strict=False))
-    assert lenient.status is Status.INCORRECT and "stale output" in lenient.error
+    assert v.status is Status.INCORRECT or (v.status is Status.CHEAT and "stale_output" in v.flags), v.error
 
 
 def test_a_device_lock_holder_is_not_flagged(data_dir, fast_eval, tmp_path):

@@ -163,7 +163,10 @@ class BuildOutcome:
 def build(code: str, config: EvalConfig, env: dict[str, str] | None = None) -> BuildOutcome:
     """Import the candidate in a child with no GPU, under the build limit, so its load_inline
     extensions are compiled into the shared build cache; the execution child then loads them
-    without compiling. Waiting for another process's build of the same extension is not charged."""
+    without compiling. Waiting for another process's build of the same extension is not charged.
+    Code that builds no extension needs no build child: its outcome is decided at once."""
+    if not needs_build(code):
+        return BuildOutcome(True)
     job = dict(
         mode="build",
         candidate_path=str(stage_source(code, config.cache_dir)),
@@ -224,9 +227,9 @@ def evaluate(
     if early is not None:
         return early
     static_flags = [] if trusted else static_details(code)
-    if built is None and needs_build(code):
+    if built is None:
         built = build(code, config)
-    decided = build_verdict(built, base, static_flags) if built is not None else None
+    decided = build_verdict(built, base, static_flags)
     if decided is not None:
         return decided
     candidate_path = stage_source(code, config.cache_dir)
@@ -256,8 +259,7 @@ def evaluate(
     if r is None:
         status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
         error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
-        prior = built or BuildOutcome(True)
-        phases = Phases(compile_s=prior.seconds, total_s=prior.wall_s + outcome.wall_s)
+        phases = Phases(compile_s=built.seconds, total_s=built.wall_s + outcome.wall_s)
         return finalize_verdict(status, error, static_flags, base, limit=outcome.limit, phases=phases)
     if r["status"] == "task_error":
         raise TaskError(r["error"])

@@ -32,7 +32,7 @@ def _require_ray():
 
 
 def _build_task(code: str, config) -> BuildOutcome:
-    return build(code, config, {"CUDA_VISIBLE_DEVICES": ""} if config.device == "cuda" else None)
+    return build(code, config)  # the build child sees no GPU (harness.build_env)
 
 
 def _execute_task(build_outcome: BuildOutcome, req: Request, config, base: dict) -> Verdict | str:

@@ -258,9 +258,9 @@ def cmd_manifest(args) -> int:
     state = {"manifest": load_manifest(manifest_path), "pending": []}
     if args.resume:
         slug = slugify(gpu)
-        done = {t.task_id for t in tasks if (e := state["manifest"].entry(t)) is not None and slug in e.gpus}
+        done = {t.task_id for t in tasks if _measured_valid(state["manifest"].entry(t), slug)}
         tasks = [t for t in tasks if t.task_id not in done]
-        log.info("resuming: %d tasks already measured on %s are skipped", len(done), gpu)
+        log.info("resuming: %d tasks already measured valid on %s are skipped", len(done), gpu)
     log.info("measuring %d tasks of %s on %s into %s", len(tasks), suite.root, gpu, manifest_path)
 
     def checkpoint(prune: bool = False) -> None:
@@ -285,6 +285,12 @@ def cmd_manifest(args) -> int:
     _write_json({"suite": str(suite.root), "suite_version": suite.version, "device": config.device, "gpu": gpu,
                  "fast": False, "reports": [r.to_dict() for r in reports]}, json_out)
     return 1 if any(not r.ok for r in reports) or suite.errors else 0
+
+
+def _measured_valid(entry, gpu_slug: str) -> bool:
+    """Whether a manifest entry holds a valid measurement on this GPU (what `--resume` may skip)."""
+    rec = entry.gpus.get(gpu_slug) if entry is not None else None
+    return rec is not None and rec.valid
 
 
 def cmd_docs(args) -> int:
@@ -356,7 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)")
     sp.add_argument("--checkpoint-every", type=int, default=20, help="save the manifest after this many tasks")
     sp.add_argument("--resume", action="store_true",
-                    help="skip tasks the manifest already has for this GPU (same file hash)")
+                    help="skip tasks already measured valid on this GPU (same file hash); invalid ones are "
+                         "measured again, as a harness fix may change them")
     sp.set_defaults(func=cmd_manifest)
 
     sp = sub.add_parser("docs", help="write the suite's tables (docs/suite.md)")

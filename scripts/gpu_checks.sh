@@ -5,7 +5,7 @@
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
 set -u
-OUT=${OUT:-runs/gpu}
+export OUT=${OUT:-runs/gpu}
 LOGS=$OUT/logs
 mkdir -p "$LOGS"
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 SOLBENCH_CACHE=${SOLBENCH_CACHE:-/tmp/solbench-cache}
@@ -41,8 +41,15 @@ stage tests "${TESTS_S:-420}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache b
         -k 'not foreign_process' $GPU_TESTS; a=\$?
     timeout 60 python3 -m pytest -q -m gpu -p no:cacheprovider --timeout 55 -rfE -k foreign_process tests/benchmark/test_verdicts_gpu.py; b=\$?
     exit \$((a | b))"
-# trust: the Inductor trust corpus (docs/trust-corpus.md); it keeps what finished if cut.
-stage trust 280 python3 scripts/trust_corpus.py --budget-s "${TRUST_BUDGET_S:-250}" --out "$OUT/trust"
+# trust: the Inductor trust corpus (docs/trust-corpus.md); it keeps what finished if cut. The tasks named
+# in TRUST_FIRST run first (e.g. the last run's failures), then the rest in the order of TRUST_SEED, into
+# the same results (the second run resumes after the first).
+stage trust "${TRUST_S:-280}" bash -c '
+    first=(); for t in ${TRUST_FIRST:-}; do first+=(--tasks "$t"); done
+    t0=$SECONDS
+    if [ ${#first[@]} -gt 0 ]; then python3 scripts/trust_corpus.py "${first[@]}" --budget-s 120 --out "$OUT/trust"; fi
+    python3 scripts/trust_corpus.py --seed "${TRUST_SEED:-0}" --budget-s $(( ${TRUST_S:-280} - 30 - SECONDS + t0 )) --out "$OUT/trust"'
+
 # kernelbench: KernelBench's example answers and adversarial kernels, unchanged, from a checkout in .kb
 stage kernelbench 200 python3 scripts/kernelbench_files.py --kernelbench .kb --out "$OUT/kernelbench"
 stage harness 420 python3 scripts/bench_harness.py --device cuda --repeats 5 --sections fault repeats strict phases --out "$OUT/harness"

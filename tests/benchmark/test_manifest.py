@@ -146,3 +146,27 @@ def test_manifest_run_cut_short_keeps_its_checkpoints(suite_copy, tmp_path, monk
     assert rc == 0
     assert seen[0] not in resumed and len(resumed) == len(suite_copy.tasks) - 1
     assert set(load_manifest(manifest).tasks) == {t.task_id for t in suite_copy.tasks}
+
+
+def test_resume_measures_invalid_entries_again(suite_copy, tmp_path, monkeypatch):
+    """An entry that failed validation may pass after a harness fix, so --resume does not skip it."""
+    import benchmark.validate as validate
+
+    manifest = tmp_path / "manifest.json"
+    args = ["manifest", "--suite", str(suite_copy.root), "--device", "cpu", "--timing-seconds", "0.05",
+            "--no-progress", "--manifest", str(manifest)]
+    assert main(args) == 0
+    data = json.loads(manifest.read_text())
+    broken = sorted(data["tasks"])[0]
+    data["tasks"][broken]["gpus"]["cpu"]["valid"] = False
+    manifest.write_text(json.dumps(data))
+    real, measured = validate.validate_task, []
+
+    def record(task, config, timer_box=None):
+        measured.append(task.task_id)
+        return real(task, config, timer_box)
+
+    monkeypatch.setattr(validate, "validate_task", record)
+    assert main([*args, "--resume"]) == 0
+    assert measured == [broken]
+    assert load_manifest(manifest).tasks[broken].gpus["cpu"].valid

@@ -6,7 +6,8 @@ import torch.nn.functional as F
 
 SOLBENCH = {"level": 1, "tags": ["loss", "cross_entropy", "softmax"], "dtype": "float16", "difficulty": 2}
 
-N, CLASSES, SMOOTHING = 16384, 16384, 0.1
+# 2048 classes keep the smoothing term's fp16 sum over the classes (about -12 per class) finite.
+N, CLASSES, SMOOTHING = 32768, 2048, 0.1
 
 
 class Model(nn.Module):

@@ -1,4 +1,4 @@
-"""torch.take_along_dim picking 512 rows per batch with an index broadcast over features, in fp32."""
+"""torch.take_along_dim picking 2048 rows per batch with an index broadcast over features, in fp32."""
 
 import torch
 import torch.nn as nn
@@ -10,7 +10,7 @@ SOLBENCH = {
     "difficulty": 2,
 }
 
-B, L, D, PICKS = 64, 4096, 256, 512
+B, L, D, PICKS = 64, 4096, 256, 2048
 
 
 class Model(nn.Module):

@@ -11,8 +11,11 @@ or when it is within (atol, rtol) of the eager result, as in the plain rule. The
 with the eager reference's own worst error on these inputs: a candidate may be a few times less
 lucky than PyTorch's summation order, but an answer computed in TF32 or fp16 under an fp32 task, or
 a wrong answer, is far outside it (its error grows with the values, not with the rounding of a
-cancelling sum). The exact reference is used only where it agrees with eager on all but a sliver of
-elements (EXACT_AGREEMENT): a task whose upcast computes something else keeps the plain rule.
+cancelling sum). The exact reference is used where it agrees with eager on all but a sliver of
+elements (EXACT_AGREEMENT), or where eager's worst error is small beside the output's largest value
+(EXACT_NORMWISE, the normwise error of numerical analysis: an ill-conditioned scan at large
+magnitude fails elementwise on more than a sliver of elements, yet eager is accurate to 1e-4 of its
+scale). A task whose upcast computes something else fails both and keeps the plain rule.
 Non-finite eager values must be matched as they are. See docs/anti-cheat.md, "Correctness"."""
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
 
 EAGER_ERROR_FACTOR = 8.0  # how many times the eager reference's worst error a candidate may make
 EXACT_AGREEMENT = 0.99  # share of elements where eager must match the exact reference to use it
+EXACT_NORMWISE = 10.0  # or: max|eager - exact| within this many rtol of max|exact| (at most 1e-2)
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,8 @@ def _check_like(ref: torch.Tensor, got: object, name: str) -> str | None:
 
 def usable_exact(ref: torch.Tensor, exact: object, atol: float | None = None, rtol: float | None = None) -> bool:
     """Whether `exact` can stand as the truth for `ref`: same shape, and eager agrees with it within the
-    dtype tolerance on at least EXACT_AGREEMENT of the elements (else the upcast computed something else)."""
+    dtype tolerance on at least EXACT_AGREEMENT of the elements, or eager's worst finite error is within
+    EXACT_NORMWISE rtol of the largest exact value (else the upcast computed something else)."""
     if not isinstance(exact, torch.Tensor) or not ref.is_floating_point() or exact.shape != ref.shape:
         return False
     if ref.numel() == 0:
@@ -99,7 +104,13 @@ def usable_exact(ref: torch.Tensor, exact: object, atol: float | None = None, rt
     e, x = ref.detach().double(), exact.detach().to(ref.device).double()
     finite = torch.isfinite(e)
     agree = torch.isclose(e, x, atol=a, rtol=r) | ~finite
-    return float(agree.double().mean()) >= EXACT_AGREEMENT
+    if float(agree.double().mean()) >= EXACT_AGREEMENT:
+        return True
+    both = finite & torch.isfinite(x)
+    if not bool(both.any()):
+        return False
+    worst, scale = float((e - x).abs()[both].max()), float(x.abs()[both].max())
+    return worst <= min(EXACT_NORMWISE * r, 1e-2) * max(scale, 1.0)
 
 
 def compare_tensor(

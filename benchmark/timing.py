@@ -80,7 +80,12 @@ class Timer:
         self._gap_floor_ms = statistics.median(g for _, g in empty)
 
     def _once(self, fn: Callable[[], object]) -> tuple[float, float]:
-        """(ms from start to the current stream's end, ms by which device-wide completion trailed it)."""
+        """(ms from start to the current stream's end, ms of device work that trailed it).
+
+        The trailing work is what a device-wide synchronize still waits for once the host has seen the
+        current stream finish, timed on the host between those two moments. The host's own wake-up
+        after the stream finishes falls outside that window, so a busy CPU cannot pass for side-stream
+        work (timing the window with a device event after the synchronize counted the wake-up too)."""
         if not self.cuda:
             t0 = time.perf_counter()
             fn()
@@ -89,15 +94,15 @@ class Timer:
             self._flush_buf.zero_()
         start = torch.cuda.Event(enable_timing=True)
         stream_end = torch.cuda.Event(enable_timing=True)
-        done = torch.cuda.Event(enable_timing=True)
         torch.cuda.synchronize()
         start.record()
         fn()
         stream_end.record()
-        torch.cuda.synchronize()  # device-wide: side streams finish inside the timed region
-        done.record()
-        done.synchronize()
-        return start.elapsed_time(stream_end), stream_end.elapsed_time(done)
+        stream_end.synchronize()
+        t_stream = time.perf_counter()
+        torch.cuda.synchronize()  # device-wide: whatever side streams still run
+        trailing_ms = (time.perf_counter() - t_stream) * 1e3
+        return start.elapsed_time(stream_end), trailing_ms
 
     def time(self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None) -> TimingStats:
         """`prepare(i)` runs untimed before call i (e.g. to clone a fresh input set)."""

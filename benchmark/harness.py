@@ -76,6 +76,20 @@ def _ratio(num: TimingStats | None, den: TimingStats | None) -> float | None:
     return num.median_ms / den.median_ms
 
 
+REFERENCE_DRIFT_CAP = 1.1  # the interleaved reference counts at most this much slower than alone
+
+
+def speedup(ref: TimingStats | None, ref_alone: TimingStats | None, cand: TimingStats | None) -> float | None:
+    """Reference over candidate, both timed interleaved in one loop, so drift between timings
+    cancels. The reference also ran alone before the candidate was imported; where the interleaved
+    one is slower than that by more than REFERENCE_DRIFT_CAP, the cap stands in for it, so a
+    candidate that slows the reference while it is loaded gains at most 10%."""
+    if ref is None or cand is None or cand.median_ms <= 0:
+        return None
+    ref_ms = ref.median_ms if ref_alone is None else min(ref.median_ms, REFERENCE_DRIFT_CAP * ref_alone.median_ms)
+    return ref_ms / cand.median_ms
+
+
 def _phases(child: dict, wall_s: float, built: BuildOutcome | None = None) -> Phases:
     """The child's phases; what its own clock did not see (its start) is the rest of the wall time.
     A build child adds its compile time to `compile_s`, its start to `startup_s`, its life to the total."""
@@ -264,6 +278,7 @@ def evaluate(
     if r["status"] == "task_error":
         raise TaskError(r["error"])
     cand, ref, comp = _stats(r.get("candidate_time")), _stats(r.get("reference_time")), _stats(r.get("compile_time"))
+    ref_alone = _stats(r.get("reference_alone_time"))
     flags = [] if trusted else static_flags + r.get("flag_details", [])
     sol_ms = sol_ms or r.get("sol_ms")  # the manifest's floor, else the one the child computed
     base["sol_ms"] = sol_ms
@@ -280,8 +295,10 @@ def evaluate(
         correctness=Correctness(**r.get("correctness", {})),
         candidate_time=cand,
         reference_time=ref,
+        reference_alone_time=ref_alone,
         compile_time=comp,
-        speedup=_ratio(ref, cand) if ok else None,
+        speedup=speedup(ref, ref_alone, cand) if ok else None,
+        speedup_spread=r.get("speedup_spread") if ok else None,
         speedup_compile=_ratio(comp, cand) if ok else None,
         sol_fraction=(sol_ms / cand.median_ms) if (ok and sol_ms and cand) else None,
         phases=_phases(r.get("phases", {}), outcome.wall_s, built),

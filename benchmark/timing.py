@@ -6,19 +6,21 @@ calls repeat for at least a minimum time and until the median is stable (its est
 standard error is under the target), or until a time cap is reached. The minimum time and a
 time-based warm-up matter for short kernels: stopping after a few dozen calls let the speedup of
 one 0.14 ms kernel drift by 10% between runs on the H200. A call's time is measured by events on
-the current stream (start, and end right after the call), which is precise; an event recorded after
-the device-wide synchronize shows how much work finished only after that stream was done (work on
-side streams). That trailing work is added to the call's time when it exceeds the bracket's own
-latency (calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat compares its size
-with the reference's. On CPU the same loop runs with a monotonic clock, minus the cost of an empty
-call."""
+the current stream (start, and end right after the call), which is precise; the host then times
+how long a device-wide synchronize still waits once it has seen that stream finish (work on side
+streams). That trailing work is added to the call's time when it exceeds the bracket's own latency
+(calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat compares its size with the
+reference's. The candidate is timed interleaved with the reference (`Timer.interleaved`: one call
+of each per round), so drift between two timings cannot move the speedup, and the spread of the
+ratio over blocks of rounds is recorded. On CPU the same loop runs with a monotonic clock, minus
+the cost of an empty call."""
 
 from __future__ import annotations
 
 import math
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -62,6 +64,15 @@ def summarize(samples: list[float]) -> TimingStats:
     )
 
 
+Arm = tuple[Callable[[int], object], Callable[[int], object] | None]  # (call, prepare) of one timed model
+
+
+@dataclass(frozen=True)
+class Interleaved:
+    stats: list[TimingStats]  # one per arm, in the arms' order
+    ratio_spread: float | None  # with two arms: the spread of arm 0 / arm 1 within the timing
+
+
 class Timer:
     """Times calls on one device; `call(i)` runs the i-th timed call (the caller rotates inputs
     and keeps outputs; anything it does outside `call` is not timed)."""
@@ -75,6 +86,7 @@ class Timer:
             l2 = torch.cuda.get_device_properties(self.device).L2_cache_size or 64 * 2**20
             self._flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=self.device)
         self.last_stream_gap_ms = 0.0  # median trailing device work (beyond the bracket) in the last time()
+        self.last_stream_gaps_ms: list[float] = []  # the same per arm of the last interleaved()
         empty = [self._once(lambda: None) for _ in range(25)]
         self.overhead_ms = 0.0 if self.cuda else statistics.median(t for t, _ in empty)
         self._gap_floor_ms = statistics.median(g for _, g in empty)
@@ -106,32 +118,60 @@ class Timer:
 
     def time(self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None) -> TimingStats:
         """`prepare(i)` runs untimed before call i (e.g. to clone a fresh input set)."""
-        cfg = self.config
-        i, t_warm = 0, time.monotonic() + cfg.warmup_seconds
+        return self.interleaved([(call, prepare)]).stats[0]
+
+    def interleaved(self, arms: Sequence[Arm]) -> Interleaved:
+        """Time several calls side by side: one call of each arm per round, the order reversed every
+        other round, so clock, thermal and host drift fall on every arm alike and their ratio holds.
+        Warm-up, the stopping rule and the cap apply to each arm as in a single timing."""
+        cfg, n = self.config, len(arms)
+        i, t_warm = 0, time.monotonic() + cfg.warmup_seconds * n
         while i < cfg.warmup_calls or time.monotonic() < t_warm:
             i += 1
-            if prepare:
-                prepare(-i)
-            call(-i)
-            if self.cuda:
-                torch.cuda.synchronize()
-        samples: list[float] = []
-        gaps: list[float] = []
+            for call, prepare in arms:
+                if prepare:
+                    prepare(-i)
+                call(-i)
+                if self.cuda:
+                    torch.cuda.synchronize()
+        samples: list[list[float]] = [[] for _ in arms]
+        gaps: list[list[float]] = [[] for _ in arms]
         t0 = time.monotonic()
         i = 0
         while i < cfg.max_runs:
-            if prepare:
-                prepare(i)
-            stream_ms, gap = self._once(lambda i=i: call(i))
-            trailing = max(gap - self._gap_floor_ms, 0.0)
-            if trailing <= max(0.01, 0.05 * stream_ms):
-                trailing = 0.0  # the bracket's own jitter, not work
-            samples.append(max(stream_ms + trailing - self.overhead_ms, 1e-6))
-            gaps.append(trailing)
+            for k in range(n) if i % 2 == 0 else reversed(range(n)):
+                call, prepare = arms[k]
+                if prepare:
+                    prepare(i)
+                stream_ms, gap = self._once(lambda i=i, call=call: call(i))
+                trailing = max(gap - self._gap_floor_ms, 0.0)
+                if trailing <= max(0.01, 0.05 * stream_ms):
+                    trailing = 0.0  # the bracket's own jitter, not work
+                samples[k].append(max(stream_ms + trailing - self.overhead_ms, 1e-6))
+                gaps[k].append(trailing)
             i += 1
             elapsed = time.monotonic() - t0
-            stable = elapsed >= cfg.min_seconds and median_rel_err(samples) < cfg.target_rel_err
-            if i >= cfg.min_runs and (stable or elapsed > cfg.max_seconds):
+            stable = elapsed >= cfg.min_seconds * n and all(median_rel_err(s) < cfg.target_rel_err for s in samples)
+            if i >= cfg.min_runs and (stable or elapsed > cfg.max_seconds * n):
                 break
-        self.last_stream_gap_ms = statistics.median(gaps)
-        return summarize(samples)
+        self.last_stream_gaps_ms = [statistics.median(g) for g in gaps]
+        self.last_stream_gap_ms = self.last_stream_gaps_ms[-1]
+        return Interleaved([summarize(s) for s in samples], ratio_spread(samples) if n == 2 else None)
+
+
+SPREAD_BLOCKS = 5  # consecutive blocks of rounds whose ratios of medians give the spread
+
+
+def ratio_spread(samples: list[list[float]], blocks: int = SPREAD_BLOCKS) -> float | None:
+    """(max - min) / median of the ratio median(arm 0) / median(arm 1) over consecutive blocks of
+    rounds: how far the measured speedup moves within one timing (None with too few rounds)."""
+    a, b = samples
+    size = len(a) // blocks
+    if size < 2:
+        return None
+    ratios = [
+        statistics.median(a[j * size:(j + 1) * size]) / statistics.median(b[j * size:(j + 1) * size])
+        for j in range(blocks)
+    ]
+    mid = statistics.median(ratios)
+    return (max(ratios) - min(ratios)) / mid if mid > 0 else None

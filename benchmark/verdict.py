@@ -83,9 +83,11 @@ class Verdict:
     error: str | None = None
     correctness: Correctness = field(default_factory=Correctness)
     candidate_time: TimingStats | None = None
-    reference_time: TimingStats | None = None
+    reference_time: TimingStats | None = None  # timed interleaved with the candidate
+    reference_alone_time: TimingStats | None = None  # timed before the candidate was imported
     compile_time: TimingStats | None = None  # torch.compile of the reference, when timed
-    speedup: float | None = None  # reference median / candidate median
+    speedup: float | None = None  # reference median / candidate median (see benchmark.harness.speedup)
+    speedup_spread: float | None = None  # (max - min) / median of the speedup over blocks of interleaved calls
     speedup_compile: float | None = None
     sol_ms: float | None = None  # speed-of-light floor of the task on this device
     sol_fraction: float | None = None  # sol_ms / candidate median
@@ -127,6 +129,7 @@ class Verdict:
                 "correctness": Correctness(**d.get("correctness", {})),
                 "candidate_time": TimingStats.from_dict(d.get("candidate_time")),
                 "reference_time": TimingStats.from_dict(d.get("reference_time")),
+                "reference_alone_time": TimingStats.from_dict(d.get("reference_alone_time")),
                 "compile_time": TimingStats.from_dict(d.get("compile_time")),
                 "phases": Phases(**d.get("phases", {})),
                 "env": dict(d.get("env", {})),

@@ -40,7 +40,8 @@ from benchmark.correctness import compare_outputs, flatten_outputs, rule_text, t
 from benchmark.exact import ExactReference
 from benchmark.gpu_lock import DeviceLock
 from benchmark.task import import_file
-from benchmark.timing import Timer, TimingConfig
+from benchmark.timing import Arm, Timer, TimingConfig
+from benchmark.verdict import TimingStats
 
 N_TIMING_SETS = 3
 CONTENTION_RETRIES = 2  # timed phases repeated when a neighbour was seen around them
@@ -160,10 +161,9 @@ def at_seen_address(seen: list, new: list) -> list | None:
     return out
 
 
-def time_model(timer: Timer, program: TaskProgram, model, seed: int, keep: dict | None = None):
-    """Time `model` rotating through the timing input sets, each cloned fresh (untimed) before its
-    call. With `keep`, the output of each set's last call is kept for a recheck."""
-    sets = [program.inputs(s) for s in timing_seeds(seed)]
+def model_arm(model, sets: list, keep: dict | None = None) -> Arm:
+    """(call, prepare) timing `model` rotating through the timing input `sets`, each cloned fresh
+    (untimed) before its call. With `keep`, the output of each set's last call is kept for a recheck."""
     current: list = []
 
     def prepare(i: int) -> None:
@@ -174,8 +174,12 @@ def time_model(timer: Timer, program: TaskProgram, model, seed: int, keep: dict 
         if keep is not None:
             keep[i % len(sets)] = out
 
+    return call, prepare
+
+
+def time_model(timer: Timer, program: TaskProgram, model, seed: int) -> TimingStats:
     with torch.no_grad():
-        return timer.time(call, prepare)
+        return timer.time(*model_arm(model, [program.inputs(s) for s in timing_seeds(seed)]))
 
 
 def poison_free_memory(device: torch.device) -> None:
@@ -304,10 +308,12 @@ class Evaluation:
         self.timer = None
         if not job["measure"]:
             return ref
+        self.reference_model = model  # timed again beside the candidate
         with self.lock.exclusive():
             self.timer = Timer(job["device"], TimingConfig(**job.get("timing", {})))
-            self.result["reference_time"] = asdict(self.alone(lambda: time_model(self.timer, program, model, self.seed)))
-            self.result["reference_gap_ms"] = self.timer.last_stream_gap_ms
+            self.result["reference_alone_time"] = asdict(
+                self.alone(lambda: time_model(self.timer, program, model, self.seed))
+            )
             if job.get("baseline") == "compile":
                 compiled = torch.compile(model)
                 self.result["compile_time"] = asdict(
@@ -432,15 +438,22 @@ class Evaluation:
         return None
 
     def time_candidate(self, program: TaskProgram, model, ref) -> None:
-        """Time under the reference's protocol, then recheck the timed calls' outputs."""
+        """Time the candidate interleaved with the reference on the same input sets, then recheck
+        the timed calls' outputs."""
         job = self.job
         kept: dict[int, object] = {}
-        stats = self.alone(lambda: time_model(self.timer, program, model, self.seed, keep=kept))
+        sets = [program.inputs(s) for s in timing_seeds(self.seed)]
+        arms = [model_arm(self.reference_model, sets), model_arm(model, sets, keep=kept)]
+        with torch.no_grad():
+            timed = self.alone(lambda: self.timer.interleaved(arms))
+        ref_stats, stats = timed.stats
+        self.result["reference_time"] = asdict(ref_stats)
         self.result["candidate_time"] = asdict(stats)
+        self.result["speedup_spread"] = timed.ratio_spread
         for k, (expected, exact) in enumerate(zip(ref["timed"], ref["timed_exact"], strict=True)):
             if k in kept and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol"), exact=exact).ok:
                 self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")
-        gap, ref_gap = self.timer.last_stream_gap_ms, self.result.get("reference_gap_ms", 0.0)
+        ref_gap, gap = self.timer.last_stream_gaps_ms
         if self.device.type == "cuda" and gap > ref_gap + max(0.05, 0.25 * stats.median_ms):
             self.flag("side_stream", f"{gap:.3f} ms of device work finished after the current stream was done")
 

@@ -1,6 +1,7 @@
 """Harness benchmark (a script, not a test): per-sample wall time split into compile, correctness
-and timing, cold and warm build cache; the spread of one candidate's speedup over repeated runs;
-and the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates).
+and timing, cold and warm build cache; the spread of the speedup over repeated runs of an
+elementwise, a reduction and a matmul candidate, fresh (as `benchmark.check`) and through the
+Verifier's pool, beside the spread each verdict measured within its own timing; and the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates).
 
     python scripts/bench_harness.py --device cuda --repeats 5 --out $OUT/harness [--sections ...]
 
@@ -84,22 +85,46 @@ def fault_isolation(base: EvalConfig, args, report: dict) -> None:
     print(f"illegal access: {bad.status.value} ({(bad.error or '')[:100]!r}); next sample: {after.summary()}", flush=True)
 
 
-def repeats(base: EvalConfig, args, report: dict) -> None:
-    """The same candidate evaluated again and again: how far its reported speedup moves."""
-    spec, cand = CASES[base.device][1 if base.device == "cuda" else 0]
-    speedups, runs = [], []
-    for _ in range(args.repeats):
-        v = evaluate(task_for(spec), cand.read_text(), base)
-        speedups.append(v.speedup)
-        runs.append(row(v))
-        ms = [f"{t.median_ms:.4f} ms x{t.runs}" if t else "-" for t in (v.reference_time, v.candidate_time)]
-        print(f"repeat {cand.name}: {v.summary()}  reference {ms[0]}, candidate {ms[1]}", flush=True)
+REPEAT_CASES = {  # an elementwise, a reduction and a matmul task, each with an honest Triton kernel
+    "cuda": [
+        ("level1/gelu_tanh_fp32.py", HONEST / "triton_gelu_tanh.py"),
+        ("level1/sum_rows_fp32.py", HONEST / "triton_rowsum.py"),
+        ("level1/gemm_square_bf16.py", HONEST / "triton_matmul_bf16.py"),
+    ],
+    "cpu": CASES["cpu"],
+}
+
+
+def _spread(speedups: list) -> tuple[float | None, float | None]:
     ok = [s for s in speedups if s]
     med = statistics.median(ok) if ok else None
-    spread = (max(ok) - min(ok)) / med if med else None
-    report["repeats"] = {"candidate": cand.name, "speedups": speedups, "median": med, "spread": spread, "runs": runs}
-    print(f"speedup over {args.repeats} runs of {cand.name}: " + ", ".join(f"{s:.4f}" for s in ok)
-          + (f"  spread {spread:.2%}" if spread is not None else ""), flush=True)
+    return med, ((max(ok) - min(ok)) / med if med else None)
+
+
+def repeats(base: EvalConfig, args, report: dict) -> None:
+    """Each case evaluated `--repeats` times, each a fresh child as `benchmark.check` runs it, then as
+    many times through the Verifier's pool: how far the reported speedup moves between runs, next
+    to the spread each verdict measured within its own interleaved timing."""
+    from benchmark.verifier import Verifier, VerifierConfig
+
+    report["repeats"] = []
+    for spec, cand in REPEAT_CASES[base.device]:
+        task, code = task_for(spec), cand.read_text()
+        fresh = [evaluate(task, code, base) for _ in range(args.repeats)]
+        with Verifier(VerifierConfig(eval=base)) as verifier:
+            futures = [verifier.submit(task, code, sample=k) for k in range(args.repeats)]
+            pooled = [f.result() for f in futures]
+        entry = {"task": task.task_id, "candidate": cand.name}
+        for name, verdicts in (("check", fresh), ("pool", pooled)):
+            speedups = [v.speedup for v in verdicts]
+            med, spread = _spread(speedups)
+            within = [v.speedup_spread for v in verdicts if v.speedup_spread is not None]
+            entry[name] = {"speedups": speedups, "median": med, "spread": spread, "within_run_spread": within,
+                           "runs": [row(v) for v in verdicts]}
+            print(f"{task.task_id} {cand.name} via {name}: " + ", ".join(f"{s:.4f}" if s else "-" for s in speedups)
+                  + (f"  spread {spread:.2%}" if spread is not None else "")
+                  + (f"  within-run median {statistics.median(within):.2%}" if within else ""), flush=True)
+        report["repeats"].append(entry)
 
 
 def strict_overhead(base: EvalConfig, args, report: dict) -> None:

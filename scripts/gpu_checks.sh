@@ -52,7 +52,8 @@ stage trust "${TRUST_S:-280}" bash -c '
 
 # kernelbench: KernelBench's example answers and adversarial kernels, unchanged, from a checkout in .kb
 stage kernelbench 200 python3 scripts/kernelbench_files.py --kernelbench .kb --out "$OUT/kernelbench"
-stage harness 420 python3 scripts/bench_harness.py --device cuda --repeats 5 --sections fault repeats strict phases --out "$OUT/harness"
+stage harness "${HARNESS_S:-420}" python3 scripts/bench_harness.py --device cuda --repeats "${HARNESS_REPEATS:-5}" \
+    --sections ${HARNESS_SECTIONS:-fault repeats strict phases} --out "$OUT/harness"
 stage profile 80 python3 -m benchmark.suite profile --out "$OUT/profile"
 stage reference 75 python3 -m benchmark.run --model reference --level 1 --device cuda --quiet \
     --tasks 'gelu_tanh_fp32' --tasks 'gelu_erf_fp32' --tasks 'softmax_rows_bf16' --tasks 'layernorm_fp32' --out "$OUT/reference-level1"

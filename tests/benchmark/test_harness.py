@@ -28,6 +28,9 @@ def test_correct_cpp_candidate_passes_with_speedup(task, data_dir, fast_eval):
     assert v.correctness.trials == 5 and v.correctness.passed == 5
     assert v.speedup is not None and v.speedup > 0
     assert v.candidate_time.runs >= 3 and v.reference_time.runs >= 3
+    # the reference is timed alone before the candidate loads, then interleaved with it
+    assert v.reference_alone_time.runs >= 3 and v.reference_time.runs == v.candidate_time.runs
+    assert v.speedup_spread is None or v.speedup_spread >= 0
     p = v.phases
     assert p.compile_s > 0 and p.timing_s > 0 and p.startup_s > 0 and p.reference_s > 0
     assert p.startup_s + p.reference_s + p.compile_s + p.correctness_s + p.timing_s <= p.total_s

@@ -31,3 +31,58 @@ def test_warmup_calls_are_not_timed():
 @pytest.mark.parametrize(("samples", "finite"), [([1.0], False), ([1.0, 1.0, 1.0], True), ([0.0, 0.0], False)])
 def test_median_rel_err(samples, finite):
     assert (median_rel_err(samples) < float("inf")) is finite
+
+
+def _interleaved_config(**cfg) -> TimingConfig:
+    return TimingConfig(**{"warmup_calls": 1, "warmup_seconds": 0.0, "min_runs": 10, "min_seconds": 0.0,
+                           "target_rel_err": 1.0, "max_runs": 10, **cfg})
+
+
+def test_interleaved_alternates_the_arms_and_reverses_every_other_round():
+    order = []
+    timer = Timer("cpu", _interleaved_config(min_runs=4, max_runs=4))
+    out = timer.interleaved([(lambda i: order.append(("a", i)), None), (lambda i: order.append(("b", i)), None)])
+    timed = order[2:]  # after one warm-up call of each
+    assert timed == [("a", 0), ("b", 0), ("b", 1), ("a", 1), ("a", 2), ("b", 2), ("b", 3), ("a", 3)]
+    assert [s.runs for s in out.stats] == [4, 4]
+    assert len(timer.last_stream_gaps_ms) == 2
+
+
+def test_interleaved_ratio_holds_when_both_arms_slow_down_alike():
+    """Drift that falls on both arms (here every call slows as the rounds go on) leaves the ratio."""
+    import time as _time
+
+    calls = {"n": 0}
+
+    def arm(cost_s: float):
+        def call(i: int) -> None:
+            calls["n"] += 1
+            _time.sleep(cost_s * (1 + calls["n"] / 40))
+        return call, None
+
+    out = Timer("cpu", _interleaved_config(min_runs=20, max_runs=20)).interleaved([arm(0.004), arm(0.002)])
+    ratio = out.stats[0].median_ms / out.stats[1].median_ms
+    assert 1.6 < ratio < 2.4
+    assert out.ratio_spread is not None and out.ratio_spread < 0.5
+
+
+def test_ratio_spread_needs_enough_rounds():
+    from benchmark.timing import ratio_spread
+
+    assert ratio_spread([[1.0] * 5, [1.0] * 5]) is None
+    assert ratio_spread([[2.0] * 10, [1.0] * 10]) == 0.0
+    assert ratio_spread([[2.0] * 8 + [3.0] * 2, [1.0] * 10]) == pytest.approx(0.5)
+
+
+def test_speedup_caps_a_reference_slowed_beside_the_candidate():
+    from benchmark.harness import REFERENCE_DRIFT_CAP, speedup
+    from benchmark.verdict import TimingStats
+
+    def t(ms: float) -> TimingStats:
+        return TimingStats(runs=10, median_ms=ms, mean_ms=ms, std_ms=0.0, min_ms=ms, max_ms=ms, rel_err=0.0)
+
+    assert speedup(t(2.0), t(2.0), t(1.0)) == 2.0
+    assert speedup(t(2.1), t(2.0), t(1.0)) == pytest.approx(2.1)  # drift within the cap counts
+    assert speedup(t(6.0), t(2.0), t(1.0)) == pytest.approx(2.0 * REFERENCE_DRIFT_CAP)  # sabotage gains 10% at most
+    assert speedup(t(2.0), None, t(1.0)) == 2.0
+    assert speedup(None, t(2.0), t(1.0)) is None

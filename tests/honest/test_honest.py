@@ -27,6 +27,7 @@ GPU_HONEST = {
     "cuda_rowsum_double": "level1/sum_rows_fp32.py",
     "cuda_rowsum_tree": "level1/sum_rows_fp32.py",
     "triton_rowsum": "level1/sum_rows_fp32.py",
+    "triton_matmul_bf16": "level1/gemm_square_bf16.py",
 }
 
 

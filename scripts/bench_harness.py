@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import statistics
 import tempfile
@@ -61,6 +62,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default=None)
     p.add_argument("--repeats", type=int, default=5, help="runs of the same candidate for the speedup spread")
+    p.add_argument("--protocols", nargs="+", choices=("default", "behind-flush"), default=["default", "behind-flush"],
+                   help="timing protocols the repeats section compares (TimingConfig.launch_behind_flush)")
     p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
                    help="what to measure, in this order (harness.json is rewritten after each)")
     p.add_argument("--out", type=Path, default=Path("runs/bench-harness"))
@@ -71,8 +74,10 @@ def main() -> None:
     report: dict = {"device": device}
     save = lambda: (args.out / "harness.json").write_text(json.dumps(report, indent=2))  # noqa: E731
     for section in [s for s in args.sections if s != "fault" or device == "cuda"]:
-        {"fault": fault_isolation, "repeats": repeats, "strict": strict_overhead, "phases": phases}[section](
-            base, args, report)
+        if section == "repeats":
+            repeats(base, args, report, save)
+        else:
+            {"fault": fault_isolation, "strict": strict_overhead, "phases": phases}[section](base, args, report)
         save()
 
 
@@ -101,30 +106,34 @@ def _spread(speedups: list) -> tuple[float | None, float | None]:
     return med, ((max(ok) - min(ok)) / med if med else None)
 
 
-def repeats(base: EvalConfig, args, report: dict) -> None:
+def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     """Each case evaluated `--repeats` times, each a fresh child as `benchmark.check` runs it, then as
     many times through the Verifier's pool: how far the reported speedup moves between runs, next
     to the spread each verdict measured within its own interleaved timing."""
     from benchmark.verifier import Verifier, VerifierConfig
 
     report["repeats"] = []
-    for spec, cand in REPEAT_CASES[base.device]:
+    for (spec, cand), protocol in itertools.product(REPEAT_CASES[base.device], args.protocols):
+        config = dataclasses.replace(
+            base, timing=dataclasses.replace(base.timing, launch_behind_flush=protocol == "behind-flush")
+        )
         task, code = task_for(spec), cand.read_text()
-        fresh = [evaluate(task, code, base) for _ in range(args.repeats)]
-        with Verifier(VerifierConfig(eval=base)) as verifier:
+        fresh = [evaluate(task, code, config) for _ in range(args.repeats)]
+        with Verifier(VerifierConfig(eval=config)) as verifier:
             futures = [verifier.submit(task, code, sample=k) for k in range(args.repeats)]
             pooled = [f.result() for f in futures]
-        entry = {"task": task.task_id, "candidate": cand.name}
+        entry = {"task": task.task_id, "candidate": cand.name, "protocol": protocol}
         for name, verdicts in (("check", fresh), ("pool", pooled)):
             speedups = [v.speedup for v in verdicts]
             med, spread = _spread(speedups)
             within = [v.speedup_spread for v in verdicts if v.speedup_spread is not None]
             entry[name] = {"speedups": speedups, "median": med, "spread": spread, "within_run_spread": within,
                            "runs": [row(v) for v in verdicts]}
-            print(f"{task.task_id} {cand.name} via {name}: " + ", ".join(f"{s:.4f}" if s else "-" for s in speedups)
+            print(f"{task.task_id} {cand.name} ({protocol}) via {name}: " + ", ".join(f"{s:.4f}" if s else "-" for s in speedups)
                   + (f"  spread {spread:.2%}" if spread is not None else "")
                   + (f"  within-run median {statistics.median(within):.2%}" if within else ""), flush=True)
         report["repeats"].append(entry)
+        save()  # after each case: a stage cut by its limit keeps the cases that finished
 
 
 def strict_overhead(base: EvalConfig, args, report: dict) -> None:

@@ -36,15 +36,18 @@ stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers
 GPU_TESTS="tests/honest tests/cheats/test_cheats_gpu.py tests/benchmark/test_cuda_raw.py tests/benchmark/test_prompts.py"
 GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/test_verdicts_gpu.py tests/benchmark/test_trust_gpu.py"
 GPU_TESTS="$GPU_TESTS tests/benchmark/test_mixed_run_gpu.py tests/datasets_builder/test_inductor_gpu.py"
-stage tests "${TESTS_S:-420}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache bash -c "
-    timeout $((${TESTS_S:-420} - 45)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
+stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache bash -c "
+    timeout $((${TESTS_S:-480} - 45)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
         -k 'not foreign_process' $GPU_TESTS; a=\$?
     timeout 60 python3 -m pytest -q -m gpu -p no:cacheprovider --timeout 55 -rfE -k foreign_process tests/benchmark/test_verdicts_gpu.py; b=\$?
     exit \$((a | b))"
-# trust: the Inductor trust corpus (docs/trust-corpus.md); it keeps what finished if cut. The tasks named
-# in TRUST_FIRST run first (e.g. the last run's failures), then the rest in the order of TRUST_SEED, into
-# the same results (the second run resumes after the first).
+# trust: the Inductor trust corpus (docs/trust-corpus.md); it keeps what finished if cut. It continues the
+# committed results (TRUST_RESUME, default docs/trust-corpus-results.jsonl; empty: start afresh), so each
+# call covers tasks not yet tried; copy OUT/trust/results.jsonl back there afterwards. The tasks named in
+# TRUST_FIRST run first (e.g. the last run's failures), then the rest in the order of TRUST_SEED.
+export TRUST_RESUME=${TRUST_RESUME-docs/trust-corpus-results.jsonl}
 stage trust "${TRUST_S:-280}" bash -c '
+    if [ -n "$TRUST_RESUME" ]; then mkdir -p "$OUT/trust" && cp "$TRUST_RESUME" "$OUT/trust/results.jsonl"; fi
     first=(); for t in ${TRUST_FIRST:-}; do first+=(--tasks "$t"); done
     t0=$SECONDS
     if [ ${#first[@]} -gt 0 ]; then python3 scripts/trust_corpus.py "${first[@]}" --budget-s 120 --out "$OUT/trust"; fi

@@ -51,7 +51,9 @@ def row(v) -> dict:
         "compile_s": v.phases.compile_s, "correctness_s": v.phases.correctness_s, "timing_s": v.phases.timing_s,
         "total_s": v.phases.total_s, "startup_s": v.phases.startup_s, "reference_s": v.phases.reference_s,
         "profile_s": v.phases.profile_s, "candidate_ms": v.candidate_time.median_ms if v.candidate_time else None,
-        "reference_ms": v.reference_time.median_ms if v.reference_time else None, "error": (v.error or "")[:300],
+        "reference_ms": v.reference_time.median_ms if v.reference_time else None,
+        "reference_alone_ms": v.reference_alone_time.median_ms if v.reference_alone_time else None,
+        "speedup_spread": v.speedup_spread, "error": (v.error or "")[:300],
     }
 
 

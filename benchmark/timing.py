@@ -17,6 +17,7 @@ the cost of an empty call."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 import time
@@ -43,6 +44,11 @@ class TimingConfig:
     # overlaps it (as triton.testing.do_bench does) instead of being timed on an idle GPU. Off by
     # default until measured against the default protocol (scripts/bench_harness.py, `repeats`).
     launch_behind_flush: bool = False
+
+    def brief(self) -> TimingConfig:
+        """A short timing of the same protocol: enough for a bound (the reference's time alone, which
+        only caps the interleaved one), a third of the calls of a full timing."""
+        return dataclasses.replace(self, warmup_calls=1, min_runs=3, min_seconds=0.0, max_seconds=self.max_seconds / 3)
 
 
 def median_rel_err(samples: list[float]) -> float:
@@ -124,15 +130,19 @@ class Timer:
         trailing_ms = (time.perf_counter() - t_stream) * 1e3
         return start.elapsed_time(stream_end), trailing_ms
 
-    def time(self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None) -> TimingStats:
-        """`prepare(i)` runs untimed before call i (e.g. to clone a fresh input set)."""
-        return self.interleaved([(call, prepare)]).stats[0]
+    def time(
+        self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None,
+        config: TimingConfig | None = None,
+    ) -> TimingStats:
+        """`prepare(i)` runs untimed before call i (e.g. to clone a fresh input set); `config`
+        replaces the timer's own for this timing."""
+        return self.interleaved([(call, prepare)], config).stats[0]
 
-    def interleaved(self, arms: Sequence[Arm]) -> Interleaved:
+    def interleaved(self, arms: Sequence[Arm], config: TimingConfig | None = None) -> Interleaved:
         """Time several calls side by side: one call of each arm per round, the order reversed every
         other round, so clock, thermal and host drift fall on every arm alike and their ratio holds.
         Warm-up, the stopping rule and the cap apply to each arm as in a single timing."""
-        cfg, n = self.config, len(arms)
+        cfg, n = config or self.config, len(arms)
         i, t_warm = 0, time.monotonic() + cfg.warmup_seconds * n
         while i < cfg.warmup_calls or time.monotonic() < t_warm:
             i += 1

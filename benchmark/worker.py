@@ -177,9 +177,9 @@ def model_arm(model, sets: list, keep: dict | None = None) -> Arm:
     return call, prepare
 
 
-def time_model(timer: Timer, program: TaskProgram, model, seed: int) -> TimingStats:
+def time_model(timer: Timer, program: TaskProgram, model, seed: int, config: TimingConfig | None = None) -> TimingStats:
     with torch.no_grad():
-        return timer.time(*model_arm(model, [program.inputs(s) for s in timing_seeds(seed)]))
+        return timer.time(*model_arm(model, [program.inputs(s) for s in timing_seeds(seed)]), config=config)
 
 
 def poison_free_memory(device: torch.device) -> None:
@@ -311,8 +311,9 @@ class Evaluation:
         self.reference_model = model  # timed again beside the candidate
         with self.lock.exclusive():
             self.timer = Timer(job["device"], TimingConfig(**job.get("timing", {})))
+            brief = self.timer.config.brief()
             self.result["reference_alone_time"] = asdict(
-                self.alone(lambda: time_model(self.timer, program, model, self.seed))
+                self.alone(lambda: time_model(self.timer, program, model, self.seed, brief))
             )
             if job.get("baseline") == "compile":
                 compiled = torch.compile(model)

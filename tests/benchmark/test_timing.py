@@ -86,3 +86,10 @@ def test_speedup_caps_a_reference_slowed_beside_the_candidate():
     assert speedup(t(6.0), t(2.0), t(1.0)) == pytest.approx(2.0 * REFERENCE_DRIFT_CAP)  # sabotage gains 10% at most
     assert speedup(t(2.0), None, t(1.0)) == 2.0
     assert speedup(None, t(2.0), t(1.0)) is None
+
+
+def test_brief_config_times_a_third_of_the_calls():
+    full = TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=9, min_seconds=0.0, target_rel_err=1.0)
+    timer = Timer("cpu", full)
+    assert timer.time(lambda i: None, config=full.brief()).runs == 3
+    assert timer.time(lambda i: None).runs == 9

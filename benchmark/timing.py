@@ -95,13 +95,12 @@ class Timer:
         if self.cuda and config.flush_l2:
             l2 = torch.cuda.get_device_properties(self.device).L2_cache_size or 64 * 2**20
             self._flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=self.device)
-        self.last_stream_gap_ms = 0.0  # median trailing device work (beyond the bracket) in the last time()
-        self.last_stream_gaps_ms: list[float] = []  # the same per arm of the last interleaved()
+        self.last_stream_gaps_ms: list[float] = []  # median trailing device work per arm in the last timing
         empty = [self._once(lambda: None) for _ in range(25)]
         self.overhead_ms = 0.0 if self.cuda else statistics.median(t for t, _ in empty)
         self._gap_floor_ms = statistics.median(g for _, g in empty)
 
-    def _once(self, fn: Callable[[], object]) -> tuple[float, float]:
+    def _once(self, fn: Callable[[], object], behind_flush: bool = False) -> tuple[float, float]:
         """(ms from start to the current stream's end, ms of device work that trailed it).
 
         The trailing work is what a device-wide synchronize still waits for once the host has seen the
@@ -114,12 +113,11 @@ class Timer:
             return (time.perf_counter() - t0) * 1e3, 0.0
         start = torch.cuda.Event(enable_timing=True)
         stream_end = torch.cuda.Event(enable_timing=True)
-        behind = self.config.launch_behind_flush
-        if behind:
+        if behind_flush:
             torch.cuda.synchronize()
         if self._flush_buf is not None:
             self._flush_buf.zero_()
-        if not behind:
+        if not behind_flush:
             torch.cuda.synchronize()
         start.record()
         fn()
@@ -161,7 +159,7 @@ class Timer:
                 call, prepare = arms[k]
                 if prepare:
                     prepare(i)
-                stream_ms, gap = self._once(lambda i=i, call=call: call(i))
+                stream_ms, gap = self._once(lambda i=i, call=call: call(i), cfg.launch_behind_flush)
                 trailing = max(gap - self._gap_floor_ms, 0.0)
                 if trailing <= max(0.01, 0.05 * stream_ms):
                     trailing = 0.0  # the bracket's own jitter, not work
@@ -173,7 +171,6 @@ class Timer:
             if i >= cfg.min_runs and (stable or elapsed > cfg.max_seconds * n):
                 break
         self.last_stream_gaps_ms = [statistics.median(g) for g in gaps]
-        self.last_stream_gap_ms = self.last_stream_gaps_ms[-1]
         return Interleaved([summarize(s) for s in samples], ratio_spread(samples) if n == 2 else None)
 
 

@@ -40,9 +40,10 @@ class TimingConfig:
     max_seconds: float = 3.0  # cap on timed wall time per model
     flush_l2: bool = True
     contention_wait_s: float = 10.0  # before a timed phase, wait this long for other GPU processes to leave
-    # On CUDA: the call is launched while the L2 flush still runs, so the host's launch overhead
-    # overlaps it (as triton.testing.do_bench does) instead of being timed on an idle GPU. Off by
-    # default until measured against the default protocol (scripts/bench_harness.py, `repeats`).
+    # On CUDA: the call is launched while the device is still busy with the L2 flush and a short
+    # device-side wait (LAUNCH_COVER_MS), so the host's launch latency, which moves from process to
+    # process, is not timed on an idle GPU. Off by default until measured against the default
+    # protocol (scripts/bench_harness.py, `repeats`).
     launch_behind_flush: bool = False
 
     def brief(self) -> TimingConfig:
@@ -74,6 +75,10 @@ def summarize(samples: list[float]) -> TimingStats:
     )
 
 
+LAUNCH_COVER_MS = 0.1  # device-side wait queued ahead of a call launched behind the flush: longer
+# than a host's launch of one call (about 5-40 us from PyTorch or Triton), short next to the timing
+
+
 Arm = tuple[Callable[[int], object], Callable[[int], object] | None]  # (call, prepare) of one timed model
 
 
@@ -96,6 +101,7 @@ class Timer:
             l2 = torch.cuda.get_device_properties(self.device).L2_cache_size or 64 * 2**20
             self._flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=self.device)
         self.last_stream_gaps_ms: list[float] = []  # median trailing device work per arm in the last timing
+        self._cover_cycles: int | None = None  # GPU clock cycles of LAUNCH_COVER_MS, measured once
         empty = [self._once(lambda: None) for _ in range(25)]
         self.overhead_ms = 0.0 if self.cuda else statistics.median(t for t, _ in empty)
         self._gap_floor_ms = statistics.median(g for _, g in empty)
@@ -117,7 +123,9 @@ class Timer:
             torch.cuda.synchronize()
         if self._flush_buf is not None:
             self._flush_buf.zero_()
-        if not behind_flush:
+        if behind_flush:
+            torch.cuda._sleep(self._launch_cover())
+        else:
             torch.cuda.synchronize()
         start.record()
         fn()
@@ -127,6 +135,20 @@ class Timer:
         torch.cuda.synchronize()  # device-wide: whatever side streams still run
         trailing_ms = (time.perf_counter() - t_stream) * 1e3
         return start.elapsed_time(stream_end), trailing_ms
+
+    def _launch_cover(self) -> int:
+        """Cycles of `torch.cuda._sleep` that keep the device busy for LAUNCH_COVER_MS (its clock
+        rate, measured once on this device)."""
+        if self._cover_cycles is None:
+            probe = 200_000
+            torch.cuda._sleep(probe)  # the first launch of the spin kernel loads it
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch.cuda._sleep(probe)
+            end.record()
+            end.synchronize()
+            self._cover_cycles = max(int(probe * LAUNCH_COVER_MS / max(start.elapsed_time(end), 1e-3)), 1)
+        return self._cover_cycles
 
     def time(
         self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None,

@@ -93,3 +93,28 @@ def test_brief_config_times_a_third_of_the_calls():
     timer = Timer("cpu", full)
     assert timer.time(lambda i: None, config=full.brief()).runs == 3
     assert timer.time(lambda i: None).runs == 9
+
+
+@pytest.mark.gpu
+def test_launch_behind_flush_hides_the_hosts_launch_latency():
+    """A call whose host side takes 0.05 ms before its one tiny kernel: the default protocol times that
+    host work on an idle GPU, the behind-flush protocol queues the call behind device work and does not."""
+    import dataclasses
+    import time
+
+    import torch
+
+    x = torch.ones(1024, device="cuda")
+
+    def call(i: int) -> None:
+        t_end = time.perf_counter() + 50e-6
+        while time.perf_counter() < t_end:
+            pass
+        x.add_(1.0)
+
+    config = TimingConfig(warmup_seconds=0.05, min_runs=50, min_seconds=0.05, max_seconds=0.5)
+    timer = Timer("cuda", config)
+    default = timer.time(call).median_ms
+    behind = timer.time(call, config=dataclasses.replace(config, launch_behind_flush=True)).median_ms
+    assert default >= 0.045, default
+    assert behind < default - 0.03, (behind, default)

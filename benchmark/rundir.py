@@ -3,6 +3,7 @@ and flushed as each sample finishes, so a killed run loses nothing) and summary.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import logging
 import os
@@ -15,10 +16,23 @@ from benchmark.verdict import Verdict
 
 log = logging.getLogger(__name__)
 RUN_FORMAT = 1
-RESUME_KEYS = ("model", "suite_version", "device", "timing")
+# What a resumed run must share with the records already made, or they would mix two experiments.
+RESUME_KEYS = (
+    "model", "suite_version", "device", "timing", "sampling", "turns", "prompt", "backend", "evaluation",
+)
 # A setting run.json did not record at first is taken as its default then: runs written before "timing"
 # existed resume timed, the default, and an untimed resume of one is refused rather than guessed.
+# Other settings absent from an older run.json are not compared.
 RESUME_DEFAULTS = {"timing": True}
+# Parts of a recorded setting that change how a run proceeds, not what it measures: free on resume.
+# More samples extend a run (sample i always uses seed + i); the transport of a backend is not its model.
+RESUME_FREE = {
+    "sampling": {"samples"},
+    "backend": {"concurrency", "request_timeout", "max_retries", "api_key_env", "batch_size", "cache"},
+}
+# Packages whose version changes a result (level 4 builds models with transformers; Triton compiles
+# candidates and the reference's torch.compile), read from their metadata without importing them.
+RESULT_PACKAGES = ("torch", "triton", "transformers", "numpy")
 
 
 def gpu_environment() -> dict[str, str | None]:
@@ -26,6 +40,7 @@ def gpu_environment() -> dict[str, str | None]:
     import torch
 
     env: dict[str, str | None] = {
+        **package_versions(),
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "python": platform.python_version(),
@@ -45,6 +60,40 @@ def gpu_environment() -> dict[str, str | None]:
     return env
 
 
+def package_versions() -> dict[str, str | None]:
+    """The installed version of each of RESULT_PACKAGES (None: not installed)."""
+    versions: dict[str, str | None] = {}
+    for name in RESULT_PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _settings(key: str, value) -> dict[str, object]:
+    """A recorded setting as dotted names (`sampling.temperature`), its free parts left out."""
+    if not isinstance(value, dict):
+        return {key: value}
+    free = RESUME_FREE.get(key, set())
+    return {f"{key}.{k}": v for k, v in value.items() if k not in free}
+
+
+def resume_conflict(before: dict, now: dict) -> str | None:
+    """The first setting that differs between a recorded run and a new invocation, as
+    "name=old, not new", or None when the invocation may continue the run."""
+    for key in RESUME_KEYS:
+        if key not in before and key not in RESUME_DEFAULTS:
+            continue
+        old = _settings(key, before.get(key, RESUME_DEFAULTS.get(key)))
+        new = _settings(key, now.get(key, RESUME_DEFAULTS.get(key)))
+        for name in dict.fromkeys([*old, *new]):
+            if old.get(name) != new.get(name):
+                unrecorded = "" if key in before else " (not recorded in run.json: the default)"
+                return f"{name}={old.get(name)!r}{unrecorded}, not {new.get(name)!r}"
+    return None
+
+
 class RunDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -53,22 +102,17 @@ class RunDir:
 
     def write_run_info(self, info: dict) -> None:
         """run.json; on resume the first record is kept and later invocations are appended. A resumed
-        run must evaluate the same model on the same suite and device, timed or not as before, or its
-        records would mix two experiments: a difference is refused, naming the setting."""
+        run must keep the model, suite, device, sampling, turns, prompt, backend and evaluation
+        settings (RESUME_KEYS), or its records would mix two experiments: a difference is refused,
+        naming the setting."""
         p = self.path / "run.json"
         if p.exists():
             record = json.loads(p.read_text())
-            for key in RESUME_KEYS:
-                if key not in record and key not in RESUME_DEFAULTS:
-                    continue
-                before = record.get(key, RESUME_DEFAULTS.get(key))
-                now = info.get(key, RESUME_DEFAULTS.get(key))
-                if before != now:
-                    unrecorded = "" if key in record else " (not recorded in run.json: the default)"
-                    raise ValueError(
-                        f"{self.path} holds a run with {key}={before!r}{unrecorded}, not {now!r}: "
-                        "resume it with the same settings or write to a new --out"
-                    )
+            conflict = resume_conflict(record, info)
+            if conflict:
+                raise ValueError(
+                    f"{self.path} holds a run with {conflict}: resume it with the same settings or write to a new --out"
+                )
             record.setdefault("resumed", []).append({"command": info.get("command"), "started": info.get("started")})
         else:
             record = {"format": RUN_FORMAT, **info}

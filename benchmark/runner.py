@@ -281,6 +281,15 @@ def _faster(v: Verdict) -> bool:
     return bool(v.correct and v.speedup and v.speedup > 1)
 
 
+def evaluation_settings(cfg: EvalConfig) -> dict:
+    """What run.json records of the evaluation: every setting that can change a verdict (the cache
+    folder and the device are recorded elsewhere or change none)."""
+    return {
+        "trials": cfg.trials, "seed": cfg.seed, "baseline": cfg.baseline, "strict": cfg.strict,
+        "timeout_s": cfg.timeout_s, "build_timeout_s": cfg.build_timeout_s, "timing": asdict(cfg.timing),
+    }
+
+
 def _device_count(config: RunConfig) -> int:
     if config.eval.device != "cuda":
         return 1
@@ -313,6 +322,7 @@ def run(config: RunConfig) -> dict:
             "device": config.eval.device,
             "baseline": config.eval.baseline,
             "timing": config.eval.measure,
+            "evaluation": evaluation_settings(replace(config.eval, strict=config.eval.strict and not backend.trusted)),
             "lanes": lanes,
             "strict": config.eval.strict and not backend.trusted,
             "suite": config.suite or "builtin",

@@ -21,3 +21,10 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         pass
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_written_files_get_the_mode_open_gives(tmp_path):
+    written = atomic_write_text(tmp_path / "run.json", "{}")
+    opened = tmp_path / "results.jsonl"
+    opened.write_text("")
+    assert written.stat().st_mode & 0o777 == opened.stat().st_mode & 0o777

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -66,3 +67,63 @@ def test_other_settings_are_still_refused_by_name(tmp_path):
     rundir.write_run_info(info())
     with pytest.raises(ValueError, match="holds a run with device='cuda', not 'cpu'"):
         rundir.write_run_info(info(device="cpu"))
+
+
+def full_info(**kw) -> dict:
+    """A run.json as the runner writes it today, with every setting a resume compares."""
+    settings = {
+        "sampling": {"samples": 1, "temperature": 0.0, "top_p": 1.0, "max_tokens": 8192, "seed": None},
+        "turns": 1,
+        "prompt": {"prompt": "default", "backend": "cuda", "reasoning": None, "templates_sha256": "ab12"},
+        "backend": {"backend": "openai", "model": "m", "endpoint": "http://x/v1", "concurrency": 8},
+        "evaluation": {"trials": 5, "seed": 0, "baseline": "eager", "strict": True, "timeout_s": 300.0},
+    }
+    for name, value in kw.items():
+        group, _, field = name.partition("__")
+        if field:
+            settings[group] = {**settings[group], field: value}
+        else:
+            settings[group] = value
+    return info(**settings)
+
+
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        ({"sampling__temperature": 0.7}, "sampling.temperature=0.0, not 0.7"),
+        ({"sampling__seed": 3}, "sampling.seed=None, not 3"),
+        ({"turns": 2}, "turns=1, not 2"),
+        ({"prompt__templates_sha256": "cd34"}, "prompt.templates_sha256='ab12', not 'cd34'"),
+        ({"backend__endpoint": "http://y/v1"}, "backend.endpoint='http://x/v1', not 'http://y/v1'"),
+        ({"evaluation__trials": 3}, "evaluation.trials=5, not 3"),
+        ({"evaluation__strict": False}, "evaluation.strict=True, not False"),
+    ],
+)
+def test_resume_refuses_any_change_that_changes_results_naming_it(tmp_path, change, named):
+    rundir = RunDir(tmp_path)
+    rundir.write_run_info(full_info())
+    with pytest.raises(ValueError, match=re.escape(f"holds a run with {named}")):
+        rundir.write_run_info(full_info(**change))
+    assert "resumed" not in rundir.run_info()
+
+
+def test_more_samples_and_another_concurrency_may_continue_a_run(tmp_path):
+    rundir = RunDir(tmp_path)
+    rundir.write_run_info(full_info())
+    rundir.write_run_info(full_info(sampling__samples=8, backend__concurrency=32))
+    assert len(rundir.run_info()["resumed"]) == 1
+
+
+def test_settings_an_older_run_json_lacks_are_not_compared(tmp_path):
+    rundir = RunDir(tmp_path)
+    rundir.write_run_info(info())  # written before sampling, prompt, backend and evaluation were recorded
+    rundir.write_run_info(full_info())
+    assert len(rundir.run_info()["resumed"]) == 1
+
+
+def test_the_environment_records_the_versions_that_change_results():
+    from benchmark.rundir import RESULT_PACKAGES, gpu_environment
+
+    env = gpu_environment()
+    assert set(RESULT_PACKAGES) <= set(env)
+    assert env["numpy"] and env["torch"]

@@ -35,7 +35,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument("--suite", default=None, help="folder of task files (default: the built-in suite)")
     g.add_argument("--level", type=int, action="append", default=[], help="level to run (repeatable)")
     g.add_argument("--tasks", action="append", default=[], help="glob on task id or file name (repeatable)")
-    g.add_argument("--tag", action="append", default=[], help="only tasks with this tag (repeatable)")
+    g.add_argument("--tag", "--tags", dest="tag", action="append", default=[],
+                   help="only tasks with this tag (repeatable)")
     g = p.add_argument_group("sampling")
     g.add_argument("--samples", type=int, default=1, help="completions per task (K)")
     g.add_argument("--temperature", type=float, default=0.0)
@@ -50,7 +51,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument("--prompt", default="zero-shot",
                    help=f"{' | '.join(BUILTIN)} | path of a jinja2 template (.j2), which may extend base.j2")
     g.add_argument("--backend", choices=("cuda", "triton", "cuda-raw"), default="cuda",
-                   help="kernel language the prompt asks for: CUDA C++ via load_inline, or Triton")
+                   help="kernel language the prompt asks for: CUDA C++ via load_inline, Triton, or raw CUDA C "
+                        "via benchmark.cuda_raw")
     g.add_argument("--gpu-block", nargs="?", const="auto", default=None, metavar="auto|PROFILE.json",
                    help="describe the target GPU in the prompt: 'auto' reads this machine's CUDA device (and "
                         "its measured profile, when there is one), or a JSON device description")

@@ -307,6 +307,13 @@ def run(config: RunConfig) -> dict:
         log.error("task %s is broken (it did not load), counted as failed: %s", f.task_id, f.reason)
         broken[f.task_id] = {"stage": "load", "level": f.level, "reason": f.reason}
     backend = get_backend(config.model, config.sampling, config.backend)
+    unused = backend.unused_records([t.task_id for t in tasks], [t.name for t in tasks])
+    if unused:
+        log.warning(
+            "%d task(s) in the recorded completions are not in this run's selection (not in the suite, or "
+            "left out by --level/--tag/--tasks); their completions are not evaluated: %s",
+            len(unused), ", ".join(unused[:10]) + (f" and {len(unused) - 10} more" if len(unused) > 10 else ""),
+        )
     prompts = PromptBuilder(config.prompt) if backend.uses_prompts else None
     rundir = RunDir(config.out)
     lanes = config.lanes or default_lanes(config.eval.device, _device_count(config))

@@ -328,7 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
         if select:
             sp.add_argument("--level", type=int, action="append", default=[], help="only this level (repeatable)")
             sp.add_argument("--tasks", action="append", default=[], help="glob on task id or file name (repeatable)")
-            sp.add_argument("--tags", action="append", default=[], help="only tasks with this tag (repeatable)")
+            sp.add_argument("--tag", "--tags", dest="tags", action="append", default=[],
+                            help="only tasks with this tag (repeatable)")
 
     def run_args(sp):
         sp.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")

@@ -122,6 +122,11 @@ class Backend(abc.ABC):
         """What run.json records about this backend."""
         return {"backend": self.name}
 
+    def unused_records(self, task_ids: Sequence[str], task_names: Sequence[str]) -> list[str]:
+        """Recorded completions that no selected task will ask for (a replay file's), so the run
+        can say so instead of dropping them without a word; live backends record none."""
+        return []
+
 
 _REGISTRY: dict[str, Callable[..., Backend]] = {}
 

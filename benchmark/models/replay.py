@@ -72,6 +72,10 @@ class ReplayBackend(Backend):
     def describe(self) -> dict:
         return {"backend": self.name, "file": str(self.path)}
 
+    def unused_records(self, task_ids: Sequence[str], task_names: Sequence[str]) -> list[str]:
+        known = {*task_ids, *task_names}
+        return sorted({task for task, _, _ in self.table if task not in known})
+
 
 @register_backend("replay")
 def _make(arg: str, **options) -> Backend:

@@ -80,6 +80,18 @@ def test_replay_run_mixed_verdicts(tmp_path, suite_dir, data_dir, fast_eval):
     assert by_key[("level1/row_sum", 1)]["verdict"] == "no_code"  # nothing recorded for sample 1
 
 
+def test_replay_lines_outside_the_selection_are_named(tmp_path, suite_dir, fast_eval, caplog):
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text("\n".join(json.dumps({"task_id": t, "completion": "no code"}) for t in
+                                ("level1/scale_shift", "level1/not_in_the_suite", "level9/typo")))
+    cfg = config(tmp_path, suite_dir, fast_eval, model=f"replay:{replay}", tasks=("scale_shift",))
+    with caplog.at_level("WARNING", logger="benchmark.runner"):
+        run(cfg)
+    warned = [r.getMessage() for r in caplog.records if "not in this run's selection" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].startswith("2 task(s)")
+    assert warned[0].endswith("level1/not_in_the_suite, level9/typo")
+
+
 def test_broken_task_does_not_stop_the_run(tmp_path, data_dir, fast_eval):
     suite = tmp_path / "suite" / "level1"
     suite.mkdir(parents=True)

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchmark import metrics
+from benchmark.files import atomic_write_text
 from benchmark.models import GenerationRequest
 from benchmark.prompts import PromptBuilder
 from benchmark.task import Task
@@ -61,9 +63,19 @@ class CompletionLog:
                 self.records[(rec.task_id, rec.sample, rec.turn)] = rec
 
     def append(self, rec: CompletionRecord) -> None:
+        """Append and fsync; a slot recorded before (a resumed run generates again what a kill left
+        unjudged) replaces its old line instead of adding a second one."""
+        slot = (rec.task_id, rec.sample, rec.turn)
+        if slot in self.records:
+            if self.records[slot] != rec:
+                self.records[slot] = rec
+                atomic_write_text(self.path, "".join(json.dumps(asdict(r)) + "\n" for r in self.records.values()))
+            return
         with open(self.path, "a") as f:
             f.write(json.dumps(asdict(rec)) + "\n")
-        self.records[(rec.task_id, rec.sample, rec.turn)] = rec
+            f.flush()
+            os.fsync(f.fileno())
+        self.records[slot] = rec
 
     def get(self, task_id: str, sample: int, turn: int) -> CompletionRecord | None:
         return self.records.get((task_id, sample, turn))

@@ -152,13 +152,15 @@ def test_resume_rebuilds_the_conversation(tmp_path, suite, scripted):
 
 
 @pytest.mark.parametrize("scripted", [["prose", "error"]], indirect=True)
-def test_more_turns_on_a_later_run(tmp_path, suite, scripted):
+def test_a_later_run_with_another_turn_cap_is_refused(tmp_path, suite, scripted):
+    """The feedback prompt names the cap ("attempt 2 of 3", "your last attempt"), so records made
+    under one cap and turns planned under another would mix two experiments."""
     run(config(tmp_path, suite, turns=1, samples=2))
     assert {(r.sample, r.turn) for r in scripted.requests} == {(0, 1), (1, 1)}
     scripted.requests.clear()
-    summary = run(config(tmp_path, suite, turns=3, samples=2))
-    assert [(r.sample, r.turn) for r in scripted.requests] == [(0, 2), (0, 3)]
-    assert list(summary["turns"]) == ["1", "2", "3"]
+    with pytest.raises(ValueError, match="holds a run with turns=1, not 3"):
+        run(config(tmp_path, suite, turns=3, samples=2))
+    assert scripted.requests == []
 
 
 def test_replay_turns_without_prompts(tmp_path, suite):
@@ -196,3 +198,17 @@ def test_per_turn_metrics_count_broken_tasks_and_leave_untimed_fast_1_unknown():
     assert [timed[t]["fast_1"] for t in ("1", "2")] == [0.25, pytest.approx(1 / 3)]
     untimed = per_turn_metrics([turn_verdict("a", 0, 1, True)], (1,))
     assert untimed["1"]["fast_1"] is None and untimed["1"]["pass_rate"] == 1.0
+
+
+def test_a_slot_generated_again_after_a_kill_keeps_one_line(tmp_path):
+    from benchmark.multiturn import CompletionLog, CompletionRecord
+
+    log = CompletionLog(tmp_path)
+    log.append(CompletionRecord("level1/a", 0, 1, "first"))
+    log.append(CompletionRecord("level1/b", 0, 1, "other"))
+    resumed = CompletionLog(tmp_path)  # the verdict of level1/a was never recorded: it is generated again
+    resumed.append(CompletionRecord("level1/a", 0, 1, "first", cached=True))
+    resumed.append(CompletionRecord("level1/a", 0, 1, "first", cached=True))
+    lines = [json.loads(line) for line in (tmp_path / "completions.jsonl").read_text().splitlines()]
+    assert [(r["task_id"], r["cached"]) for r in lines] == [("level1/a", True), ("level1/b", False)]
+    assert CompletionLog(tmp_path).get("level1/a", 0, 1).cached

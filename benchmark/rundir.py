@@ -118,6 +118,21 @@ class RunDir:
             record = {"format": RUN_FORMAT, **info}
         atomic_write_text(p, json.dumps(record, indent=2))
 
+    def has_run_info(self) -> bool:
+        return (self.path / "run.json").exists()
+
+    def discard(self) -> None:
+        """Remove the run.json of a run that recorded nothing, empty logs, and the folder when that
+        leaves it empty; never a record."""
+        for name in ("run.json", "completions.jsonl", "results.jsonl"):
+            f = self.path / name
+            if f.exists() and (name == "run.json" or f.stat().st_size == 0):
+                f.unlink()
+        try:
+            self.path.rmdir()
+        except OSError:
+            pass  # something else is in it
+
     def run_info(self) -> dict:
         return json.loads((self.path / "run.json").read_text())
 

@@ -316,6 +316,7 @@ def run(config: RunConfig) -> dict:
         )
     prompts = PromptBuilder(config.prompt) if backend.uses_prompts else None
     rundir = RunDir(config.out)
+    new_run = not rundir.has_run_info()
     lanes = config.lanes or default_lanes(config.eval.device, _device_count(config))
     rundir.write_run_info(
         {
@@ -378,14 +379,17 @@ def run(config: RunConfig) -> dict:
         bar.close()
         if recorder.failure is not None and not finished:
             log.error("a verdict could not be recorded while the run stopped: %r", recorder.failure)
-        summary = summarize(verdicts, config.ks, broken, k)
-        summary.update(
-            model=config.model, suite_version=suite_version,
-            finished=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        )
-        usage = completions.usage()
-        if usage:
-            summary["usage"] = usage
-        rundir.write_summary(summary)
+        if not finished and not verdicts and not completions.records and new_run:
+            rundir.discard()  # a run that failed before its first verdict leaves no run directory behind
+        else:
+            summary = summarize(verdicts, config.ks, broken, k)
+            summary.update(
+                model=config.model, suite_version=suite_version,
+                finished=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            )
+            usage = completions.usage()
+            if usage:
+                summary["usage"] = usage
+            rundir.write_summary(summary)
     recorder.check()
     return summary

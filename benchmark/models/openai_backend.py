@@ -33,6 +33,9 @@ from benchmark.models.base import (
 
 log = logging.getLogger(__name__)
 NO_KEY = "EMPTY"  # what local servers started without --api-key accept
+# The reachability check before the first request: an unreachable server fails in seconds, not after
+# the full retry schedule of a generation request (8 retries with backoff took 33 s).
+CHECK_OPTIONS = {"max_retries": 1, "timeout": 15.0}
 
 
 def _message(err: Exception) -> str:
@@ -93,7 +96,7 @@ class OpenAIBackend(Backend):
                 return
             o = self.openai
             try:
-                served = [m.id for m in self.client.models.list()]
+                served = [m.id for m in self.client.with_options(**CHECK_OPTIONS).models.list()]
             except (o.AuthenticationError, o.PermissionDeniedError) as e:
                 raise self._auth_error(e) from None
             except o.APIConnectionError as e:
@@ -126,7 +129,7 @@ class OpenAIBackend(Backend):
     def _unknown_model(self, e: Exception, served: list[str] | None) -> BackendError:
         if served is None:
             try:
-                served = [m.id for m in self.client.models.list()]
+                served = [m.id for m in self.client.with_options(**CHECK_OPTIONS).models.list()]
             except self.openai.OpenAIError:
                 served = []
         listed = f"; it serves: {', '.join(served[:20])}{' ...' if len(served) > 20 else ''}" if served else ""

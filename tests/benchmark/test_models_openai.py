@@ -326,3 +326,23 @@ def test_cli_auth_error_stops_before_evaluating(server, tmp_path, task, monkeypa
     err = capsys.readouterr().err
     assert err.count("rejected the API key") == 1
     assert not (tmp_path / "run" / "results.jsonl").exists()
+
+
+def test_an_unreachable_server_stops_the_run_quickly_and_leaves_no_run_directory(tmp_path, monkeypatch, data_dir):
+    import time
+
+    from benchmark.harness import EvalConfig
+    from benchmark.runner import RunConfig, run
+
+    monkeypatch.setenv("SOLBENCH_TEST_KEY", KEY)
+    out = tmp_path / "run"
+    config = RunConfig(
+        model=f"openai:{MODEL}", out=out, suite=str(data_dir / "suite"), eval=EvalConfig(measure=False),
+        progress=False, backend=BackendOptions(
+            base_url="http://127.0.0.1:9/v1", api_key_env="SOLBENCH_TEST_KEY", cache=False),  # default retries
+    )
+    t0 = time.monotonic()
+    with pytest.raises(BackendError, match="cannot reach http://127.0.0.1:9/v1"):
+        run(config)
+    assert time.monotonic() - t0 < 20
+    assert not out.exists()

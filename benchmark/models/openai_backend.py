@@ -84,6 +84,7 @@ class OpenAIBackend(Backend):
         self._tokens_param = "max_tokens"
         self._checked = False
         self._lock = threading.Lock()
+        self._stopping = threading.Event()  # set by a run-stopping error: no further request is sent
 
     # -- failing fast ---------------------------------------------------------------------------
 
@@ -180,11 +181,14 @@ class OpenAIBackend(Backend):
     def _one(self, req: GenerationRequest) -> Completion:
         if not req.messages:
             raise ValueError("openai backend needs prompt messages")
+        if self._stopping.is_set():  # a worker thread may take the next request before the run stops
+            return Completion(req, "", error="not sent: the run is stopping")
         try:
             resp = self._create(req)
         except self.openai.OpenAIError as e:
             fatal = self._fatal(e)
             if fatal is not None:
+                self._stopping.set()
                 raise fatal from None
             if isinstance(e, self.openai.APITimeoutError):
                 return Completion(req, "", error=(
@@ -209,6 +213,7 @@ class OpenAIBackend(Backend):
         if not requests:
             return
         self.check()
+        self._stopping.clear()
         pool = ThreadPoolExecutor(self.options.concurrency, thread_name_prefix="solbench-openai")
         pending: set[Future] = {pool.submit(self._one, req) for req in requests}
         try:

@@ -23,7 +23,7 @@ order, so the ones checked are a random subset). A pool arm that runs out is cut
 reported, its pending work is cancelled and every process under it killed (compilers too), and the arms
 after it take only the candidates it finished (nothing else can be compared, and a warm arm would
 otherwise build cold). --device cpu --tiny checks the script on a CPU machine
-(C++ extensions and plain-PyTorch candidates on a tiny task, about a minute per mix)."""
+(plain-PyTorch candidates and, in mix b, C++ extensions on a tiny task: 20 s to 2 minutes a mix)."""
 
 from __future__ import annotations
 
@@ -115,13 +115,14 @@ def row(verdict: Verdict | None, latency_s: float, error: BaseException | None =
 
 
 def proportional(items: list[Item], n: int | None, seed: int) -> list[Item]:
-    """A seeded subset of n with the mix's share of each expected verdict (all of them when n is None)."""
+    """A seeded subset of n with about the mix's share of each style and expected verdict (all of them
+    when n is None)."""
     if n is None or n >= len(items):
         return items
     rng = random.Random(seed)
-    groups: dict[str, list[Item]] = {}
+    groups: dict[tuple[str, str], list[Item]] = {}
     for it in items:
-        groups.setdefault(it.expected, []).append(it)
+        groups.setdefault((it.style, it.expected), []).append(it)
     keyed = []
     for name, group in sorted(groups.items()):
         rng.shuffle(group)
@@ -130,11 +131,13 @@ def proportional(items: list[Item], n: int | None, seed: int) -> list[Item]:
 
 
 def tiny_candidates(mix: str, variant: str) -> list[gc.Candidate]:
-    """CPU stand-ins on a tiny task: plain-PyTorch candidates (strictness off) and C++ extensions."""
+    """CPU stand-ins on a tiny task: plain-PyTorch candidates (strictness off) and, in mix b, two cold C++
+    extensions (about a minute on two cores; the other mixes build none, to keep the self-check short)."""
     def cand(name: str, expected: str, style: str) -> gc.Candidate:
         code = (DATA / "candidates" / f"{name}.py").read_text()
-        marked = code.replace('r"""', 'r"""' + gc.mark(variant), 1) if style == "inline" else code
-        return gc.Candidate(name, style, marked + f"\n# variant {variant}\n", expected)
+        mark = f"{variant}-{mix}"  # no two mixes share a source
+        marked = code.replace('r"""', 'r"""' + gc.mark(mark), 1) if style == "inline" else code
+        return gc.Candidate(name, style, marked + f"\n# variant {mark}\n", expected)
 
     plain = [cand("torch_correct", "pass", "python"), cand("wrong_shape", "incorrect", "python"),
              cand("syntax_error", "compile_error", "python"), cand("raises", "runtime_error", "python")]
@@ -142,7 +145,7 @@ def tiny_candidates(mix: str, variant: str) -> list[gc.Candidate]:
         return plain
     if mix == "b":
         return [cand("cpp_correct", "pass", "inline"), cand("cpp_wrong", "incorrect", "inline")]
-    return [cand("cpp_correct", "pass", "inline"), plain[0], plain[1], cand("no_modelnew", "compile_error", "python")]
+    return [plain[0], plain[1], plain[3], cand("no_modelnew", "compile_error", "python")]  # builds: mix b's
 
 
 def mix_items(mix: str, variant: str, tiny: bool) -> list[Item]:

@@ -286,11 +286,13 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--modes", nargs="+", default=["cold", "cached"], choices=("cold", "cached"))
     r.add_argument("--concurrency", type=int, default=1, help="cold samples at a time (cached: always 1)")
-    r.add_argument("--budget-s", type=float, default=float("inf"), help="no sample starts after this long")
+    r.add_argument("--budget-s", type=float, default=float("inf"),
+                   help="no sample starts after this long, and one still running then is killed (a timeout)")
     r.add_argument("--site", type=Path, default=None, help="folder of their missing dependencies (pydantic...)")
     r.add_argument("--gpu-arch", default="Hopper", help="their set_gpu_arch value (TORCH_CUDA_ARCH_LIST)")
     r.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu only with --tiny")
-    r.add_argument("--tiny", action="store_true", help="CPU self-check: a C++ and a PyTorch candidate on a tiny task")
+    r.add_argument("--tiny", action="store_true",
+                   help="CPU self-check on the mix's tiny stand-ins (their evaluator asserts CUDA: that is recorded)")
     r.add_argument("--out", type=Path, default=Path("runs/kernelbench-eval"))
     o = sub.add_parser("one", help="(internal) evaluate one job file in this process")
     o.add_argument("job", type=Path)

@@ -227,10 +227,10 @@ def table(s: dict) -> str:
     if u:
         full = u["full_suite"]
         how = "measured" if full.get("how") == "measured" else (
-            f"extrapolated from a seeded {u['fraction']:g} per level" + (" (run cut)" if u["cut"] else ""))
+            f"extrapolated: seeded {u['fraction']:.0%} per level" + (", run cut" if u["cut"] else ""))
         ci = f" [{full['interval_s'][0]:.0f}, {full['interval_s'][1]:.0f}]" if full.get("interval_s") else ""
-        lines.append(f"(1) suite: {u['done']}/{u['sampled']} of {u['suite_tasks']} tasks in {u['wall_s']:.0f} s = "
-                     f"{u['tasks_per_s']:.3f} tasks/s, statuses {u['statuses']}")
+        lines.append(f"(1) suite: {u['done']} of {u['sampled']} tasks run ({u['suite_tasks']} in the suite) in "
+                     f"{u['wall_s']:.0f} s = {u['tasks_per_s']:.3f} tasks/s, statuses {u['statuses']}")
         lines.append(f"    whole suite {f(full['full_s'], '.0f', ' s')}{ci} ({how})   goal < {GOALS['suite_s']:.0f} s "
                      f"{verdict_of(u['pass'])}")
     else:

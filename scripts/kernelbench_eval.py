@@ -60,8 +60,8 @@ class Sample:
     verdict: str = ""  # their result read as one of our statuses
     compiled: bool | None = None
     correctness: bool | None = None
-    runtime_us: float | None = None
-    ref_runtime_us: float | None = None
+    runtime: float | None = None  # their timing's mean, as their result gives it
+    ref_runtime: float | None = None
     error: str = ""
     returncode: int | None = None
     placeholders: str = ""  # the clients that were placeholders in its process
@@ -189,8 +189,8 @@ def evaluate_sample(sample: Sample, task: Path, code: str, backend: str, kb_src:
         sample.verdict, sample.error = their_verdict(res, r.get("exception"))
         if res:
             sample.compiled, sample.correctness = res.get("compiled"), res.get("correctness")
-            sample.runtime_us = res.get("runtime") if (res.get("runtime") or -1) > 0 else None
-            sample.ref_runtime_us = res.get("ref_runtime") if (res.get("ref_runtime") or -1) > 0 else None
+            sample.runtime = res.get("runtime") if (res.get("runtime") or -1) > 0 else None
+            sample.ref_runtime = res.get("ref_runtime") if (res.get("ref_runtime") or -1) > 0 else None
     elif not sample.verdict:
         tail = (work / f"{stem}.log").read_text().strip().splitlines()[-3:]
         sample.verdict, sample.error = "crashed", f"exit {sample.returncode}: " + " | ".join(tail)[:400]

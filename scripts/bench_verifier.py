@@ -1,121 +1,361 @@
-"""Verifier throughput (a script, not a test): the same distinct candidates through (a) the serial
-one-sample-at-a-time path with the same checks and a cold build cache, and (b) the pools (build
-workers ahead of execution, several lanes per GPU sharing it through the reader-writer lock).
+"""Verifier throughput on mixes of candidates (a script, not a test): the pools (build workers ahead of
+execution, several lanes per GPU sharing it through the reader-writer lock) against the path
+`python -m benchmark.check` takes (`harness.evaluate`: one candidate per call, each in fresh
+children), on the same distinct candidates, so the speed is measured and every verdict is compared.
 
-    python scripts/bench_verifier.py --out $OUT/throughput [--serial-subset 20] [--lanes 6]
+    python scripts/bench_verifier.py --mix a --mix b --mix c --budget-s 120 --out $OUT/throughput
 
-The serial baseline runs on a random subset (seeded) to fit a GPU lease; its rate is measured on
-that subset and its verdicts compared with the pools' on the same candidates. Reports candidates
-per GPU-hour, p50/p95 latency per verdict, verdict agreement, and whether each verdict is the
-expected one. --device cpu --tiny checks the script itself on a CPU machine."""
+Mixes (scripts/gpu_candidates.py; a fresh --variant, written into every kernel, makes each build cold):
+  all  the 54 candidates of the throughput set, every style, honest, wrong and failing
+  a    Triton and raw CUDA (pycuda) only: no extension build
+  b    cold load_inline only: distinct sources and a fresh build cache, so every candidate compiles
+  c    KernelBench-like: mostly load_inline CUDA C++ over three tasks, some Triton, honest, wrong, failing
+Arms, in order: `pool` (a fresh build cache); `warm` (mix b: the same candidates again on the now warm
+cache, the cached-build figure); `check` (benchmark.check's call, --check-concurrency at a time, on
+the pool's cache: builds are keyed by content, so a warm cache changes a verdict's time, not the
+verdict). Each arm reports verified candidates per GPU-hour (wall clock, one GPU), p50/p95 latency
+from submission to verdict and of each verdict's own build and run time; each mix, whether every
+verdict (status and flags) is the check path's and the expected one. Results are written to
+OUT/mix-NAME.json after each arm.
+
+--budget-s bounds each mix. The check arm stops taking candidates when its share runs out (a seeded
+order, so the ones checked are a random subset). A pool arm that runs out is cut: what finished is
+reported, its pending work is cancelled and every process under it killed (compilers too), and the arms
+after it take only the candidates it finished (nothing else can be compared, and a warm arm would
+otherwise build cold). --device cpu --tiny checks the script on a CPU machine
+(plain-PyTorch candidates and, in mix b, C++ extensions on a tiny task: 20 s to 2 minutes a mix)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import queue
 import random
-import statistics
+import secrets
+import signal
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gpu_candidates import TASK, throughput_set  # noqa: E402
+import gpu_candidates as gc  # noqa: E402
 
-from benchmark.harness import EvalConfig  # noqa: E402
+from benchmark.harness import EvalConfig, TaskError, evaluate  # noqa: E402
 from benchmark.suite import BUILTIN_SUITE  # noqa: E402
 from benchmark.task import load_task  # noqa: E402
 from benchmark.timing import TimingConfig  # noqa: E402
-from benchmark.verifier import Request, Verifier, VerifierConfig, serial_verify  # noqa: E402
+from benchmark.verdict import Verdict  # noqa: E402
+from benchmark.verifier import Request, Verifier, VerifierConfig  # noqa: E402
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "benchmark" / "data"
+MIXES = {
+    "all": "the throughput set: every style, honest, wrong and failing",
+    "a": "Triton and raw CUDA",
+    "b": "cold load_inline only (distinct sources, fresh build cache)",
+    "c": "KernelBench-like: mostly load_inline CUDA C++, some Triton, honest, wrong and failing",
+}
+# The arms of each mix and their shares of its budget (of what is left when each starts): mix b's warm
+# arm gives the cached-build figure and needs time to fill its lanes; check is the cheapest there.
+WEIGHTS = {"b": {"pool": 0.6, "warm": 0.25, "check": 0.15}}
+DEFAULT_WEIGHTS = {"pool": 0.65, "check": 0.35}
 
 
-def percentile(values: list[float], q: float) -> float:
+@dataclass(frozen=True)
+class Item:
+    """One candidate of a mix, with the verdict it must get."""
+
+    name: str
+    style: str
+    expected: str
+    request: Request
+
+
+@dataclass
+class Arm:
+    """What one way of verifying did with a mix: a row per finished candidate."""
+
+    name: str
+    candidates: int
+    concurrency: str
+    wall_s: float = 0.0
+    cut: bool = False
+    rows: dict[str, dict] = field(default_factory=dict)  # name -> status, flags, latency_s, own_s, error
+
+    def summary(self) -> dict:
+        lat = [r["latency_s"] for r in self.rows.values()]
+        own = [r["own_s"] for r in self.rows.values()]
+        done = len(self.rows)
+        return {
+            "arm": self.name, "candidates": self.candidates, "done": done, "wall_s": round(self.wall_s, 2),
+            "cut": self.cut, "concurrency": self.concurrency,
+            "per_gpu_hour": done / self.wall_s * 3600 if self.wall_s > 0 and done else 0.0,
+            "latency_p50_s": percentile(lat, 0.5), "latency_p95_s": percentile(lat, 0.95),
+            "own_p50_s": percentile(own, 0.5), "own_p95_s": percentile(own, 0.95),
+        }
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def run_pool(requests, eval_cfg, lanes: int, workers: int):
-    latencies: dict[int, float] = {}
+def row(verdict: Verdict | None, latency_s: float, error: BaseException | None = None) -> dict:
+    if verdict is None:  # no verdict: the task itself failed (TaskError), or the harness raised
+        status = "task_error" if isinstance(error, TaskError) else "harness_error"
+        return {"status": status, "flags": [], "latency_s": latency_s, "own_s": latency_s, "error": repr(error)[:300]}
+    first = (verdict.error or "").strip().splitlines()
+    return {"status": verdict.status.value, "flags": list(verdict.flags), "latency_s": latency_s,
+            "own_s": verdict.phases.total_s, "error": first[0][:300] if first else ""}
+
+
+def proportional(items: list[Item], n: int | None, seed: int) -> list[Item]:
+    """A seeded subset of n with about the mix's share of each style and expected verdict (all of them
+    when n is None)."""
+    if n is None or n >= len(items):
+        return items
+    rng = random.Random(seed)
+    groups: dict[tuple[str, str], list[Item]] = {}
+    for it in items:
+        groups.setdefault((it.style, it.expected), []).append(it)
+    keyed = []
+    for name, group in sorted(groups.items()):
+        rng.shuffle(group)
+        keyed += [((k + 0.5) / len(group), name, it) for k, it in enumerate(group)]
+    return [it for _, _, it in sorted(keyed, key=lambda x: x[:2])[:n]]
+
+
+def tiny_candidates(mix: str, variant: str) -> list[gc.Candidate]:
+    """CPU stand-ins on a tiny task: plain-PyTorch candidates (strictness off) and, in mix b, two cold C++
+    extensions (about a minute on two cores; the other mixes build none, to keep the self-check short)."""
+    def cand(name: str, expected: str, style: str) -> gc.Candidate:
+        code = (DATA / "candidates" / f"{name}.py").read_text()
+        mark = f"{variant}-{mix}"  # no two mixes share a source
+        marked = code.replace('r"""', 'r"""' + gc.mark(mark), 1) if style == "inline" else code
+        return gc.Candidate(name, style, marked + f"\n# variant {mark}\n", expected)
+
+    plain = [cand("torch_correct", "pass", "python"), cand("wrong_shape", "incorrect", "python"),
+             cand("syntax_error", "compile_error", "python"), cand("raises", "runtime_error", "python")]
+    if mix in ("all", "a"):
+        return plain
+    if mix == "b":
+        return [cand("cpp_correct", "pass", "inline"), cand("cpp_wrong", "incorrect", "inline")]
+    return [plain[0], plain[1], plain[3], cand("no_modelnew", "compile_error", "python")]  # builds: mix b's
+
+
+def mix_items(mix: str, variant: str, tiny: bool) -> list[Item]:
+    if tiny:
+        task = load_task(DATA / "suite" / "level1" / "scale_shift.py")
+        cands = tiny_candidates(mix, variant)
+        return [Item(c.name, c.style, c.expected, Request(task, c.code, sample=i)) for i, c in enumerate(cands)]
+    cands = {"all": lambda: gc.throughput_set(variant), "a": lambda: gc.triton_raw_set(variant),
+             "b": lambda: gc.cold_inline_set(variant), "c": lambda: gc.kernelbench_like_set(variant)}[mix]()
+    tasks = {t: load_task(BUILTIN_SUITE / t, root=BUILTIN_SUITE) for t in {c.task for c in cands}}
+    return [Item(c.name, c.style, c.expected, Request(tasks[c.task], c.code, sample=i)) for i, c in enumerate(cands)]
+
+
+def pool_arm(name: str, items: list[Item], cfg: EvalConfig, lanes: int, workers: int, deadline: float) -> Arm:
+    """Every candidate submitted at once; returns at the last verdict, or at the deadline (cut: the
+    verifier is abandoned, nothing of it left running)."""
+    arm = Arm(name, len(items), f"{lanes} lanes, {workers} build workers")
+    finished, lock = threading.Semaphore(0), threading.Lock()
     t0 = time.monotonic()
-    with Verifier(VerifierConfig(eval=eval_cfg, lanes_per_device=lanes, build_workers=workers)) as verifier:
-        futures = []
-        for i, r in enumerate(requests):
-            f = verifier.submit_request(r)
-            f.add_done_callback(lambda _f, i=i: latencies.__setitem__(i, time.monotonic() - t0))
-            futures.append(f)
-        verdicts = [f.result() for f in futures]
-        stats = dict(verifier.stats)
-    return verdicts, time.monotonic() - t0, [latencies[i] for i in range(len(requests))], stats
+    verifier = Verifier(VerifierConfig(eval=cfg, lanes_per_device=lanes, build_workers=workers))
+
+    def record(it: Item, future) -> None:
+        latency = time.monotonic() - t0
+        with lock:
+            if not future.cancelled() and not arm.cut:
+                error = future.exception()
+                arm.rows[it.name] = row(None if error else future.result(), latency, error)
+        finished.release()
+
+    for it in items:
+        verifier.submit_request(it.request).add_done_callback(lambda f, it=it: record(it, f))
+    for _ in items:
+        left = deadline - time.monotonic()
+        if not finished.acquire(timeout=None if math.isinf(left) else max(0.0, left)):
+            with lock:
+                arm.cut = True  # verdicts that land later are not counted
+            break
+    arm.wall_s = (deadline - t0) if arm.cut else max((r["latency_s"] for r in arm.rows.values()), default=0.0)
+    if arm.cut:
+        abandon(verifier)
+    else:
+        verifier.close()
+    return arm
 
 
-def main() -> None:
+def abandon(verifier: Verifier) -> None:
+    """Close a verifier in mid-flight: pending work is cancelled, and every child it starts until it has
+    closed is killed, so nothing of it runs beside what is measured next."""
+    closing = threading.Thread(target=verifier.close, kwargs={"cancel_pending": True}, daemon=True)
+    closing.start()
+    while closing.is_alive():
+        stop_descendants()
+        closing.join(0.2)
+
+
+def check_arm(items: list[Item], cfg: EvalConfig, concurrency: int, deadline: float, seed: int) -> Arm:
+    """benchmark.check's call (harness.evaluate, fresh children, no pools) on each candidate, in a seeded
+    order, `concurrency` at a time; no candidate is started after the deadline."""
+    arm = Arm("check", len(items), f"{concurrency} at a time")
+    todo: queue.Queue[Item] = queue.Queue()
+    for it in random.Random(seed).sample(items, len(items)):
+        todo.put(it)
+    t0 = time.monotonic()
+
+    def stream() -> None:
+        while time.monotonic() < deadline:
+            try:
+                it = todo.get_nowait()
+            except queue.Empty:
+                return
+            t = time.monotonic()
+            r = it.request
+            try:
+                arm.rows[it.name] = row(evaluate(r.task, r.code, cfg, sample=r.sample), time.monotonic() - t)
+            except Exception as e:  # noqa: BLE001 - recorded as a row, not lost with the thread
+                arm.rows[it.name] = row(None, time.monotonic() - t, e)
+
+    threads = [threading.Thread(target=stream, name=f"check-{i}") for i in range(concurrency)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    arm.wall_s = time.monotonic() - t0
+    arm.cut = len(arm.rows) < len(items)
+    return arm
+
+
+def compare(items: list[Item], arms: dict[str, Arm]) -> dict:
+    """Verdict identity (status and flags) of the pool with the check path, and pool verdicts as expected."""
+    pool, check = arms.get("pool"), arms.get("check")
+    both = [it.name for it in items if pool and check and it.name in pool.rows and it.name in check.rows]
+    key = ("status", "flags")
+    diffs = [{"name": n, "pool": [pool.rows[n][k] for k in key], "check": [check.rows[n][k] for k in key],
+              "pool_error": pool.rows[n]["error"], "check_error": check.rows[n]["error"]}
+             for n in both if [pool.rows[n][k] for k in key] != [check.rows[n][k] for k in key]]
+    judged = [it for it in items if pool and it.name in pool.rows]
+    unexpected = [{"name": it.name, "expected": it.expected, "got": pool.rows[it.name]["status"],
+                   "error": pool.rows[it.name]["error"]} for it in judged if pool.rows[it.name]["status"] != it.expected]
+    return {"identical": {"candidates": len(items), "checked": len(both), "same": len(both) - len(diffs),
+                          "differences": diffs},
+            "expected": {"judged": len(judged), "right": len(judged) - len(unexpected), "unexpected": unexpected}}
+
+
+def stop_descendants(root: int | None = None) -> None:
+    """SIGKILL every process below `root` (default: this one), all found before any is killed (a killed
+    parent's children go to init, out of reach). Not by process group: ninja starts each compiler in a
+    group of its own."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])  # after the name
+        except (OSError, ValueError, IndexError):
+            continue
+    below, frontier = set(), {root or os.getpid()}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - below
+        below |= frontier
+    for pid in below:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    device: str = "cuda"
+    lanes: int = 6
+    build_workers: int = 14
+    check_concurrency: int = 1
+    budget_s: float | None = None
+    limit: int | None = None
+    seed: int = 0
+    tiny: bool = False
+
+
+def run_mix(mix: str, variant: str, s: Settings, out: Path) -> dict:
+    """The mix through every arm; the report is rewritten after each arm."""
+    items = proportional(mix_items(mix, variant, s.tiny), s.limit, s.seed)
+    timing = TimingConfig(max_seconds=0.5) if s.tiny else TimingConfig()
+    cfg = EvalConfig(device=s.device, strict=not s.tiny, timing=timing,  # benchmark.check's defaults on GPU
+                     cache_dir=Path(tempfile.mkdtemp(prefix=f"solbench-bench-{mix}-")))
+    weights = WEIGHTS.get(mix, DEFAULT_WEIGHTS)
+    arm_names = list(weights)
+    start, budget = time.monotonic(), s.budget_s or float("inf")
+    report = {"mix": mix, "description": MIXES[mix], "variant": variant, "device": s.device, "tiny": s.tiny,
+              "candidates": len(items), "names": {it.name: it.expected for it in items}, "arms": {}}
+    arms: dict[str, Arm] = {}
+    todo = items
+    for i, name in enumerate(arm_names):
+        left = budget - (time.monotonic() - start)
+        deadline = time.monotonic() + left * weights[name] / sum(weights[n] for n in arm_names[i:])
+        if name == "check":
+            arm = check_arm(todo, cfg, s.check_concurrency, deadline, s.seed)
+        else:
+            arm = pool_arm(name, todo, cfg, s.lanes, s.build_workers, deadline)
+        arms[name] = arm
+        report["arms"][name] = {**arm.summary(), "rows": arm.rows}
+        report.update(compare(items, arms))
+        (out / f"mix-{mix}.json").write_text(json.dumps(report, indent=1))
+        print(line(arm), flush=True)
+        if name == "pool" and arm.cut:
+            todo = [it for it in items if it.name in arm.rows]
+            print(f"  pool cut by the budget: the next arms take the {len(todo)} candidates it finished", flush=True)
+    return report
+
+
+def line(arm: Arm) -> str:
+    s = arm.summary()
+
+    def f(x: float | None) -> str:
+        return "-" if x is None else f"{x:.1f}"
+
+    return (f"  {arm.name:<5} {s['done']}/{s['candidates']} in {s['wall_s']:.1f} s{' (cut)' if arm.cut else ''} "
+            f"= {s['per_gpu_hour']:.0f}/GPU-hour ({arm.concurrency}); latency p50 {f(s['latency_p50_s'])} s "
+            f"p95 {f(s['latency_p95_s'])} s; own p50 {f(s['own_p50_s'])} s p95 {f(s['own_p95_s'])} s")
+
+
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--mix", action="append", choices=sorted(MIXES), help="repeatable (default: all)")
     p.add_argument("--out", type=Path, default=Path("runs/bench-verifier"))
-    p.add_argument("--device", default="cuda")
+    p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     p.add_argument("--lanes", type=int, default=6, help="execution lanes per GPU")
     p.add_argument("--build-workers", type=int, default=14)
-    p.add_argument("--serial-subset", type=int, default=20, help="candidates the serial baseline runs")
-    p.add_argument("--tiny", action="store_true", help="CPU self-check: plain-PyTorch candidates on a tiny task")
-    args = p.parse_args()
+    p.add_argument("--check-concurrency", type=int, default=1,
+                   help="benchmark.check calls at a time in the check arm (1: one after another)")
+    p.add_argument("--budget-s", type=float, default=None, help="seconds per mix (default: no limit)")
+    p.add_argument("--limit", type=int, default=None, help="candidates per mix: a seeded subset with the mix's shares")
+    p.add_argument("--variant", default=None, help="written into every kernel (default: a fresh random one)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the subset and the check arm's order")
+    p.add_argument("--tiny", action="store_true", help="CPU self-check: C++ and plain-PyTorch candidates, tiny task")
+    args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    timing = TimingConfig(max_seconds=0.5)
-    if args.tiny:
-        root = Path(__file__).resolve().parent.parent / "tests" / "benchmark" / "data"
-        task = load_task(root / "suite" / "level1" / "scale_shift.py")
-        codes = [((root / "candidates" / f"{n}.py").read_text(), e) for n, e in
-                 [("torch_correct", "pass"), ("wrong_shape", "incorrect"), ("syntax_error", "compile_error"),
-                  ("raises", "runtime_error")]]
-        cands = [(f"tiny{i}", code + f"\n# variant {i}\n", e) for i, (code, e) in enumerate(codes * 2)]
-        strict = False
-    else:
-        task = load_task(BUILTIN_SUITE / TASK, root=BUILTIN_SUITE)
-        cands = [(c.name, c.code, c.expected) for c in throughput_set()]
-        strict = True
-    requests = [Request(task, code, sample=i) for i, (_, code, _) in enumerate(cands)]
-    pool_cfg = EvalConfig(device=args.device, strict=strict, timing=timing,
-                          cache_dir=Path(tempfile.mkdtemp(prefix="solbench-pool-")))
-    pooled, pool_wall, pool_lat, stats = run_pool(requests, pool_cfg, args.lanes, args.build_workers)
-
-    subset = sorted(random.Random(0).sample(range(len(requests)), min(args.serial_subset, len(requests))))
-    serial_cfg = EvalConfig(device=args.device, strict=strict, timing=timing,
-                            cache_dir=Path(tempfile.mkdtemp(prefix="solbench-serial-")))
-    serial_lat, serial = [], []
-    t0 = time.monotonic()
-    for i in subset:
-        t = time.monotonic()
-        serial += serial_verify([requests[i]], serial_cfg)
-        serial_lat.append(time.monotonic() - t)
-    serial_wall = time.monotonic() - t0
-
-    agree = [pooled[i].status == s.status for i, s in zip(subset, serial, strict=True)]
-    expected_ok = [v.status.value == cands[i][2] for i, v in enumerate(pooled)]
-    pool_rate = len(requests) / pool_wall * 3600
-    serial_rate = len(subset) / serial_wall * 3600
-    report = {
-        "device": args.device, "candidates": len(requests), "lanes_per_gpu": args.lanes,
-        "build_workers": args.build_workers, "pool": {"wall_s": pool_wall, "per_gpu_hour": pool_rate,
-        "p50_s": statistics.median(pool_lat), "p95_s": percentile(pool_lat, 0.95), "stats": stats},
-        "serial": {"candidates": len(subset), "wall_s": serial_wall, "per_gpu_hour": serial_rate,
-                   "p50_s": statistics.median(serial_lat), "p95_s": percentile(serial_lat, 0.95)},
-        "speedup": pool_rate / serial_rate, "agreement": f"{sum(agree)}/{len(agree)}",
-        "expected_verdicts": f"{sum(expected_ok)}/{len(expected_ok)}",
-        "mismatches": [{"name": cands[i][0], "expected": cands[i][2], "got": v.status.value, "error": (v.error or "")[:300]}
-                       for i, v in enumerate(pooled) if not expected_ok[i]],
-        "disagreements": [{"name": cands[i][0], "pool": pooled[i].status.value, "serial": s.status.value}
-                          for i, s in zip(subset, serial, strict=True) if pooled[i].status != s.status],
-    }
-    (args.out / "throughput.json").write_text(json.dumps(report, indent=2))
-    print(f"pool:   {len(requests)} candidates in {pool_wall:.1f} s = {pool_rate:.0f}/GPU-hour, "
-          f"latency p50 {report['pool']['p50_s']:.1f} s p95 {report['pool']['p95_s']:.1f} s")
-    print(f"serial: {len(subset)} candidates in {serial_wall:.1f} s = {serial_rate:.0f}/GPU-hour, "
-          f"latency p50 {report['serial']['p50_s']:.1f} s p95 {report['serial']['p95_s']:.1f} s")
-    print(f"throughput ratio {report['speedup']:.1f}x; verdict agreement {report['agreement']}; "
-          f"expected verdicts {report['expected_verdicts']}")
-    for m in report["mismatches"]:
-        print(f"  unexpected: {m}")
+    variant = args.variant or secrets.token_hex(4)
+    s = Settings(args.device, args.lanes, args.build_workers, args.check_concurrency, args.budget_s, args.limit,
+                 args.seed, args.tiny)
+    for mix in args.mix or ["all"]:
+        stand_in = "CPU stand-ins for " if args.tiny else ""
+        print(f"mix {mix}: {stand_in}{MIXES[mix]} (variant {variant}: every kernel source is distinct)", flush=True)
+        report = run_mix(mix, variant, s, args.out)
+        ident, exp = report["identical"], report["expected"]
+        print(f"  verdicts identical to benchmark.check: {ident['same']}/{ident['checked']} checked of "
+              f"{ident['candidates']}; as expected: {exp['right']}/{exp['judged']}", flush=True)
+        for d in ident["differences"] + exp["unexpected"]:
+            print(f"    {d}", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

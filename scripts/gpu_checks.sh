@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every GPU test and benchmark of the project, in one call, logs under $OUT (default runs/gpu).
 #   bash scripts/gpu_checks.sh [STAGE ...]     stages: env profile tests trust kernelbench harness reference manifest
-#                                              sft throughput soak datasets rl   (default: all)
+#                                              sft throughput soak datasets rl speed   (default: all)
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
 set -u
@@ -15,7 +15,7 @@ if [ -d .whl ]; then
         && export PYTHONPATH=/tmp/site:$PWD
 fi
 export PYTHONPATH=${PYTHONPATH:-$PWD}
-STAGES=${*:-env profile tests trust kernelbench harness reference manifest sft throughput soak datasets rl}
+STAGES=${*:-env profile tests trust kernelbench harness reference manifest sft throughput soak datasets rl speed}
 
 stage() {  # stage NAME SECONDS COMMAND...
     local name=$1 limit=$2
@@ -62,10 +62,15 @@ stage reference 75 python3 -m benchmark.run --model reference --level 1 --device
     --tasks 'gelu_tanh_fp32' --tasks 'gelu_erf_fp32' --tasks 'softmax_rows_bf16' --tasks 'layernorm_fp32' --out "$OUT/reference-level1"
 stage manifest "${MANIFEST_S:-480}" python3 -m benchmark.suite manifest --resume --out "$OUT/manifest"
 stage sft 240 python3 scripts/bench_sft.py --out "$OUT/sft"
-stage throughput 420 python3 scripts/bench_verifier.py --out "$OUT/throughput"
+stage throughput 420 python3 scripts/bench_verifier.py --budget-s 390 --out "$OUT/throughput"
 stage soak 420 python3 scripts/soak_verifier.py --out "$OUT/soak"
 stage datasets 480 python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets"
 stage rl 480 python3 scripts/rl_demo.py --out "$OUT/rl"
+# speed: the suite's wall time, the verifier's three mixes (per GPU-hour, latency, verdicts = benchmark.check)
+# and KernelBench's own evaluator (from .kb, its missing dependencies from .whl/kernelbench) on mix b's
+# candidates, one table at the end (docs/verifier.md, "The speed stage"). Alone it fits one 9-minute call.
+stage speed "${SPEED_S:-510}" python3 scripts/bench_speed.py --budget-s $(( ${SPEED_S:-510} - 15 )) \
+    --suite-fraction "${SPEED_SUITE_FRACTION:-0.05}" --out "$OUT/speed"
 
 # The device tool brings back few files: pack everything into one archive beside the summary.
 cp benchmark/tasks/manifest.json "$OUT/manifest.json" 2>/dev/null

@@ -1,0 +1,40 @@
+"""scripts/bench_suite.py without a GPU: the per-level sample, and the extrapolation (start-up, the
+measured samples' cost weighed by level, the bootstrap interval, a level that was not reached)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import bench_suite as bs  # noqa: E402
+
+
+def test_sample_takes_the_fraction_of_every_level_and_is_seeded():
+    levels = {f"level{lv}/t{i}": lv for lv, n in ((1, 200), (2, 100), (3, 10)) for i in range(n)}
+    picked = bs.sample_tasks(levels, 0.05, seed=3)
+    assert [sum(levels[t] == lv for t in picked) for lv in (1, 2, 3)] == [10, 5, 1]  # at least one per level
+    assert picked == bs.sample_tasks(levels, 0.05, seed=3) != bs.sample_tasks(levels, 0.05, seed=4)
+
+
+def test_estimate_scales_the_steady_part_by_the_suite_cost_per_level():
+    # The first sample landed at 2 s after 1 s of its own: 1 s of start-up. Level 2 costs three times
+    # level 1, so 10 + 10 tasks cost 40 of the 4 measured: the 9 s after start-up scale by 10.
+    landed = [bs.Landed(2.0, 1, 1.0, "pass"), bs.Landed(10.0, 2, 3.0, "pass")]
+    est = bs.estimate({1: 10, 2: 10}, landed, wall_s=10.0)
+    assert est["startup_s"] == pytest.approx(1.0)
+    assert est["full_s"] == pytest.approx(91.0)
+    assert est["interval_s"] == [pytest.approx(91.0), pytest.approx(91.0)]  # one sample per level
+    # A level not reached costs the measured mean and is named.
+    est = bs.estimate({1: 10, 2: 10, 3: 5}, landed, wall_s=10.0)
+    assert est["unmeasured_levels"] == [3] and est["full_s"] == pytest.approx(1 + 9 * 50 / 4)
+
+
+def test_interval_reflects_the_spread_within_a_level():
+    landed = [bs.Landed(1.0 + i, 1, own, "pass") for i, own in enumerate((1.0, 1.0, 5.0, 1.0))]
+    est = bs.estimate({1: 40}, landed, wall_s=5.0)
+    low, high = est["interval_s"]
+    assert low < est["full_s"] < high
+    assert bs.estimate({1: 4}, [], wall_s=5.0)["full_s"] is None

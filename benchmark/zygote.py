@@ -8,7 +8,8 @@ and never initializes CUDA (it checks), so nothing of one sample survives into t
 
 Why a separate process: the evaluating process is multi-threaded (the verifier's pools) and must
 never fork itself. The zygote is single-purpose: it imports (PRELOAD), then forks from its only
-Python thread on request. The parent asks over a socket pair, passing the result pipe's write end,
+Python thread on request (the one other OS thread, OpenBLAS's pool from the import, is idle and
+prepares for forks itself). The parent asks over a socket pair, passing the result pipe's write end,
 the log file and the job's stdin with SCM_RIGHTS, and a reply socket on which the zygote answers
 the child's pid and, once it has reaped the child, its exact exit status.
 
@@ -221,7 +222,7 @@ class Zygote:
         env = self._env()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         home = tempfile.mkdtemp(prefix="solbench-zygote-")  # its cwd: an empty sys.path[0]
-        launched: list[subprocess.Popen | OSError] = []
+        launched: list[subprocess.Popen | Exception] = []
         dead, started = threading.Event(), threading.Event()
 
         def keep() -> None:
@@ -231,20 +232,22 @@ class Zygote:
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
                     cwd=home, env=env, start_new_session=True,
                 )
-                launched.append(proc)
-            except OSError as e:
+            except Exception as e:  # noqa: BLE001 - handed to the starting thread, which spawns instead
                 launched.append(e)
-            started.set()
-            if isinstance(launched[0], subprocess.Popen):
-                launched[0].wait()
-            dead.set()
-            shutil.rmtree(home, ignore_errors=True)
+            else:
+                launched.append(proc)
+                started.set()
+                proc.wait()
+            finally:
+                started.set()
+                dead.set()
+                shutil.rmtree(home, ignore_errors=True)
 
         threading.Thread(target=keep, name="solbench-zygote", daemon=True).start()
         started.wait()
         theirs.close()
         proc = launched[0]
-        if isinstance(proc, OSError):
+        if isinstance(proc, Exception):
             ours.close()
             self.broken = f"the zygote could not start: {proc!r}"
             log.warning("%s; workers are spawned", self.broken)
@@ -267,7 +270,7 @@ class Zygote:
 # The zygote's side.
 
 
-def preload() -> list[str]:
+def preload() -> None:
     """Import what every worker imports, and what Triton candidates do; refuse a CUDA context."""
     for name in PRELOAD:
         importlib.import_module(name)
@@ -282,7 +285,6 @@ def preload() -> list[str]:
 
     if torch.cuda.is_initialized():
         raise RuntimeError(f"importing {loaded} initialized CUDA: a fork would inherit the context")
-    return loaded
 
 
 class Server:
@@ -297,9 +299,9 @@ class Server:
         signal.set_wakeup_fd(self.wake_w)
         signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes select through the wakeup fd
 
-    def own_fds(self) -> list[int]:
-        """Descriptors of the zygote that no child may keep."""
-        return [self.control.fileno(), self.wake_r, self.wake_w, *(s.fileno() for s in self.children.values())]
+    def own(self) -> list[socket.socket | int]:
+        """The zygote's sockets and descriptors, which no child may keep."""
+        return [self.control, self.wake_r, self.wake_w, *self.children.values()]
 
     def run(self) -> None:
         while True:
@@ -343,9 +345,12 @@ class Server:
         ready_r, ready_w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        with warnings.catch_warnings():  # left in both processes, so the child keeps the usual filters
+            # Python 3.12+ warns on a fork with other OS threads: the import's are idle (see above).
+            warnings.filterwarnings("ignore", message=r".*multi-threaded.*fork\(\)", category=DeprecationWarning)
+            pid = os.fork()
         if pid == 0:
-            become_worker(request, limits, fds, ready_w, [*self.own_fds(), reply.fileno(), ready_r])
+            become_worker(request, limits, fds, ready_w, [*self.own(), reply, ready_r])
         os.close(ready_w)
         os.read(ready_r, 1)  # EOF once the child has called setsid (or died)
         os.close(ready_r)
@@ -370,15 +375,20 @@ class Server:
                 os.killpg(pid, signal.SIGKILL)
 
 
-def become_worker(request: ForkRequest, limits: Limits, fds: Descriptors, ready_w: int, closing: list[int]) -> None:
+def become_worker(
+    request: ForkRequest, limits: Limits, fds: Descriptors, ready_w: int, closing: list[socket.socket | int]
+) -> None:
     """In the forked child: become what a spawned worker is, then serve the job. Never returns."""
     try:
         os.setsid()
         os.close(ready_w)  # the zygote answers the parent now
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        for fd in closing:
-            os.close(fd)
+        for own in closing:  # a socket through its object, which then never closes a reused number
+            if isinstance(own, socket.socket):
+                own.close()
+            else:
+                os.close(own)
         os.dup2(fds.stdin, 0)
         os.dup2(fds.log, 1)
         os.dup2(fds.log, 2)
@@ -407,11 +417,9 @@ def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
     control.set_inheritable(False)
     confine.die_with_parent(int(sys.argv[2]))
-    # Python 3.12+ warns on fork with other OS threads: torch's are idle in the zygote (see above).
-    warnings.filterwarnings("ignore", message=r".*multi-threaded.*fork\(\)", category=DeprecationWarning)
-    loaded = preload()
+    preload()
     server = Server(control)
-    _send_json(control, {"ready": os.getpid(), "preloaded": loaded})
+    _send_json(control, {"ready": os.getpid()})
     server.run()
 
 

@@ -1,4 +1,4 @@
-"""The limits a sandboxed child sets on itself, first thing in `benchmark.worker.main()`.
+"""The limits a sandboxed child sets on itself, first thing in `benchmark.worker.serve()`.
 
 Why the child and not the parent: the parent starts children from worker threads (the verifier's
 pools), and Python documents `preexec_fn` as unsafe when threads exist (the child can deadlock
@@ -9,8 +9,9 @@ applies them before it reads its job:
 - PR_SET_PDEATHSIG: SIGKILL when the parent goes away; a parent already gone before the call
   (the race between start and prctl) is caught by checking getppid, and the child kills itself;
 - a network namespace of its own with no interface up, where the OS allows it (root or
-  CAP_SYS_ADMIN). It covers the calling thread and every thread started after it; a thread an
-  import started earlier (torch starts one) keeps the old namespace, but runs no candidate code.
+  CAP_SYS_ADMIN). It covers the calling thread and every thread started after it; in a spawned
+  worker a thread an import started earlier (torch's) keeps the old namespace, but runs no
+  candidate code (a worker forked from benchmark.zygote has no other thread).
 
 Linux-only parts (prctl, unshare) are skipped quietly elsewhere. Imports nothing of the
 benchmark, so a bare probe interpreter can use it (`benchmark.sandbox.network_isolated`)."""
@@ -71,7 +72,16 @@ def apply(limits: Limits) -> bool:
     if libc is None:
         return False
     if limits.parent_pid is not None:
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != limits.parent_pid:  # the parent died before the death signal was armed
-            os.kill(os.getpid(), signal.SIGKILL)
+        die_with_parent(limits.parent_pid, libc)
     return bool(limits.isolate_network) and libc.unshare(CLONE_NEWNET) == 0
+
+
+def die_with_parent(parent_pid: int, libc=None) -> None:
+    """SIGKILL this process when its parent goes away, or now if `parent_pid` is already gone
+    (the race between the parent starting it and this call). Also used by benchmark.zygote."""
+    libc = libc or _load_libc()
+    if libc is None:
+        return
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent_pid:
+        os.kill(os.getpid(), signal.SIGKILL)

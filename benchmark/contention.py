@@ -5,9 +5,10 @@ scored 6x over torch.relu while other processes shared the H200). Before and aft
 phase the worker asks NVML (nvidia-ml-py) which processes hold a compute context on its device,
 and which of them ran kernels or moved memory in the last ACTIVITY_WINDOW_S (NVML's per-process
 utilization samples): an idle context (a trainer holding its policy between steps, a finished
-generation) slows nobody. Its own process, its parent (the evaluator: a trainer or run that waits
-for this verdict) and the other holders of the device's lock (benchmark.gpu_lock: the verifier's
-other lanes and any other evaluation on this host, which wait while this one times) are known
+generation) slows nobody. Its own process, its parent, the evaluator (a trainer or run that
+waits for this verdict; the job names it, since a forked worker's parent is the zygote) and the
+other holders of the device's lock (benchmark.gpu_lock: the verifier's other lanes and any other
+evaluation on this host, which wait while this one times) are known
 and excluded; any other active process is a neighbour, a sibling that uses the GPU outside the
 lock too. Where the driver keeps no utilization samples, holding a context counts as activity.
 Where NVML is missing, or its process ids do not match this PID namespace (the worker itself is

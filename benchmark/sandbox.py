@@ -1,11 +1,17 @@
-"""Run one evaluation job in a fresh Python interpreter and get its result back safely.
+"""Run one evaluation job in a fresh worker process and get its result back safely.
+
+The worker is a fresh fork of the warm zygote (benchmark.zygote: torch already imported, no
+state of any other sample), or, where the zygote is off (SOLBENCH_ZYGOTE=0), cannot start or
+cannot serve the job's environment, a fresh `python -m benchmark.worker`. Both run the same
+`benchmark.worker.serve` under the same limits, clocks and result channel.
 
 What this contains: crashes (segfault, abort, CUDA context corruption), hangs (wall-clock timeout,
 the whole process group is killed), host out-of-memory kills, and output spam (stdout and stderr
 go to a log file whose tail is kept). The child runs in its own temporary directory (also its
-TMPDIR) with an environment scrubbed of secrets; it confines itself first thing (benchmark.confine:
-no core dumps, limits on CPU time, file size and processes, death with its parent, and a network
-namespace of its own where the OS allows it), since `preexec_fn` is unsafe in a threaded parent.
+TMPDIR) with an environment scrubbed of secrets, in a process group of its own; it confines itself
+first thing (benchmark.confine: no core dumps, limits on CPU time, file size and processes, death
+with its parent, and a network namespace of its own where the OS allows it), since `preexec_fn` is
+unsafe in a threaded parent, which never forks itself.
 Its result travels over a private pipe, signed with a per-job nonce the child receives on stdin, so
 printing a fake verdict achieves nothing.
 
@@ -35,6 +41,7 @@ from pathlib import Path
 from benchmark.candidate import WAIT_CLOCK as WAIT  # the clock charged to no limit
 from benchmark.confine import Limits
 from benchmark.worker import CLOCK_PREFIX, sign
+from benchmark.zygote import Descriptors, ForkedChild, ForkRequest, Zygote
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 KEEP_ENV = {
@@ -72,6 +79,7 @@ class ChildOutcome:
     limits: dict[str, float] = field(default_factory=dict)  # the child's limits, in seconds
     charged_s: dict[str, float] = field(default_factory=dict)  # its time, per limit (and "wait")
     capped: bool = False  # stopped by the absolute cap, whatever its clocks said
+    started_by: str = "spawn"  # "zygote": forked from the warm zygote; "spawn": a new interpreter
 
     @property
     def crash_reason(self) -> str:
@@ -81,6 +89,8 @@ class ChildOutcome:
         if rc is not None and rc < 0:
             name = signal.Signals(-rc).name if -rc in signal.valid_signals() else str(-rc)
             return f"worker killed by {name}"
+        if rc is None:
+            return "worker lost: the zygote that forked it died before reporting its exit"
         return f"worker exited with status {rc} before reporting a result"
 
     @property
@@ -104,8 +114,23 @@ CAP_FACTOR = 3  # however much waiting a child reports, it never runs longer tha
 
 
 def child_limits(limits: Mapping[str, float]) -> Limits:
-    """What the child applies to itself (benchmark.confine): CPU time scaled from its wall limits."""
+    """What the child applies to itself (benchmark.confine): CPU time scaled from its wall limits.
+    A forked child dies with the zygote instead, which dies with this process."""
     return Limits(cpu_s=int(CPU_FACTOR * sum(limits.values())) + CPU_SLACK_S, parent_pid=os.getpid())
+
+
+ZYGOTE_SWITCH = "SOLBENCH_ZYGOTE"  # "0": every worker is spawned
+ZYGOTE = Zygote(scrubbed_env)  # this process's zygote, started on first use
+
+
+def zygote_enabled() -> bool:
+    return os.environ.get(ZYGOTE_SWITCH, "1") != "0"
+
+
+def warm_up() -> None:
+    """Start the zygote in the background (the Verifier does, so its first samples need not wait)."""
+    if zygote_enabled():
+        ZYGOTE.prestart()
 
 
 _PROBE = (
@@ -207,6 +232,25 @@ def _verified(raw: bytes, nonce: str) -> dict | None:
     return None
 
 
+def _start(cwd: str, env: dict[str, str], limits: Limits, fds: Descriptors) -> tuple[subprocess.Popen | ForkedChild, str]:
+    """The worker, forked from the zygote where it serves this environment, else spawned."""
+    if zygote_enabled():
+        forked = ZYGOTE.fork(ForkRequest(cwd, env, limits), fds)
+        if forked is not None:
+            return forked, "zygote"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmark.worker", str(fds.result), limits.to_arg()],
+        stdin=fds.stdin,
+        stdout=fds.log,
+        stderr=subprocess.STDOUT,
+        pass_fds=(fds.result,),
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+    )
+    return proc, "spawn"
+
+
 def run_job(
     job: dict,
     limits: float | Mapping[str, float],
@@ -214,47 +258,45 @@ def run_job(
     env: dict[str, str] | None = None,
     clock: str = "run",
 ) -> ChildOutcome:
-    """Start `python -m benchmark.worker` on `job`, its time counted against `limits` (seconds per
-    clock; a number is the limit of `clock`, the child's first clock); kill its whole process group
-    when a clock runs out. The clocks start when the child does, never while it waits to be run."""
+    """Run `job` in a fresh worker (benchmark.worker.serve), its time counted against `limits`
+    (seconds per clock; a number is the limit of `clock`, the child's first clock); kill its whole
+    process group when a clock runs out. The clocks start when the child does, never while it
+    waits to be run."""
     limits = {clock: float(limits)} if isinstance(limits, int | float) else dict(limits)
     nonce = secrets.token_hex(32)
-    payload = json.dumps({**job, "nonce": nonce, "clock": clock})
+    payload = json.dumps({**job, "nonce": nonce, "clock": clock, "evaluator_pid": os.getpid()})
     with tempfile.TemporaryDirectory(prefix="solbench-", dir=workdir) as tmp:
         log_path = Path(tmp) / "child.log"
         read_fd, write_fd = os.pipe()
+        stdin_r, stdin_w = os.pipe()
         t0 = time.monotonic()
         clocks = Clocks(limits, clock, t0)
         with open(log_path, "wb") as log_file:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "benchmark.worker", str(write_fd), child_limits(limits).to_arg()],
-                stdin=subprocess.PIPE,
-                stdout=log_file,
-                stderr=subprocess.STDOUT,
-                pass_fds=(write_fd,),
-                cwd=tmp,
-                env=scrubbed_env({**(env or {}), "TMPDIR": tmp}),
-                start_new_session=True,
+            child, started_by = _start(
+                tmp, scrubbed_env({**(env or {}), "TMPDIR": tmp}), child_limits(limits),
+                Descriptors(result=write_fd, log=log_file.fileno(), stdin=stdin_r),
             )
         os.close(write_fd)
+        os.close(stdin_r)
         try:
             try:
-                proc.stdin.write(payload.encode())
-                proc.stdin.close()
+                with open(stdin_w, "wb") as stdin:
+                    stdin.write(payload.encode())
             except BrokenPipeError:
                 pass
             raw, over = _read_until(read_fd, nonce, clocks)
         finally:
             os.close(read_fd)
             try:
-                os.killpg(proc.pid, signal.SIGKILL)  # the worker and anything it started
+                os.killpg(child.pid, signal.SIGKILL)  # the worker and anything it started
             except ProcessLookupError:
                 pass
-            proc.wait()
+            returncode = child.wait()
         end = time.monotonic()
         tail = log_path.read_text(errors="replace")[-3000:] if log_path.exists() else ""
     charged = {name: clocks.spent(name, end) for name in clocks.charged}
     return ChildOutcome(
-        None if over else _verified(raw, nonce), proc.returncode, over is not None, end - t0, tail,
+        None if over else _verified(raw, nonce), returncode, over is not None, end - t0, tail,
         limit=over[0] if over else None, limits=limits, charged_s=charged, capped=bool(over and over[1]),
+        started_by=started_by,
     )

@@ -35,6 +35,7 @@ from benchmark.harness import (
     precheck,
 )
 from benchmark.reward import RewardConfig, shaped_reward
+from benchmark.sandbox import warm_up
 from benchmark.task import Task, sha256_text
 from benchmark.verdict import Status, Verdict
 
@@ -104,6 +105,7 @@ class Verifier:
         self._lock = threading.Lock()
         self._stats_lock = threading.Lock()  # the pools' threads all count
         self.stats = {"submitted": 0, "built": 0, "build_cache_hits": 0, "executed": 0}
+        warm_up()  # the zygote imports while the first builds run (benchmark.zygote)
 
     # lifecycle
     def close(self, cancel_pending: bool = False) -> None:

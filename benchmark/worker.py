@@ -1,4 +1,5 @@
-"""The child side of an evaluation: `python -m benchmark.worker FD`, started by benchmark.sandbox.
+"""The child side of an evaluation: `python -m benchmark.worker FD LIMITS`, started by
+benchmark.sandbox, or the same `serve` in a fresh fork of benchmark.zygote.
 
 Reads a job (JSON) from stdin. Everything about the reference (outputs for every correctness
 trial and every timing input set, its timings) is computed *before* the candidate's code is
@@ -18,6 +19,7 @@ import sys
 import time
 import traceback
 from dataclasses import asdict
+from typing import NoReturn
 
 import torch
 
@@ -226,6 +228,8 @@ class Evaluation:
         self.os_threads_after_first_call = 0
         self.lock = DeviceLock(job.get("device_lock"))  # shared for checks, exclusive for timing
         self.neighbours: dict[str, None] = {}  # other processes seen on the GPU around timed phases
+        # The process waiting for this verdict: no neighbour, even where it is not the parent (zygote).
+        self.evaluator = {job["evaluator_pid"]} if job.get("evaluator_pid") else set()
 
     def flag(self, name: str, detail: str) -> None:
         if name not in self.result["flags"]:
@@ -346,7 +350,7 @@ class Evaluation:
         stats = None
         wait_s = self.timer.config.contention_wait_s
         for _ in range(CONTENTION_RETRIES + 1 if wait_s > 0 else 1):
-            known = self.lock.members()
+            known = self.lock.members() | self.evaluator
             before = wait_until_alone(self.device, wait_s, known)
             stats = timed()
             after = gpu_census(self.device, known | self.lock.members())
@@ -503,10 +507,14 @@ CLOCK_PREFIX = "clock:"  # what a clock message signs, so it never verifies as a
 
 
 def main() -> None:
-    """`python -m benchmark.worker FD LIMITS`: confine this process (LIMITS, benchmark.confine),
-    read the job from stdin, run it, and write the signed result to FD."""
-    fd = int(sys.argv[1])
-    confine.apply(confine.Limits.from_arg(sys.argv[2]))
+    """`python -m benchmark.worker FD LIMITS`: a fresh interpreter serving one job."""
+    serve(int(sys.argv[1]), confine.Limits.from_arg(sys.argv[2]))
+
+
+def serve(fd: int, limits: confine.Limits) -> NoReturn:
+    """The one body of every worker, spawned or forked: confine this process (benchmark.confine),
+    read the job from stdin, run it, write the signed result to FD and exit."""
+    confine.apply(limits)
     job = json.loads(sys.stdin.read())
     nonce = job.pop("nonce")
     # Keep the channel on a descriptor of our own choosing and close the one the parent named.

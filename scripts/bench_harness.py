@@ -1,7 +1,8 @@
 """Harness benchmark (a script, not a test): per-sample wall time split into compile, correctness
 and timing, cold and warm build cache; the spread of the speedup over repeated runs of an
 elementwise, a reduction and a matmul candidate, fresh (as `benchmark.check`) and through the
-Verifier's pool, beside the spread each verdict measured within its own timing; and the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates).
+Verifier's pool, beside the spread each verdict measured within its own timing; the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates); and per-sample child start-up,
+spawned against forked from the warm zygote (`startup`).
 
     python scripts/bench_harness.py --device cuda --repeats 5 --out $OUT/harness [--sections ...]
 
@@ -16,6 +17,8 @@ import argparse
 import dataclasses
 import itertools
 import json
+import os
+import signal
 import statistics
 import tempfile
 import time
@@ -57,7 +60,7 @@ def row(v) -> dict:
     }
 
 
-SECTIONS = ("fault", "repeats", "strict", "phases")
+SECTIONS = ("fault", "repeats", "strict", "phases", "startup")
 
 
 def main() -> None:
@@ -79,7 +82,9 @@ def main() -> None:
         if section == "repeats":
             repeats(base, args, report, save)
         else:
-            {"fault": fault_isolation, "strict": strict_overhead, "phases": phases}[section](base, args, report)
+            {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}[section](
+                base, args, report
+            )
         save()
 
 
@@ -171,6 +176,49 @@ def phases(base: EvalConfig, args, report: dict) -> None:
             sp = f"{r['speedup']:.3f}" if r["speedup"] else "-"
             print(f"{phase:<6} {r['candidate']:<28} {r['verdict']:<8} " + " ".join(f"{r[c]:>13.2f}" for c in cols)
                   + f" {sp:>8}", flush=True)
+
+
+STARTUP_CASES = {  # samples that start no build child, so start-up is the execution child's alone
+    "cuda": ("level1/gelu_tanh_fp32.py", HONEST / "triton_gelu_tanh.py"),
+    "cpu": (str(DATA / "suite" / "level1" / "scale_shift.py"), DATA / "candidates" / "torch_correct.py"),
+}
+
+
+def startup(base: EvalConfig, args, report: dict) -> None:
+    """Per-sample child start-up (the verdict's `startup_s`: the child's wall time its own clock did
+    not see: process start, imports, confinement, reading the job), spawned as `python -m
+    benchmark.worker` against forked from the warm zygote: the same sample `--repeats` times each
+    way, alternating, after one unmeasured sample each way; and the zygote's own start, paid once."""
+    from benchmark import sandbox
+    from benchmark.zygote import Zygote
+
+    fresh = Zygote(sandbox.scrubbed_env)
+    t0 = time.monotonic()
+    started = fresh.ready()
+    zygote_start_s = time.monotonic() - t0
+    if fresh.pid is not None:
+        os.kill(fresh.pid, signal.SIGKILL)
+    spec, cand = STARTUP_CASES[base.device]
+    task, code = task_for(spec), cand.read_text()
+    config = dataclasses.replace(base, strict=False, measure=False)
+    runs: dict[str, list] = {"spawn": [], "zygote": []}
+    for k in range(args.repeats + 1):
+        for way in runs:
+            os.environ[sandbox.ZYGOTE_SWITCH] = "1" if way == "zygote" else "0"
+            v = evaluate(task, code, config)
+            if k:
+                runs[way].append({"startup_s": v.phases.startup_s, "total_s": v.phases.total_s, "verdict": v.status.value})
+    os.environ.pop(sandbox.ZYGOTE_SWITCH)
+    med = {w: {c: statistics.median(r[c] for r in rows) for c in ("startup_s", "total_s")} for w, rows in runs.items()}
+    report["startup"] = {"candidate": cand.name, "zygote_start_s": zygote_start_s if started else None,
+                         "zygote_served": sandbox.ZYGOTE.pid is not None, "median": med, "runs": runs}
+    print(f"zygote start (once per process): {zygote_start_s:.2f} s" + ("" if started else " (failed)"), flush=True)
+    for way in runs:
+        each = ", ".join(f"{r['startup_s']:.3f}" for r in runs[way])
+        print(f"{way:<7} start-up median {med[way]['startup_s']:.3f} s ({each}), sample {med[way]['total_s']:.3f} s",
+              flush=True)
+    print(f"start-up spawn / zygote: {med['spawn']['startup_s'] / max(med['zygote']['startup_s'], 1e-6):.1f}x; "
+          f"sample {med['spawn']['total_s'] / max(med['zygote']['total_s'], 1e-6):.2f}x", flush=True)
 
 
 if __name__ == "__main__":

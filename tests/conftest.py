@@ -49,3 +49,19 @@ def fast_eval(build_cache):
         timing=TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=20, max_seconds=0.2),
         cache_dir=build_cache,
     )
+
+
+@pytest.fixture
+def fresh_zygote(monkeypatch):
+    """A zygote of the test's own in place of the process's (benchmark.sandbox.ZYGOTE), killed after."""
+    import signal
+
+    from benchmark import sandbox
+    from benchmark.zygote import Zygote
+
+    monkeypatch.setenv(sandbox.ZYGOTE_SWITCH, "1")
+    zygote = Zygote(sandbox.scrubbed_env)
+    monkeypatch.setattr(sandbox, "ZYGOTE", zygote)
+    yield zygote
+    if zygote.pid is not None:
+        os.kill(zygote.pid, signal.SIGKILL)

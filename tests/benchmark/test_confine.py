@@ -126,7 +126,13 @@ def test_limits_never_exceed_an_inherited_hard_limit():
     assert proc.stdout.strip() == "(50, 50)"
 
 
-def test_children_start_without_preexec_fn(monkeypatch, tmp_path):
+@pytest.mark.parametrize("way", ["spawn", "zygote"])
+def test_children_start_without_preexec_fn(way, monkeypatch, tmp_path, request):
+    # Spawned, the worker is the one process started; forked, the zygote is (by this test's own).
+    if way == "zygote":
+        request.getfixturevalue("fresh_zygote")
+    else:
+        monkeypatch.setenv(sandbox.ZYGOTE_SWITCH, "0")
     seen_kwargs: list[dict] = []
     real = subprocess.Popen
 
@@ -140,4 +146,5 @@ def test_children_start_without_preexec_fn(monkeypatch, tmp_path):
     job = {"mode": "build", "candidate_path": str(candidate), "builds_root": str(tmp_path / "builds")}
     outcome = run_job(job, 120, clock="build")
     assert outcome.result is not None and outcome.result["status"] == "built", outcome.log_tail
+    assert outcome.started_by == way
     assert len(seen_kwargs) == 1 and seen_kwargs[0].get("preexec_fn") is None

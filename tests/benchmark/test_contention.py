@@ -96,3 +96,13 @@ def test_company_that_stays_marks_the_sample_contended(monkeypatch):
     ev = _evaluation(monkeypatch, [busy] * 2 * (worker.CONTENTION_RETRIES + 1))
     ev.alone(lambda: None)
     assert ev.result["contended"] is True and ev.result["gpu_neighbours"] == ["777 x (1 MiB)"]
+
+
+def test_the_evaluator_named_by_the_job_is_no_neighbour(fake_gpu):
+    # A worker forked from the zygote has the zygote as its parent; the evaluator comes with the job.
+    fake_gpu.procs[4343] = 2**20
+    ev = worker.Evaluation({"device": "cpu", "seed": 0, "evaluator_pid": 4343})
+    ev.device = CUDA
+    ev.timer = SimpleNamespace(config=TimingConfig(contention_wait_s=0.5))
+    ev.alone(lambda: None)
+    assert "contended" not in ev.result

@@ -16,6 +16,7 @@ from pathlib import Path
 from benchmark.anticheat import static
 from benchmark.candidate import BUILD_CLOCK
 from benchmark.files import atomic_write_text
+from benchmark.reference_store import ReferenceStore, StoreKey
 from benchmark.sandbox import run_job
 from benchmark.task import Task, sha256_text
 from benchmark.timing import TimingConfig
@@ -225,13 +226,16 @@ def evaluate(
     gpu: int | None = None,
     device_lock: str | None = None,
     built: BuildOutcome | None = None,
+    reference_store: ReferenceStore | None = None,
 ) -> Verdict:
     """Evaluate candidate source against a task: its extensions are compiled in a build child
     under the build limit (unless `built` says that was done already, as the verifier's build pool
     does), then it runs in a fresh execution child under the run limit. `trusted` code (the
     reference baseline) carries no flags. `gpu` pins the child to one device of a multi-GPU host;
     `device_lock` (a path; on CUDA, the host's lock of that device by default) lets several children
-    share the device without timing each other."""
+    share the device without timing each other. With a `reference_store`, the reference's outputs
+    and timings an earlier sample of this task computed are handed to the child (which checks they
+    match), and what the child computes is kept for the next (benchmark.reference_store)."""
     base = dict(
         task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
         task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
@@ -268,8 +272,14 @@ def evaluate(
     env = child_env(config)
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+    if reference_store is not None:
+        key = StoreKey.for_job(task.hash, job, gpu)
+        fields, mac_key = reference_store.job_fields(key)
+        job.update(fields)
     outcome = run_job(job, config.limits, env=env)
     r = outcome.result
+    if reference_store is not None and r is not None and r.get("reference_offer") is not None:
+        reference_store.accept(key, r.pop("reference_offer"), mac_key)
     if r is None:
         status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
         error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
@@ -308,12 +318,15 @@ def evaluate(
 
 
 def _environment(r: dict) -> dict[str, str]:
-    """The child's environment, plus what it saw of other processes on the GPU."""
+    """The child's environment, plus what it saw of other processes on the GPU and what it took
+    from the reference store."""
     env = dict(r.get("env", {}))
     if r.get("gpu_neighbours"):
         env["gpu_neighbours"] = "; ".join(r["gpu_neighbours"])
     if r.get("contention_check"):
         env["contention_check"] = f"unavailable: {r['contention_check']}"
+    if r.get("reference_store"):
+        env["reference_store"] = r["reference_store"]  # what the reference phase took from the store
     return env
 
 

@@ -192,7 +192,7 @@ def _read_until(fd: int, nonce: str, clocks: Clocks) -> tuple[bytes, tuple[str, 
     """Read the pipe until EOF (child done) or a limit runs out, following the child's clock
     messages on the way; returns (data, the overrun or None)."""
     chunks: list[bytes] = []
-    pending = b""
+    partial: list[bytes] = []  # the line being received, in pieces: joined once, when it ends
     while True:
         now = time.monotonic()
         over = clocks.overrun(now)
@@ -205,14 +205,24 @@ def _read_until(fd: int, nonce: str, clocks: Clocks) -> tuple[bytes, tuple[str, 
         if not data:
             return b"".join(chunks), None
         chunks.append(data)
-        *lines, pending = (pending + data).split(b"\n")
+        if b"\n" not in data:
+            partial.append(data)
+            continue
+        head, _, rest = data.rpartition(b"\n")
+        lines = (b"".join(partial) + head).split(b"\n")
+        partial = [rest] if rest else []
         for line in lines:
             name = _clock_name(line, nonce)
             if name is not None:
                 clocks.switch(name, time.monotonic())
 
 
+CLOCK_LINE_MAX = 1024  # a clock message is short; longer lines (the result) are not parsed for one
+
+
 def _clock_name(line: bytes, nonce: str) -> str | None:
+    if len(line) > CLOCK_LINE_MAX:
+        return None
     try:
         msg = json.loads(line)
         name = msg["clock"]

@@ -7,7 +7,9 @@ fixed number of lanes per device runs correctness and timing, each sample still 
 sandboxed child with every strict check. Builds run ahead of execution, so compile and execution
 overlap; identical extension code is built once per host, whichever run or worker asks first.
 Builds run under the build limit and executions under the run limit (EvalConfig), each clock
-started when its child starts, so waiting for a pool's slot costs a sample nothing.
+started when its child starts, so waiting for a pool's slot costs a sample nothing. The reference's
+outputs and timings are computed once per task, seed, device and settings and handed to later
+samples of that task (benchmark.reference_store, in this process's memory).
 
     with Verifier(VerifierConfig(eval=EvalConfig(device="cuda"))) as v:
         futures = [v.submit(task, code) for task, code in batch]
@@ -34,6 +36,7 @@ from benchmark.harness import (
     finalize_verdict,
     precheck,
 )
+from benchmark.reference_store import DEFAULT_ENTRY_BYTES, DEFAULT_STORE_BYTES, ReferenceStore
 from benchmark.reward import RewardConfig, shaped_reward
 from benchmark.sandbox import warm_up
 from benchmark.task import Task, sha256_text
@@ -57,10 +60,14 @@ class VerifierConfig:
     lanes_per_device: int = 1  # concurrent executions per device; above 1 they share it through a
     # reader-writer lock: checks run side by side, timing runs alone (benchmark.gpu_lock)
     reward: RewardConfig = field(default_factory=RewardConfig)
+    reference_store_bytes: int = DEFAULT_STORE_BYTES  # reference work kept for later samples of a task; 0: off
+    reference_entry_bytes: int = DEFAULT_ENTRY_BYTES  # largest reference outputs kept for one task
 
     def __post_init__(self):
         if self.build_workers < 1 or self.lanes_per_device < 1:
             raise ValueError("build_workers and lanes_per_device must be at least 1")
+        if self.reference_store_bytes < 0 or self.reference_entry_bytes < 0:
+            raise ValueError("reference_store_bytes and reference_entry_bytes cannot be negative (0 turns the store off)")
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,10 @@ class Verifier:
         self._built: dict[str, Future] = {}  # code hash -> build future, so each code is built once
         self._lock = threading.Lock()
         self._stats_lock = threading.Lock()  # the pools' threads all count
+        self.reference_store = (
+            ReferenceStore(config.reference_store_bytes, config.reference_entry_bytes)
+            if config.reference_store_bytes else None
+        )
         self.stats = {"submitted": 0, "built": 0, "build_cache_hits": 0, "executed": 0}
         warm_up()  # the zygote imports while the first builds run (benchmark.zygote)
 
@@ -184,6 +195,7 @@ class Verifier:
             verdict = evaluate(
                 req.task, req.code, self.config.eval, sample=req.sample, turn=req.turn, model=req.model,
                 sol_ms=req.sol_ms, trusted=req.trusted, gpu=device, device_lock=lock, built=built,
+                reference_store=self.reference_store,
             )
             self._count("executed")
             result.set_result(verdict)

@@ -3,8 +3,10 @@ benchmark.sandbox, or the same `serve` in a fresh fork of benchmark.zygote.
 
 Reads a job (JSON) from stdin. Everything about the reference (outputs for every correctness
 trial and every timing input set, its timings) is computed *before* the candidate's code is
-imported; freed device memory is then poisoned, the harness's own functions are fingerprinted,
-the candidate is loaded and the audit hook closes the sandbox. The candidate is checked over
+imported, or taken where it matches from what the parent kept of an earlier sample of the task
+(the job's `reference`, benchmark.reference_store); freed device memory is then poisoned, the
+harness's own functions are fingerprinted, the candidate is loaded and the audit hook closes the
+sandbox. The candidate is checked over
 fresh-seed, alternate-shape and large-magnitude trials with the runtime anti-cheat checks, and
 timed under the reference's protocol. The result is written, signed with the job's nonce, to the
 private file descriptor FD; stdout and stderr belong to the candidate and are only logged."""
@@ -41,6 +43,16 @@ from benchmark.contention import wait_until_alone
 from benchmark.correctness import compare_outputs, flatten_outputs, rule_text, tolerance
 from benchmark.exact import ExactReference
 from benchmark.gpu_lock import DeviceLock
+from benchmark.reference_store import (
+    STORE_FORMAT,
+    Fingerprint,
+    Usage,
+    pack,
+    seal,
+    storable,
+    tensor_bytes,
+    unpack,
+)
 from benchmark.task import import_file
 from benchmark.timing import Arm, Timer, TimingConfig
 from benchmark.verdict import TimingStats
@@ -134,6 +146,19 @@ def timing_seeds(seed: int) -> list[int]:
 def restate_seeds(seed: int) -> list[int]:
     """Inputs for the stateful-output check: one written into a seen tensor, one at a seen address."""
     return [seed + 7000, seed + 7001]
+
+
+REFERENCE_KEYS = {"trial": ("outputs", "exact"), "timed": ("timed", "timed_exact"), "restated": ("restated", "restated_exact")}
+
+
+def reference_input_sets(program: TaskProgram, plan, seed: int):
+    """(kind, inputs) for every input set the reference is computed on, in the one order its
+    outputs and its fingerprint follow: the trials, the timing sets, the stateful-check inputs."""
+    for s, alt, scale in plan:
+        yield "trial", program.inputs(s, alt, scale)
+    for kind, seeds in (("timed", timing_seeds(seed)), ("restated", restate_seeds(seed))):
+        for s in seeds:
+            yield kind, program.inputs(s)
 
 
 def rewrite_in_place(seen: list, new: list) -> list | None:
@@ -230,6 +255,7 @@ class Evaluation:
         self.neighbours: dict[str, None] = {}  # other processes seen on the GPU around timed phases
         # The process waiting for this verdict: no neighbour, even where it is not the parent (zygote).
         self.evaluator = {job["evaluator_pid"]} if job.get("evaluator_pid") else set()
+        self.usage = Usage()  # what the reference phase took from the parent's store
 
     def flag(self, name: str, detail: str) -> None:
         if name not in self.result["flags"]:
@@ -287,45 +313,136 @@ class Evaluation:
 
     def reference_phase(self, program: TaskProgram, task_module, plan) -> dict:
         """Eager and exact outputs for every trial, timing set and stateful-check input, the floor,
-        and the reference's timings: all before the candidate's code is imported."""
+        and the reference's timings: all before the candidate's code is imported. What the parent's
+        store gave (the job's `reference`) stands in where this child's environment and inputs are
+        the ones it was computed for; what this child computed is offered back, sealed."""
         job = self.job
+        stored, mac_key = self.same_environment(job.pop("reference", None)), job.pop("store_key", None)
+        had_entry = stored is not None or bool(self.usage.stale)
         model = program.build(task_module.Model, self.seed)
-        ref: dict = {"outputs": [], "exact": [], "aliases": False}
+        ref = None
         with torch.no_grad(), self.lock.shared():
-            exact = ExactReference(model, program.inputs(plan[0][0], plan[0][1], plan[0][2]))
-            for s, alt, scale in plan:
-                inputs = program.inputs(s, alt, scale)
-                ref["exact"].append(detach_outputs(exact(inputs)))  # first: eager may mutate its inputs
-                out = model(*inputs)
-                ref["aliases"] |= aliases(flatten_outputs(out), inputs)
-                ref["outputs"].append(detach_outputs(out))
-            for key, seeds in (("timed", timing_seeds(self.seed)), ("restated", restate_seeds(self.seed))):
-                ref[key], ref[f"{key}_exact"] = [], []
-                for s in seeds:
-                    inputs = program.inputs(s)
-                    ref[f"{key}_exact"].append(detach_outputs(exact(inputs)))  # first, as above
-                    ref[key].append(detach_outputs(model(*inputs)))
-            self.exact_reference = str(exact.dtype).removeprefix("torch.") if exact.model is not None else "eager"
-            self.exact_failure = exact.failure
-            del exact
-            self.result["sol_ms"] = self.floor(program, model, plan[0][0])
+            if stored is not None and stored.get("blob"):
+                fingerprint = self.fingerprint(program, model, plan)
+                stored = self.same_inputs(stored, fingerprint)
+                ref = self.stored_outputs(stored) if stored is not None else None
+            if ref is None:
+                ref, fingerprint = self.reference_outputs(program, model, plan)
+                stored = self.same_inputs(stored, fingerprint)
+            kept = stored["summary"] if stored is not None else {}
+            self.result["sol_ms"] = kept["sol_ms"] if stored is not None else self.floor(program, model, plan[0][0])
         self.timer = None
-        if not job["measure"]:
-            return ref
+        fresh_timing = job["measure"] and self.reference_timing(program, model, kept)
+        self.usage.measurements = stored is not None and not fresh_timing
+        if mac_key is not None:
+            self.result["reference_store"] = self.usage.describe(had_entry)
+            self.offer(mac_key, ref, fingerprint, stored)
+        return ref
+
+    def reference_timing(self, program: TaskProgram, model, kept: dict) -> bool:
+        """Time the reference alone, always in this process: it caps the interleaved reference of this
+        same process, and another process's time differs by whatever differs between processes (the
+        speedup of one kernel moved 10% between processes on the H200). torch.compile of it, with that
+        baseline, is timed unless the store's entry `kept` holds it; whether that was timed here."""
+        job = self.job
         self.reference_model = model  # timed again beside the candidate
+        fresh = False
         with self.lock.exclusive():
             self.timer = Timer(job["device"], TimingConfig(**job.get("timing", {})))
             brief = self.timer.config.brief()
-            self.result["reference_alone_time"] = asdict(
-                self.alone(lambda: time_model(self.timer, program, model, self.seed, brief))
-            )
+            alone = asdict(self.alone(lambda: time_model(self.timer, program, model, self.seed, brief)))
+            self.result["reference_alone_time"] = alone
             if job.get("baseline") == "compile":
-                compiled = torch.compile(model)
-                self.result["compile_time"] = asdict(
-                    self.alone(lambda: time_model(self.timer, program, compiled, self.seed))
-                )
-                del compiled
+                compiled_time = kept.get("compile_time")
+                if compiled_time is None:
+                    fresh, compiled = True, torch.compile(model)
+                    compiled_time = asdict(self.alone(lambda: time_model(self.timer, program, compiled, self.seed)))
+                    del compiled
+                self.result["compile_time"] = compiled_time
+        return fresh
+
+    def reference_outputs(self, program: TaskProgram, model, plan) -> tuple[dict, str]:
+        """The reference's outputs, eager and exact, on every input set, and the fingerprint of
+        those inputs and of the model (benchmark.reference_store.Fingerprint)."""
+        fingerprint = Fingerprint(model)
+        ref: dict = {"aliases": False, **{key: [] for keys in REFERENCE_KEYS.values() for key in keys}}
+        exact = ExactReference(model, program.inputs(plan[0][0], plan[0][1], plan[0][2]))
+        for kind, inputs in reference_input_sets(program, plan, self.seed):
+            fingerprint.update(inputs)  # first: eager may mutate its inputs
+            out_key, exact_key = REFERENCE_KEYS[kind]
+            ref[exact_key].append(detach_outputs(exact(inputs)))  # before eager, as above
+            out = model(*inputs)
+            if kind == "trial":
+                ref["aliases"] |= aliases(flatten_outputs(out), inputs)
+            ref[out_key].append(detach_outputs(out))
+        self.exact_reference = str(exact.dtype).removeprefix("torch.") if exact.model is not None else "eager"
+        self.exact_failure = exact.failure
+        return ref, fingerprint.hexdigest()
+
+    # The parent's store (benchmark.reference_store): anything wrong with an entry means computing.
+    def same_environment(self, stored: dict | None) -> dict | None:
+        if stored is None:
+            return None
+        if not isinstance(stored.get("summary"), dict) or stored["summary"].get("format") != STORE_FORMAT:
+            self.usage.stale.append("another format")
+            return None
+        if stored["summary"].get("env") != self.result["env"]:
+            self.usage.stale.append("computed in another environment")
+            return None
+        return stored
+
+    def same_inputs(self, stored: dict | None, fingerprint: str) -> dict | None:
+        if stored is None or stored["summary"].get("inputs") == fingerprint:
+            return stored
+        self.usage.stale.append("computed on other inputs or model weights")
+        return None
+
+    def fingerprint(self, program: TaskProgram, model, plan) -> str:
+        """The fingerprint `reference_outputs` computes, from the input sets alone (no forward)."""
+        fingerprint = Fingerprint(model)
+        for _, inputs in reference_input_sets(program, plan, self.seed):
+            fingerprint.update(inputs)
+        return fingerprint.hexdigest()
+
+    def stored_outputs(self, stored: dict) -> dict | None:
+        summary = stored["summary"]
+        try:
+            ref = unpack(stored["blob"], self.device)
+            if set(ref) != {"aliases", *(key for keys in REFERENCE_KEYS.values() for key in keys)}:
+                raise ValueError(f"keys {sorted(ref)}")
+        except Exception as e:  # noqa: BLE001 - an unreadable entry is computed afresh
+            self.usage.stale.append(f"unreadable outputs ({e!r})"[:200])
+            return None
+        self.exact_reference, self.exact_failure = summary["exact_reference"], summary["exact_failure"]
+        self.usage.outputs = True
         return ref
+
+    def offer(self, mac_key: str, ref: dict, fingerprint: str, stored: dict | None) -> None:
+        """What this child computed and the store lacks, sealed now, before the candidate loads: the
+        outputs where they fit the job's bound, the floor, and torch.compile's time measured alone (the
+        reference's own time alone is never shared: see reference_timing)."""
+        blob = stored["blob"] if self.usage.outputs else self.packed(ref)
+        if self.usage.measurements and (self.usage.outputs or blob is None):
+            return  # nothing the store does not hold already
+        alone = not self.result.get("contended")
+        summary = {
+            "format": STORE_FORMAT, "env": self.result["env"], "inputs": fingerprint,
+            "exact_reference": self.exact_reference, "exact_failure": self.exact_failure,
+            "sol_ms": self.result.get("sol_ms"),
+            "compile_time": self.result.get("compile_time") if alone else None,
+        }
+        self.result["reference_offer"] = {"summary": summary, "blob": blob, "mac": seal(mac_key, summary, blob)}
+
+    def packed(self, ref: dict) -> str | None:
+        """The outputs as the store keeps them, or None where they exceed the job's bound."""
+        limit = int(self.job.get("reference_entry_bytes", 0))
+        if not storable(ref) or tensor_bytes(ref) * 4 // 3 > limit:
+            return None
+        try:
+            blob = pack(ref)
+        except Exception:  # noqa: BLE001 - outputs that cannot be written are not kept
+            return None
+        return blob if len(blob) <= limit else None
 
     def floor(self, program: TaskProgram, model, seed: int) -> float | None:
         """The task's speed-of-light time on this GPU from its own tensors and FLOPs (benchmark.sol)."""

@@ -34,3 +34,35 @@ def test_secrets_are_scrubbed(monkeypatch, data_dir, fast_eval):
 def test_children_get_no_network_where_the_os_allows():
     # On this kind of machine (root, unshare permitted) the child's namespace has no interfaces.
     assert network_isolated()
+
+
+def test_a_long_result_line_is_read_in_linear_time():
+    """A 64 MiB result line once took 76 s to read (the pending line was joined again on every read)."""
+    import json
+    import os
+    import threading
+    import time
+
+    from benchmark.sandbox import CLOCK_PREFIX, Clocks, _read_until
+    from benchmark.worker import sign
+
+    nonce = "n" * 64
+    clock = json.dumps({"clock": "build", "mac": sign(nonce, CLOCK_PREFIX + "build")}).encode() + b"\n"
+    body = b'{"body": "' + b"x" * (64 << 20) + b'"}\n'
+    read_fd, write_fd = os.pipe()
+
+    def write():
+        with os.fdopen(write_fd, "wb") as f:
+            f.write(clock + body)
+
+    clocks = Clocks({"run": 600.0, "build": 600.0}, "run", time.monotonic())
+    writer = threading.Thread(target=write)
+    writer.start()
+    t0 = time.monotonic()
+    raw, over = _read_until(read_fd, nonce, clocks)
+    elapsed = time.monotonic() - t0
+    writer.join()
+    os.close(read_fd)
+    assert over is None and raw == clock + body
+    assert clocks.current == "build"  # the clock message before it was still followed
+    assert elapsed < 10, elapsed

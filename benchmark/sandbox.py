@@ -261,6 +261,41 @@ def _start(cwd: str, env: dict[str, str], limits: Limits, fds: Descriptors) -> t
     return proc, "spawn"
 
 
+def session_members(sid: int) -> list[int]:
+    """Every process of session `sid` (Linux /proc; empty elsewhere)."""
+    members = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) ": state ppid pgrp session ...
+        if len(fields) > 3 and int(fields[3]) == sid:
+            members.append(int(entry))
+    return members
+
+
+def kill_session(sid: int) -> None:
+    """SIGKILL the worker's process group and every other process of its session: ninja starts each
+    compiler in a process group of its own, so killing the group alone left compilers running after a
+    build limit ran out. A process that left the session (setsid) is beyond reach, as before."""
+    try:
+        os.killpg(sid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    for _ in range(3):  # members that forked while being killed
+        members = [pid for pid in session_members(sid) if pid != os.getpid()]
+        if not members:
+            return
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def run_job(
     job: dict,
     limits: float | Mapping[str, float],
@@ -297,10 +332,7 @@ def run_job(
             raw, over = _read_until(read_fd, nonce, clocks)
         finally:
             os.close(read_fd)
-            try:
-                os.killpg(child.pid, signal.SIGKILL)  # the worker and anything it started
-            except ProcessLookupError:
-                pass
+            kill_session(child.pid)  # the worker and anything it started
             returncode = child.wait()
         end = time.monotonic()
         tail = log_path.read_text(errors="replace")[-3000:] if log_path.exists() else ""

@@ -218,11 +218,13 @@ def test_crash_is_named(path, tmp_path, source, returncode, reason):
     assert outcome.returncode == returncode and outcome.crash_reason == reason
 
 
-def test_timeout_kills_the_whole_group(path, tmp_path):
+@pytest.mark.parametrize("own_group", [False, True], ids=["same-group", "own-group"])
+def test_timeout_kills_the_whole_group(path, tmp_path, own_group):
+    """Also a grandchild in a process group of its own, as ninja starts every compiler."""
     pids = tmp_path / "pids"
     source = (
         "import os, subprocess, time\n"
-        "sleeper = subprocess.Popen(['sleep', '600'])\n"
+        f"sleeper = subprocess.Popen(['sleep', '600'], process_group={0 if own_group else None})\n"
         f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{sleeper.pid}}')\n"
         "time.sleep(600)\n"
     )

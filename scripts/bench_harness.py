@@ -114,9 +114,11 @@ def _spread(speedups: list) -> tuple[float | None, float | None]:
 
 
 def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
-    """Each case evaluated `--repeats` times, each a fresh child as `benchmark.check` runs it, then as
-    many times through the Verifier's pool: how far the reported speedup moves between runs, next
-    to the spread each verdict measured within its own interleaved timing."""
+    """Each case evaluated `--repeats` times in a freshly spawned interpreter each (the path before
+    warm workers), then as many times through the Verifier's pool (children forked from the zygote,
+    the reference store on): how far the reported speedup moves between runs, next to the spread
+    each verdict measured within its own interleaved timing, and whether forking moves it."""
+    from benchmark import sandbox
     from benchmark.verifier import Verifier, VerifierConfig
 
     report["repeats"] = []
@@ -125,12 +127,16 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             base, timing=dataclasses.replace(base.timing, launch_behind_flush=protocol == "behind-flush")
         )
         task, code = task_for(spec), cand.read_text()
-        fresh = [evaluate(task, code, config) for _ in range(args.repeats)]
+        os.environ[sandbox.ZYGOTE_SWITCH] = "0"
+        try:
+            fresh = [evaluate(task, code, config) for _ in range(args.repeats)]
+        finally:
+            os.environ.pop(sandbox.ZYGOTE_SWITCH)
         with Verifier(VerifierConfig(eval=config)) as verifier:
             futures = [verifier.submit(task, code, sample=k) for k in range(args.repeats)]
             pooled = [f.result() for f in futures]
         entry = {"task": task.task_id, "candidate": cand.name, "protocol": protocol}
-        for name, verdicts in (("check", fresh), ("pool", pooled)):
+        for name, verdicts in (("spawned", fresh), ("pool", pooled)):
             speedups = [v.speedup for v in verdicts]
             med, spread = _spread(speedups)
             within = [v.speedup_spread for v in verdicts if v.speedup_spread is not None]

@@ -70,7 +70,7 @@ stage rl 480 python3 scripts/rl_demo.py --out "$OUT/rl"
 # and KernelBench's own evaluator (from .kb, its missing dependencies from .whl/kernelbench) on mix b's
 # candidates, one table at the end (docs/verifier.md, "The speed stage"). Alone it fits one 9-minute call.
 stage speed "${SPEED_S:-510}" python3 scripts/bench_speed.py --budget-s $(( ${SPEED_S:-510} - 15 )) \
-    --suite-fraction "${SPEED_SUITE_FRACTION:-0.05}" --out "$OUT/speed"
+    --suite-fraction "${SPEED_SUITE_FRACTION:-0.05}" --parts ${SPEED_PARTS:-suite a b c kernelbench} --out "$OUT/speed"
 
 # The device tool brings back few files: pack everything into one archive beside the summary.
 cp benchmark/tasks/manifest.json "$OUT/manifest.json" 2>/dev/null

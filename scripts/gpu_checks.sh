@@ -33,9 +33,12 @@ stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers
 # The GPU tests share one build cache across pytest-xdist workers (each extension is compiled once),
 # and on the GPU every evaluation takes the host's device lock, so parallel workers never time at once.
 # The contention test starts a foreign GPU process on purpose: it runs alone, after the others.
-GPU_TESTS="tests/honest tests/cheats/test_cheats_gpu.py tests/benchmark/test_cuda_raw.py tests/benchmark/test_prompts.py"
-GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/test_verdicts_gpu.py tests/benchmark/test_trust_gpu.py"
-GPU_TESTS="$GPU_TESTS tests/benchmark/test_mixed_run_gpu.py tests/datasets_builder/test_inductor_gpu.py tests/benchmark/test_timing.py"
+# GPU_TESTS (a list of test paths) replaces the list for one call.
+if [ -z "${GPU_TESTS:-}" ]; then
+    GPU_TESTS="tests/honest tests/cheats/test_cheats_gpu.py tests/benchmark/test_cuda_raw.py tests/benchmark/test_prompts.py"
+    GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/test_verdicts_gpu.py tests/benchmark/test_trust_gpu.py"
+    GPU_TESTS="$GPU_TESTS tests/benchmark/test_mixed_run_gpu.py tests/datasets_builder/test_inductor_gpu.py tests/benchmark/test_timing.py"
+fi
 stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache bash -c "
     timeout $((${TESTS_S:-480} - 45)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
         -k 'not foreign_process' $GPU_TESTS; a=\$?

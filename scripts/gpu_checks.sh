@@ -66,6 +66,9 @@ stage throughput 420 python3 scripts/bench_verifier.py --out "$OUT/throughput"
 stage soak 420 python3 scripts/soak_verifier.py --out "$OUT/soak"
 stage datasets 480 python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets"
 stage rl 480 python3 scripts/rl_demo.py --out "$OUT/rl"
+# builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");
+# not in the default list: run it by name, `bash scripts/gpu_checks.sh builds`.
+stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --n "${BUILDS_N:-4}" --out "$OUT/builds"
 
 # The device tool brings back few files: pack everything into one archive beside the summary.
 cp benchmark/tasks/manifest.json "$OUT/manifest.json" 2>/dev/null

@@ -9,7 +9,14 @@ drops it when that process dies, so a builder killed at its limit never blocks t
 own lock file, which a killed builder leaves behind, is removed under it, and a folder without a
 completed build is cleared before building again). The parent is told, over `report_clocks`, when
 this process waits for that lock and when it compiles, so waiting is charged to no limit and a
-compile to the build limit (benchmark.sandbox)."""
+compile to the build limit (benchmark.sandbox).
+
+The cheap legal route for main.cpp (HeaderRoute): load_inline puts `#include <torch/extension.h>`
+first in it, and compiling that header is most of a C++ build. So its build also gets `-I` of a
+folder holding that header precompiled by gcc with the extension's own flags (builds_root/pch/<hash
+of them>), made the second time those flags are seen; gcc takes the .gch only where it is valid for
+the compile, and otherwise the header itself, so the object is the same either way (byte for byte
+where tested) and only the time differs. The added flag is part of the folder's key."""
 
 from __future__ import annotations
 
@@ -22,8 +29,12 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
+import tempfile
 import traceback
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch.utils.cpp_extension as cpp_extension
@@ -37,6 +48,14 @@ WAIT_CLOCK = "wait"  # time waiting for another process's build of the same fold
 LOCK_FILE = "solbench.lock"  # flock(2)ed by the process building or loading the folder
 BUILT_MARK = "solbench.built"  # written once a build in the folder completed and imported
 TORCH_BATON = "lock"  # torch's FileBaton, which a builder killed mid-build leaves behind
+PCH_ENV = "SOLBENCH_PCH"  # "0": no precompiled header, every build compiles torch/extension.h itself
+PCH_DIR = "pch"  # under builds_root: one folder per set of main.cpp flags
+PCH_FILE = "torch/extension.h.gch"  # where gcc looks for it first, given -I of its folder
+PCH_PARTIAL = "extension.h.gch.partial"  # until it is complete (a reader never sees half a .gch)
+SEEN_MARK = "solbench.seen"  # these flags were used once: the next build with them makes the .gch
+FAILED_MARK = "solbench.failed"  # no .gch for these flags (not gcc, or the header did not compile)
+PCH_NAME = "solbench_pch"  # the extension name in the probe whose flags the .gch is built with
+TORCH_HEADER = Path(cpp_extension.torch.__file__).parent / "include" / "torch" / "extension.h"
 
 
 class CandidateLoadError(Exception):
@@ -80,16 +99,20 @@ def _counting_as(name: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _folder_lock(folder: Path) -> Iterator[None]:
-    """Exclusive use of one build folder; a wait for another process is reported as such."""
+def _folder_lock(folder: Path, wait: bool = True) -> Iterator[bool]:
+    """Exclusive use of one build folder; a wait for another process is reported as such. Without
+    `wait`, yields False at once if another process holds it."""
     fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            if not wait:
+                yield False
+                return
             with _counting_as(WAIT_CLOCK):
                 fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        yield True
     finally:
         os.close(fd)  # releases the lock
 
@@ -105,6 +128,116 @@ def _clear(folder: Path) -> None:
             entry.unlink(missing_ok=True)
 
 
+def _ninja_path(path: Path) -> str:
+    return str(path).replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+
+@dataclass(frozen=True)
+class HeaderRoute:
+    """torch/extension.h precompiled for one set of main.cpp flags, in `folder`; a build that adds
+    `-I folder` compiles its main.cpp from it once it exists (gcc checks it fits the compile)."""
+
+    folder: Path
+    variables: str  # torch's ninja variables for main.cpp: cxx, cflags, post_cflags
+
+    def routed(self, call: dict) -> dict:
+        """The call with `-I folder` among the C++ flags (nvcc never sees it); torch's own use_pch
+        goes (it writes the .gch into torch's install and every other build deletes it there)."""
+        routed = {**call, "extra_cflags": [*(call.get("extra_cflags") or []), f"-I{self.folder}"]}
+        routed.pop("use_pch", None)
+        return routed
+
+    def prepare(self) -> None:
+        """Make the .gch if these flags were seen before and no one else is making it: flags used
+        once are not worth 0.8 GB of disk and a build half again as long. Never fails the build."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            if any((self.folder / f).exists() for f in (PCH_FILE, FAILED_MARK)):
+                return
+            seen = self.folder / SEEN_MARK
+            if not seen.exists():
+                seen.touch()
+                return
+            with _folder_lock(self.folder, wait=False) as held:
+                if held and not (self.folder / PCH_FILE).exists():
+                    self._compile()
+        except Exception as e:  # noqa: BLE001 - without the .gch the build is only slower
+            with contextlib.suppress(OSError):
+                (self.folder / FAILED_MARK).write_text(repr(e))
+
+    def _compile(self) -> None:
+        """Compile the header through ninja with torch's variables (so they mean what they mean in
+        the extension's own build), then publish: the header's name first (the candidate's own
+        `#include <torch/extension.h>` must find a file there), the .gch last, by rename."""
+        compiler = cpp_extension.get_cxx_compiler()
+        if not cpp_extension.check_compiler_is_gcc(compiler):
+            (self.folder / FAILED_MARK).write_text(f"{compiler} is not gcc, which alone reads .gch files")
+            return
+        (self.folder / "build.ninja").write_text(
+            f"{self.variables}\n\nrule pch\n  command = $cxx $cflags -x c++-header -c $in -o $out $post_cflags\n\n"
+            f"build {PCH_PARTIAL}: pch {_ninja_path(TORCH_HEADER)}\n"
+        )
+        done = subprocess.run(["ninja", "-f", "build.ninja"], cwd=self.folder, capture_output=True, text=True)
+        if done.returncode != 0:
+            (self.folder / FAILED_MARK).write_text((done.stdout + done.stderr)[-4000:])
+            return
+        header = self.folder / "torch" / "extension.h"
+        header.parent.mkdir(exist_ok=True)
+        if not header.exists():
+            header.with_suffix(".partial").unlink(missing_ok=True)
+            header.with_suffix(".partial").symlink_to(TORCH_HEADER)
+            os.replace(header.with_suffix(".partial"), header)
+        os.replace(self.folder / PCH_PARTIAL, self.folder / PCH_FILE)
+
+
+def _main_cpp_variables(builds_root: Path, call: dict) -> str:
+    """What torch's ninja file would say about compiling this call's main.cpp (compiler, cflags,
+    post_cflags), the extension's name left out: the flags its precompiled header needs. The writer
+    is torch's private one, whose parameters have changed between releases: it gets those it takes."""
+    with_cuda = call.get("with_cuda")
+    scratch = builds_root / PCH_DIR
+    scratch.mkdir(parents=True, exist_ok=True)
+    writer = cpp_extension._write_ninja_file_to_build_library
+    with tempfile.TemporaryDirectory(dir=scratch) as tmp:
+        path = Path(tmp) / "build.ninja"
+        offered = dict(
+            path=str(path), name=PCH_NAME, sources=[str(Path(tmp) / "main.cpp")],
+            extra_cflags=list(call.get("extra_cflags") or []), extra_cuda_cflags=[], extra_sycl_cflags=[],
+            extra_ldflags=[], extra_include_paths=list(call.get("extra_include_paths") or []),
+            with_cuda=bool(call.get("cuda_sources")) if with_cuda is None else bool(with_cuda),
+            with_sycl=False, is_python_module=True, is_standalone=False,
+        )
+        accepted = inspect.signature(writer).parameters
+        writer(**{k: v for k, v in offered.items() if k in accepted})
+        lines = path.read_text().splitlines()
+    kept = [line for line in lines if line.split(" = ", 1)[0] in ("cxx", "cflags", "post_cflags")]
+    return "\n".join(kept).replace(f"-DTORCH_EXTENSION_NAME={PCH_NAME} ", "")
+
+
+def header_route(builds_root: Path, call: dict) -> HeaderRoute | None:
+    """The precompiled-header route for this load_inline call, or None: turned off, not Linux, SYCL,
+    or flags torch itself could not turn into a build (that build then fails the same way)."""
+    if os.environ.get(PCH_ENV, "1") == "0" or not sys.platform.startswith("linux") or call.get("sycl_sources"):
+        return None
+    try:
+        variables = _main_cpp_variables(builds_root, call)
+        identity = f"{cpp_extension.torch.__version__}\n{_compiler_identity()}\n{variables}"
+    except Exception:  # noqa: BLE001 - e.g. a string for a list of flags: torch's build will say
+        return None
+    return HeaderRoute(builds_root / PCH_DIR / hashlib.sha256(identity.encode()).hexdigest()[:24], variables)
+
+
+def _compiler_identity() -> str:
+    """The C++ compiler's file, size and time, so an upgraded gcc (which would ignore, not misuse, an
+    old .gch) gets a new one, without starting a process on every load."""
+    found = shutil.which(cpp_extension.get_cxx_compiler())
+    if found is None:
+        return "missing"
+    real = os.path.realpath(found)
+    stat = os.stat(real)
+    return f"{real} {stat.st_size} {stat.st_mtime_ns}"
+
+
 def route_builds(builds_root: Path) -> None:
     """Make load_inline build into builds_root/<hash of its inputs>, whatever the candidate asks for,
     one process per folder at a time, a completed build loaded and an unfinished one redone."""
@@ -115,7 +248,10 @@ def route_builds(builds_root: Path) -> None:
     def load_inline(name, *args, **kwargs):
         call = dict(signature.bind(name, *args, **kwargs).arguments)  # positional ones as torch names them
         del call["name"]
-        folder = builds_root / build_key(name, call)
+        route = header_route(builds_root, call)
+        if route is not None:
+            call = route.routed(call)
+        folder = builds_root / build_key(name, call)  # the route's flag included
         folder.mkdir(parents=True, exist_ok=True)
         call["build_directory"] = str(folder)
         with _folder_lock(folder):
@@ -124,6 +260,8 @@ def route_builds(builds_root: Path) -> None:
                 return original(name, **call)
             _clear(folder)
             with _counting_as(BUILD_CLOCK):
+                if route is not None:
+                    route.prepare()
                 module = original(name, **call)
             (folder / BUILT_MARK).touch()
             return module

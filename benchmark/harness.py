@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.anticheat import static
-from benchmark.candidate import BUILD_CLOCK
+from benchmark.candidate import BUILD_CLOCK, PCH_ENV
 from benchmark.files import atomic_write_text
 from benchmark.reference_store import ReferenceStore, StoreKey
 from benchmark.sandbox import run_job
@@ -46,6 +46,7 @@ class EvalConfig:
     strict: bool = True  # anti-cheat flags fail the sample (off: flags are reported only)
     timeout_s: float = 300.0  # the run limit: the execution child's checks and timing, in seconds
     build_timeout_s: float = 900.0  # the build limit: compiling the candidate's extensions
+    precompiled_header: bool = True  # load_inline's main.cpp from a shared .gch (benchmark.candidate)
     timing: TimingConfig = field(default_factory=TimingConfig)
     cache_dir: Path = field(default_factory=default_cache_dir)
 
@@ -122,11 +123,17 @@ def cuda_arch_list() -> str | None:
 
 
 def child_env(config: EvalConfig) -> dict[str, str]:
-    """Where the child's compilers cache their output (all under the shared cache), and on CUDA the
-    one target architecture, the same for the build and the execution child so that the execution
-    child finds the build's commands unchanged and compiles nothing."""
-    env = {"TRITON_CACHE_DIR": str(config.cache_dir / "triton"), "SOLBENCH_CACHE": str(config.cache_dir)}
-    arch = cuda_arch_list() if config.device == "cuda" and "TORCH_CUDA_ARCH_LIST" not in os.environ else None
+    """Where the child's compilers cache their output (all under the shared cache), whether builds
+    take the precompiled header, and on CUDA the one target architecture: the GPU's own, even where
+    the environment names several (as some images do; nvcc would compile each), and the same for
+    the build and the execution child, so that the execution child finds the build's commands
+    unchanged and compiles nothing."""
+    env = {
+        "TRITON_CACHE_DIR": str(config.cache_dir / "triton"),
+        "SOLBENCH_CACHE": str(config.cache_dir),
+        PCH_ENV: "1" if config.precompiled_header else "0",
+    }
+    arch = cuda_arch_list() if config.device == "cuda" else None
     if arch:
         env["TORCH_CUDA_ARCH_LIST"] = arch
     return env

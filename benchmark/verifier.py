@@ -52,10 +52,20 @@ def visible_gpus() -> list[int]:
     return list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
 
 
+def default_build_cores() -> int:
+    """The cores builds may keep busy: those this process may run on (a container's cpuset narrows
+    them, which os.cpu_count ignores), less one for the parent and the execution lanes."""
+    return max(1, len(os.sched_getaffinity(0)) - 1)
+
+
+MAX_BUILD_JOBS = 2  # a load_inline build compiles at most main.cpp and cuda.cu at once
+
+
 @dataclass(frozen=True)
 class VerifierConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
-    build_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
+    build_cores: int = field(default_factory=default_build_cores)  # cores the build pool keeps busy
+    build_workers: int | None = None  # concurrent builds; None: one per build core
     gpus: tuple[int, ...] | None = None  # devices to execute on; None: every visible one
     lanes_per_device: int = 1  # concurrent executions per device; above 1 they share it through a
     # reader-writer lock: checks run side by side, timing runs alone (benchmark.gpu_lock)
@@ -64,10 +74,21 @@ class VerifierConfig:
     reference_entry_bytes: int = DEFAULT_ENTRY_BYTES  # largest reference outputs kept for one task
 
     def __post_init__(self):
-        if self.build_workers < 1 or self.lanes_per_device < 1:
-            raise ValueError("build_workers and lanes_per_device must be at least 1")
+        if self.build_cores < 1 or self.builds_at_once < 1 or self.lanes_per_device < 1:
+            raise ValueError("build_cores, build_workers and lanes_per_device must be at least 1")
         if self.reference_store_bytes < 0 or self.reference_entry_bytes < 0:
             raise ValueError("reference_store_bytes and reference_entry_bytes cannot be negative (0 turns the store off)")
+
+    @property
+    def builds_at_once(self) -> int:
+        return self.build_cores if self.build_workers is None else self.build_workers
+
+    @property
+    def build_jobs(self) -> int:
+        """ninja's jobs per build (MAX_JOBS): the build cores shared out among the builds, so that
+        builds x jobs never exceeds build_cores (ninja's own default is every core plus two, per
+        build); more builds than cores, a caller's choice, get one job each."""
+        return max(1, min(MAX_BUILD_JOBS, self.build_cores // self.builds_at_once))
 
 
 @dataclass(frozen=True)
@@ -106,7 +127,7 @@ class Verifier:
         for device in self.devices:
             for _ in range(config.lanes_per_device):
                 self._lanes.put(device)
-        self._builds = ThreadPoolExecutor(config.build_workers, thread_name_prefix="solbench-build")
+        self._builds = ThreadPoolExecutor(config.builds_at_once, thread_name_prefix="solbench-build")
         self._execs = ThreadPoolExecutor(self._lanes.qsize(), thread_name_prefix="solbench-exec")
         self._built: dict[str, Future] = {}  # code hash -> build future, so each code is built once
         self._lock = threading.Lock()
@@ -163,7 +184,7 @@ class Verifier:
             if fut is not None:
                 self._count("build_cache_hits")
                 return fut
-            fut = self._builds.submit(build, code, self.config.eval)
+            fut = self._builds.submit(build, code, self.config.eval, {"MAX_JOBS": str(self.config.build_jobs)})
             self._built[key] = fut
             return fut
 

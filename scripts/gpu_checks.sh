@@ -74,6 +74,9 @@ stage rl 480 python3 scripts/rl_demo.py --out "$OUT/rl"
 # candidates, one table at the end (docs/verifier.md, "The speed stage"). Alone it fits one 9-minute call.
 stage speed "${SPEED_S:-510}" python3 scripts/bench_speed.py --budget-s $(( ${SPEED_S:-510} - 15 )) \
     --suite-fraction "${SPEED_SUITE_FRACTION:-0.05}" --parts ${SPEED_PARTS:-suite a b c kernelbench} --out "$OUT/speed"
+# builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");
+# not in the default list: run it by name, `bash scripts/gpu_checks.sh builds`.
+stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --n "${BUILDS_N:-4}" --out "$OUT/builds"
 
 # The device tool brings back few files: pack everything into one archive beside the summary.
 cp benchmark/tasks/manifest.json "$OUT/manifest.json" 2>/dev/null

@@ -57,7 +57,7 @@ OPTIONAL_PRELOAD = ("triton", "triton.language")  # imported where installed (Tr
 # the zygote's own environment (OMP_NUM_THREADS, LD_LIBRARY_PATH, CUDA_HOME, ... are read at import).
 PER_JOB_ENV = frozenset({
     "TMPDIR", "CUDA_VISIBLE_DEVICES", "TRITON_CACHE_DIR", "SOLBENCH_CACHE", "TORCH_CUDA_ARCH_LIST",
-    "TORCH_EXTENSIONS_DIR",
+    "TORCH_EXTENSIONS_DIR", "SOLBENCH_PCH", "MAX_JOBS",  # the last two: read when a build runs
 })
 START_TIMEOUT_S = 300.0  # the zygote's imports, on a busy host
 REPLY_TIMEOUT_S = 60.0  # from a fork request to the child's pid

@@ -363,3 +363,16 @@ def test_zygote_that_cannot_start_leaves_jobs_to_spawn(monkeypatch, tmp_path):
     outcome = run_job(job, 120, clock="build")
     assert outcome.started_by == "spawn" and outcome.result["status"] == "built"
     assert broken.broken and broken.pid is None
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_every_variable_the_harness_sets_per_job_is_one_a_fork_honours(device, monkeypatch):
+    """A variable the harness sets per job but the zygote does not honour sends every job to the
+    spawn path, silently (a new build variable once did)."""
+    from benchmark.zygote import PER_JOB_ENV
+
+    monkeypatch.setattr(harness, "cuda_arch_list", lambda: "9.0")
+    config = harness.EvalConfig(device=device)
+    set_per_job = {*harness.child_env(config), *harness.build_env(config), "TMPDIR", "CUDA_VISIBLE_DEVICES"}
+    set_per_job |= {"MAX_JOBS"}  # the verifier's build pool shares the cores out (VerifierConfig.build_jobs)
+    assert set_per_job <= PER_JOB_ENV, set_per_job - PER_JOB_ENV

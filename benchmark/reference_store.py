@@ -193,7 +193,10 @@ class Fingerprint:
         # 64-bit words where the bytes allow (a tenth of the time of widening each element on CPU)
         whole_words = raw.numel() % 8 == 0 and raw.storage_offset() % 8 == 0
         total = raw.view(torch.int64).sum() if whole_words else bits.sum(dtype=torch.int64)
-        idx = torch.linspace(0, bits.numel() - 1, min(bits.numel(), SAMPLED_ELEMENTS), device=t.device).long()
+        n, k = bits.numel(), min(bits.numel(), SAMPLED_ELEMENTS)
+        # integer spacing: a float32 linspace rounds past the last element above 2^24 elements (an
+        # out-of-bounds gather, a device-side assert on CUDA)
+        idx = torch.arange(k, device=t.device, dtype=torch.int64) * (n - 1) // max(k - 1, 1)
         self._hash.update(str(int(total)).encode())
         self._hash.update(bits[idx].cpu().numpy().tobytes())
 

@@ -270,17 +270,49 @@ class Zygote:
 # The zygote's side.
 
 
-def preload() -> None:
-    """Import what every worker imports, and what Triton candidates do; refuse a CUDA context."""
-    for name in PRELOAD:
-        importlib.import_module(name)
-    loaded = list(PRELOAD)
-    for name in OPTIONAL_PRELOAD:
+def fork_poisoned() -> bool:
+    """Whether a child forked now could not use CUDA: torch arms an at-fork hook that marks every
+    later child "bad" once this process has asked the CUDA runtime anything (a device count, say)."""
+    pid = os.fork()
+    if pid == 0:
         try:
-            importlib.import_module(name)
+            import torch
+
+            os._exit(1 if torch.cuda._is_in_bad_fork() else 0)
+        except BaseException:  # noqa: BLE001 - any doubt counts as poisoned
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) != 0
+
+
+NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"  # torch.cuda.is_available() through NVML: no runtime call
+
+
+def preload() -> None:
+    """Import what every worker imports, and what Triton candidates do; refuse a CUDA context, and
+    name the import after which a forked child could no longer use CUDA. While importing, torch
+    answers availability through NVML, so an import that asks leaves fork usable."""
+    previous = os.environ.get(NVML_CHECK)
+    os.environ[NVML_CHECK] = "1"
+    try:
+        steps = [("torch", True), *((name, True) for name in PRELOAD), *((name, False) for name in OPTIONAL_PRELOAD)]
+        loaded = []
+        for name, required in steps:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                if required:
+                    raise
+                continue
             loaded.append(name)
-        except ImportError:
-            pass
+            if fork_poisoned():
+                raise RuntimeError(f"after importing {loaded}, a forked child can no longer use CUDA "
+                                   f"(torch's fork poison, armed by the import of {name})")
+    finally:
+        if previous is None:
+            os.environ.pop(NVML_CHECK, None)
+        else:
+            os.environ[NVML_CHECK] = previous
     import torch
 
     if torch.cuda.is_initialized():
@@ -417,7 +449,11 @@ def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
     control.set_inheritable(False)
     confine.die_with_parent(int(sys.argv[2]))
-    preload()
+    try:
+        preload()
+    except Exception as e:  # noqa: BLE001 - the parent logs why and spawns every worker
+        _send_json(control, {"error": f"{type(e).__name__}: {e}"})
+        raise
     server = Server(control)
     _send_json(control, {"ready": os.getpid()})
     server.run()

@@ -283,3 +283,17 @@ def test_fingerprint_follows_values_shape_and_weights():
     with torch.no_grad():
         model.weight[0, 0] += 1.0
     assert base != digest(model, [x, 3])
+
+
+def test_fingerprint_samples_stay_inside_a_tensor_of_more_than_2_to_the_24_elements():
+    """A float32 linspace of indices rounded past the end of such a tensor (a device-side assert on
+    the H200); the integer spacing ends exactly on the last element."""
+    from benchmark.reference_store import Fingerprint
+
+    big = torch.zeros((1 << 24) + 4, dtype=torch.uint8)  # its last index, 2^24 + 3, is no float32
+    big[-1] = 7
+    a, b = Fingerprint(None), Fingerprint(None)
+    a.update([big])
+    big[-1] = 8
+    b.update([big])
+    assert a.hexdigest() != b.hexdigest()  # the last element is sampled (and summed)

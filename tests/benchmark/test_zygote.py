@@ -376,3 +376,17 @@ def test_every_variable_the_harness_sets_per_job_is_one_a_fork_honours(device, m
     set_per_job = {*harness.child_env(config), *harness.build_env(config), "TMPDIR", "CUDA_VISIBLE_DEVICES"}
     set_per_job |= {"MAX_JOBS"}  # the verifier's build pool shares the cores out (VerifierConfig.build_jobs)
     assert set_per_job <= PER_JOB_ENV, set_per_job - PER_JOB_ENV
+
+
+def test_an_import_that_poisons_fork_for_cuda_is_named_and_the_zygote_refuses(monkeypatch):
+    """On the H200 every forked child once failed with "Cannot re-initialize CUDA in forked
+    subprocess": the zygote now probes a fork after each import and refuses to serve, naming it."""
+    from benchmark import zygote
+
+    assert not zygote.fork_poisoned()  # a CPU build of torch arms no poison
+    seen = []
+    monkeypatch.setattr(zygote, "fork_poisoned", lambda: seen.append(1) or len(seen) >= 3)
+    with pytest.raises(RuntimeError, match=r"armed by the import of benchmark\.sol"):
+        zygote.preload()
+    assert zygote.PRELOAD[1] == "benchmark.sol"
+    assert os.environ.get(zygote.NVML_CHECK) is None  # restored after the imports

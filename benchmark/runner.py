@@ -272,9 +272,10 @@ class _Recorder:
         self.verdicts.append(verdict)
         self.correct += verdict.correct
         self.faster += _faster(verdict)
-        self.bar.set_description(task.task_id)
+        self.bar.set_description(task.task_id, refresh=False)
         self.bar.set_postfix({"pass": self.correct, "faster": self.faster, "turn": verdict.turn}, refresh=False)
         self.bar.update(1)
+        self.bar.refresh()  # update() skips drawing within tqdm's mininterval: every verdict is shown
 
 
 def _faster(v: Verdict) -> bool:

@@ -119,7 +119,10 @@ def test_a_quick_verdict_is_written_while_generation_and_a_slow_sample_continue(
     def after(sample):
         if sample == 1:  # generation goes on until sample 1's verdict is on disk
             seen["during_generation"] = wait_for(lambda: 1 in samples_in(results))
-            seen["bar"] = capsys.readouterr().err
+            # the recorder moves the bar right after it writes the verdict: wait for it, not a snapshot
+            err: list[str] = []
+            wait_for(lambda: err.append(capsys.readouterr().err) or "pass=1" in "".join(err))
+            seen["bar"] = "".join(err)
 
     backend = ScriptedBackend({0: waiting_candidate(results, sample=1), 1: quick_candidate(data_dir)}, after)
     cfg = dataclasses.replace(

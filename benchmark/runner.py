@@ -274,8 +274,8 @@ class _Recorder:
         self.faster += _faster(verdict)
         self.bar.set_description(task.task_id, refresh=False)
         self.bar.set_postfix({"pass": self.correct, "faster": self.faster, "turn": verdict.turn}, refresh=False)
-        self.bar.update(1)
-        self.bar.refresh()  # update() skips drawing within tqdm's mininterval: every verdict is shown
+        if not self.bar.update(1):  # True when it drew; within tqdm's mininterval it does not
+            self.bar.refresh()  # every verdict is shown
 
 
 def _faster(v: Verdict) -> bool:

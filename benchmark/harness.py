@@ -334,6 +334,8 @@ def _environment(r: dict) -> dict[str, str]:
         env["contention_check"] = f"unavailable: {r['contention_check']}"
     if r.get("reference_store"):
         env["reference_store"] = r["reference_store"]  # what the reference phase took from the store
+    if r.get("launch_cover_ms") is not None:
+        env["launch_cover_ms"] = f"{r['launch_cover_ms']:.3f}"  # the device-side wait each timed call was launched behind
     return env
 
 

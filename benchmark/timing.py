@@ -5,12 +5,16 @@ any stream is counted; the L2 cache is flushed by a write of twice its size befo
 calls repeat for at least a minimum time and until the median is stable (its estimated relative
 standard error is under the target), or until a time cap is reached. The minimum time and a
 time-based warm-up matter for short kernels: stopping after a few dozen calls let the speedup of
-one 0.14 ms kernel drift by 10% between runs on the H200. A call's time is measured by events on
-the current stream (start, and end right after the call), which is precise; the host then times
-how long a device-wide synchronize still waits once it has seen that stream finish (work on side
-streams). That trailing work is added to the call's time when it exceeds the bracket's own latency
-(calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat compares its size with the
-reference's. The candidate is timed interleaved with the reference (`Timer.interleaved`: one call
+one 0.14 ms kernel drift by 10% between runs on the H200. On CUDA each call is launched while the
+device is still busy with the flush and a short device-side wait (longer than the call's launches
+took in warm-up), so the host's launch latency, which moves from process to process (one Triton
+launch was 41 us slower in one run on the H200), is not timed on an idle GPU; work a call put on
+another stream could start under that wait, and the profile pass flags any (`anticheat.kernels`).
+A call's time is measured by events on the current stream (start, and end right after the call);
+the host then times how long a device-wide synchronize still waits once it has seen that stream
+finish (work on side streams). That trailing work is added to the call's time when it exceeds the
+bracket's own latency (calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat
+compares its size with the reference's. The candidate is timed interleaved with the reference (`Timer.interleaved`: one call
 of each per round), so drift between two timings cannot move the speedup, and the spread of the
 ratio over blocks of rounds is recorded. On CPU the same loop runs with a monotonic clock, minus
 the cost of an empty call."""
@@ -40,11 +44,11 @@ class TimingConfig:
     max_seconds: float = 3.0  # cap on timed wall time per model
     flush_l2: bool = True
     contention_wait_s: float = 10.0  # before a timed phase, wait this long for other GPU processes to leave
-    # On CUDA: the call is launched while the device is still busy with the L2 flush and a short
-    # device-side wait (LAUNCH_COVER_MS), so the host's launch latency, which moves from process to
-    # process, is not timed on an idle GPU. Off by default until measured against the default
-    # protocol (scripts/bench_harness.py, `repeats`).
-    launch_behind_flush: bool = False
+    # On CUDA: the call is launched while the device is still busy with the L2 flush and a
+    # device-side wait longer than the call's own launch (`Timer.cover_ms`), so the host's launch
+    # latency, which moves from process to process, is not timed on an idle GPU. False: the call is
+    # launched on an idle device, its launch latency timed (the protocol before the pool).
+    launch_behind_flush: bool = True
 
     def brief(self) -> TimingConfig:
         """A short timing of the same protocol: enough for a bound (the reference's time alone, which
@@ -75,8 +79,10 @@ def summarize(samples: list[float]) -> TimingStats:
     )
 
 
-LAUNCH_COVER_MS = 0.1  # device-side wait queued ahead of a call launched behind the flush: longer
-# than a host's launch of one call (about 5-40 us from PyTorch or Triton), short next to the timing
+LAUNCH_COVER_MS = 0.1  # shortest device-side wait queued ahead of a call launched behind the flush:
+# longer than a host's launch of one kernel (about 5-40 us from PyTorch or Triton)
+LAUNCH_COVER_MAX_MS = 2.0  # longest: a call whose launches take longer is host-bound, and timed so
+LAUNCH_COVER_FACTOR = 1.5  # the wait covers this multiple of the slowest arm's median launch time
 
 
 Arm = tuple[Callable[[int], object], Callable[[int], object] | None]  # (call, prepare) of one timed model
@@ -101,7 +107,8 @@ class Timer:
             l2 = torch.cuda.get_device_properties(self.device).L2_cache_size or 64 * 2**20
             self._flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=self.device)
         self.last_stream_gaps_ms: list[float] = []  # median trailing device work per arm in the last timing
-        self._cover_cycles: int | None = None  # GPU clock cycles of LAUNCH_COVER_MS, measured once
+        self._cycles_per_ms: float | None = None  # of `torch.cuda._sleep`, measured once
+        self.cover_ms = LAUNCH_COVER_MS  # device-side wait ahead of each call behind the flush, set per timing
         empty = [self._once(lambda: None) for _ in range(25)]
         self.overhead_ms = 0.0 if self.cuda else statistics.median(t for t, _ in empty)
         self._gap_floor_ms = statistics.median(g for _, g in empty)
@@ -124,7 +131,7 @@ class Timer:
         if self._flush_buf is not None:
             self._flush_buf.zero_()
         if behind_flush:
-            torch.cuda._sleep(self._launch_cover())
+            torch.cuda._sleep(max(int(self.cover_ms * self._sleep_rate()), 1))
         else:
             torch.cuda.synchronize()
         start.record()
@@ -136,10 +143,9 @@ class Timer:
         trailing_ms = (time.perf_counter() - t_stream) * 1e3
         return start.elapsed_time(stream_end), trailing_ms
 
-    def _launch_cover(self) -> int:
-        """Cycles of `torch.cuda._sleep` that keep the device busy for LAUNCH_COVER_MS (its clock
-        rate, measured once on this device)."""
-        if self._cover_cycles is None:
+    def _sleep_rate(self) -> float:
+        """Cycles per millisecond of `torch.cuda._sleep` (its clock rate), measured once on this device."""
+        if self._cycles_per_ms is None:
             probe = 200_000
             torch.cuda._sleep(probe)  # the first launch of the spin kernel loads it
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -147,8 +153,8 @@ class Timer:
             torch.cuda._sleep(probe)
             end.record()
             end.synchronize()
-            self._cover_cycles = max(int(probe * LAUNCH_COVER_MS / max(start.elapsed_time(end), 1e-3)), 1)
-        return self._cover_cycles
+            self._cycles_per_ms = probe / max(start.elapsed_time(end), 1e-3)
+        return self._cycles_per_ms
 
     def time(
         self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None,
@@ -164,14 +170,19 @@ class Timer:
         Warm-up, the stopping rule and the cap apply to each arm as in a single timing."""
         cfg, n = config or self.config, len(arms)
         i, t_warm = 0, time.monotonic() + cfg.warmup_seconds * n
+        launch_ms: list[list[float]] = [[] for _ in arms]  # host time of each warm-up call (its launches)
         while i < cfg.warmup_calls or time.monotonic() < t_warm:
             i += 1
-            for call, prepare in arms:
+            for (call, prepare), launches in zip(arms, launch_ms, strict=True):
                 if prepare:
                     prepare(-i)
+                t_launch = time.perf_counter()
                 call(-i)
+                launches.append((time.perf_counter() - t_launch) * 1e3)
                 if self.cuda:
                     torch.cuda.synchronize()
+        slowest = max(statistics.median(m) for m in launch_ms)
+        self.cover_ms = min(max(LAUNCH_COVER_FACTOR * slowest, LAUNCH_COVER_MS), LAUNCH_COVER_MAX_MS)
         samples: list[list[float]] = [[] for _ in arms]
         gaps: list[list[float]] = [[] for _ in arms]
         t0 = time.monotonic()

@@ -572,6 +572,8 @@ class Evaluation:
         self.result["reference_time"] = asdict(ref_stats)
         self.result["candidate_time"] = asdict(stats)
         self.result["speedup_spread"] = timed.ratio_spread
+        if self.device.type == "cuda" and self.timer.config.launch_behind_flush:
+            self.result["launch_cover_ms"] = self.timer.cover_ms
         for k, (expected, exact) in enumerate(zip(ref["timed"], ref["timed_exact"], strict=True)):
             if k in kept and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol"), exact=exact).ok:
                 self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")

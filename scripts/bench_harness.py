@@ -56,7 +56,8 @@ def row(v) -> dict:
         "profile_s": v.phases.profile_s, "candidate_ms": v.candidate_time.median_ms if v.candidate_time else None,
         "reference_ms": v.reference_time.median_ms if v.reference_time else None,
         "reference_alone_ms": v.reference_alone_time.median_ms if v.reference_alone_time else None,
-        "speedup_spread": v.speedup_spread, "error": (v.error or "")[:300],
+        "speedup_spread": v.speedup_spread, "launch_cover_ms": v.env.get("launch_cover_ms"),
+        "error": (v.error or "")[:300],
     }
 
 
@@ -67,8 +68,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default=None)
     p.add_argument("--repeats", type=int, default=5, help="runs of the same candidate for the speedup spread")
-    p.add_argument("--protocols", nargs="+", choices=("default", "behind-flush"), default=["default", "behind-flush"],
-                   help="timing protocols the repeats section compares (TimingConfig.launch_behind_flush)")
+    p.add_argument("--protocols", nargs="+", choices=("behind-flush", "idle-launch"), default=["behind-flush"],
+                   help="timing protocols the repeats section measures: launched behind the flush and a device-side "
+                        "wait (the default), or on an idle device (TimingConfig.launch_behind_flush=False)")
     p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
                    help="what to measure, in this order (harness.json is rewritten after each)")
     p.add_argument("--out", type=Path, default=Path("runs/bench-harness"))
@@ -144,7 +146,12 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                            "runs": [row(v) for v in verdicts]}
             print(f"{task.task_id} {cand.name} ({protocol}) via {name}: " + ", ".join(f"{s:.4f}" if s else "-" for s in speedups)
                   + (f"  spread {spread:.2%}" if spread is not None else "")
-                  + (f"  within-run median {statistics.median(within):.2%}" if within else ""), flush=True)
+                  + (f"  within-run median {statistics.median(within):.2%}" if within else "")
+                  + "".join(f"  [{v.status.value}: {(v.error or ', '.join(v.flags))[:120]}]" for v in verdicts
+                            if v.speedup is None), flush=True)
+        if entry["spawned"]["median"] and entry["pool"]["median"]:
+            entry["pool_over_spawned"] = entry["pool"]["median"] / entry["spawned"]["median"]
+            print(f"{task.task_id} ({protocol}): pool / spawned median speedup {entry['pool_over_spawned']:.4f}", flush=True)
         report["repeats"].append(entry)
         save()  # after each case: a stage cut by its limit keeps the cases that finished
 

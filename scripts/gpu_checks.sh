@@ -32,17 +32,21 @@ stage() {  # stage NAME SECONDS COMMAND...
 stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers; print(torch.__version__, torch.version.cuda, triton.__version__, transformers.__version__)"; python3 -c "import trl, datasets, pycuda; print(trl.__version__, datasets.__version__, pycuda.VERSION_TEXT)"'
 # The GPU tests share one build cache across pytest-xdist workers (each extension is compiled once),
 # and on the GPU every evaluation takes the host's device lock, so parallel workers never time at once.
-# The contention test starts a foreign GPU process on purpose: it runs alone, after the others.
+# Tests that time the GPU directly (the contention test starts a foreign GPU process on purpose; the
+# launch-cover test times without the device lock) run alone, after the others (SERIAL).
 # GPU_TESTS (a list of test paths) replaces the list for one call.
 if [ -z "${GPU_TESTS:-}" ]; then
     GPU_TESTS="tests/honest tests/cheats/test_cheats_gpu.py tests/benchmark/test_cuda_raw.py tests/benchmark/test_prompts.py"
     GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/test_verdicts_gpu.py tests/benchmark/test_trust_gpu.py"
     GPU_TESTS="$GPU_TESTS tests/benchmark/test_mixed_run_gpu.py tests/datasets_builder/test_inductor_gpu.py tests/benchmark/test_timing.py"
+    GPU_TESTS="$GPU_TESTS tests/benchmark/test_kernel_evidence.py"
 fi
+SERIAL="foreign_process or launch_behind_flush"
 stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache bash -c "
-    timeout $((${TESTS_S:-480} - 45)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
-        -k 'not foreign_process' $GPU_TESTS; a=\$?
-    timeout 60 python3 -m pytest -q -m gpu -p no:cacheprovider --timeout 55 -rfE -k foreign_process tests/benchmark/test_verdicts_gpu.py; b=\$?
+    timeout $((${TESTS_S:-480} - 60)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
+        -k 'not ($SERIAL)' $GPU_TESTS; a=\$?
+    timeout 60 python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 55 -rfE -k '$SERIAL' \
+        tests/benchmark/test_verdicts_gpu.py tests/benchmark/test_timing.py; b=\$?
     exit \$((a | b))"
 # trust: the Inductor trust corpus (docs/trust-corpus.md); it keeps what finished if cut. It continues the
 # committed results (TRUST_RESUME, default docs/trust-corpus-results.jsonl; empty: start afresh), so each

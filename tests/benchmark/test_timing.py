@@ -1,6 +1,6 @@
 import pytest
 
-from benchmark.timing import Timer, TimingConfig, median_rel_err
+from benchmark.timing import LAUNCH_COVER_MAX_MS, LAUNCH_COVER_MS, Timer, TimingConfig, median_rel_err
 
 
 def _runs(**cfg) -> int:
@@ -95,10 +95,27 @@ def test_brief_config_times_a_third_of_the_calls():
     assert timer.time(lambda i: None).runs == 9
 
 
+@pytest.mark.parametrize(("host_ms", "cover_ms"), [(0.0, LAUNCH_COVER_MS), (1.0, 1.5), (4.0, LAUNCH_COVER_MAX_MS)])
+def test_the_launch_cover_is_sized_from_the_warm_ups_launch_times(host_ms, cover_ms):
+    """The device-side wait covers 1.5x the slowest arm's median launch time, between the floor and the cap."""
+    import time
+
+    def call(i: int) -> None:
+        t_end = time.perf_counter() + host_ms / 1e3
+        while time.perf_counter() < t_end:
+            pass
+
+    timer = Timer("cpu", TimingConfig(warmup_calls=5, warmup_seconds=0.0, min_runs=2, min_seconds=0.0))
+    timer.interleaved([(lambda i: None, None), (call, None)])
+    assert timer.cover_ms == pytest.approx(cover_ms, rel=0.15)
+
+
 @pytest.mark.gpu
-def test_launch_behind_flush_hides_the_hosts_launch_latency():
-    """A call whose host side takes 0.05 ms before its one tiny kernel: the default protocol times that
-    host work on an idle GPU, the behind-flush protocol queues the call behind device work and does not."""
+@pytest.mark.parametrize("host_us", [50, 400])
+def test_launch_behind_flush_hides_the_hosts_launch_latency(host_us):
+    """A call whose host side takes `host_us` before its one tiny kernel: the default protocol times
+    that host work on an idle GPU; launched behind the flush, the device-side wait (sized from the
+    warm-up's launch times, so longer than the fixed 0.1 ms minimum for 400 us) covers it."""
     import dataclasses
     import time
 
@@ -107,14 +124,15 @@ def test_launch_behind_flush_hides_the_hosts_launch_latency():
     x = torch.ones(1024, device="cuda")
 
     def call(i: int) -> None:
-        t_end = time.perf_counter() + 50e-6
+        t_end = time.perf_counter() + host_us * 1e-6
         while time.perf_counter() < t_end:
             pass
         x.add_(1.0)
 
     config = TimingConfig(warmup_seconds=0.05, min_runs=50, min_seconds=0.05, max_seconds=0.5)
     timer = Timer("cuda", config)
-    default = timer.time(call).median_ms
+    idle = timer.time(call, config=dataclasses.replace(config, launch_behind_flush=False)).median_ms
     behind = timer.time(call, config=dataclasses.replace(config, launch_behind_flush=True)).median_ms
-    assert default >= 0.045, default
-    assert behind < default - 0.03, (behind, default)
+    assert idle >= 0.9 * host_us / 1e3, idle
+    assert behind < 0.03, (behind, idle, timer.cover_ms)
+    assert timer.cover_ms >= 1.4 * host_us / 1e3, timer.cover_ms

@@ -18,6 +18,7 @@ GPU_CHEATS = {
     # cheat -> (task file in tests/cheats/gpu, flag)
     "stale_memory": ("task_scale_shift_large.py", "uninitialized_output"),
     "side_stream": ("task_scale_shift_large.py", "side_stream"),
+    "side_stream_joined": ("task_scale_shift_large.py", "side_stream"),
     "decoy_kernel": ("task_matmul.py", "library_kernels_dominate"),
     "cublas_only": ("task_matmul.py", "no_custom_kernel"),
 }

@@ -41,9 +41,6 @@ class ChainBuilder:
     _counter: int = 0
 
     # values
-    def _numel(self, dims: tuple[str, ...], rows: int) -> int:
-        return math.prod(rows if d == ROWS else self.sizes[d] for d in dims)
-
     def add_input(self, dims: tuple[str, ...], order: tuple[int, ...] | None = None, init: str = "randn",
                   scale: float = 1.0, offset: float = 0.0) -> str:
         name = "x" if not self.inputs else f"x{len(self.inputs)}"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from collections.abc import Iterator
 
 SKIP_ASSIGNS = {"SOLBENCH"}
 DTYPES = {"float32", "float16", "bfloat16", "float64", "half", "float", "double"}  # torch.X as a dtype
@@ -216,8 +215,3 @@ def jaccard(a: set[int], b: set[int]) -> float:
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)
-
-
-def iter_ngrams(tokens: list[str], n: int) -> Iterator[tuple[str, ...]]:
-    for i in range(max(len(tokens) - n + 1, 1)):
-        yield tuple(tokens[i: i + n])

@@ -43,7 +43,6 @@ from datasets_builder.teachers.inductor_record import (
 )
 
 SUPPORTED_HEURISTICS = ("pointwise", "reduction", "persistent_reduction", "template")
-SUPPORTED_GRIDS = ("Grid1D", "Grid2D", "Grid3D", "Grid2DWithYZOverflow", "FixedGrid")
 MAX_Y_GRID = 65535  # CUDA's limit on the y and z grid dimensions
 DROPPED_CALLS = {"args.clear", "assert_size_stride", "assert_alignment", "torch.cuda.set_device"}
 ALLOC_CALLS = {"empty_strided_cuda", "empty_strided_cpu", "empty_strided"}

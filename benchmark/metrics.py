@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 
+from benchmark.stats import geomean
 from benchmark.verdict import Verdict
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)
@@ -131,7 +132,7 @@ def compute(
         else None
     )
     speedups = [v.speedup for v in final if v.correct and v.speedup and v.speedup > 0]
-    geo = math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None
+    geo = geomean(speedups) if speedups else None
     sols = [v.sol_fraction for v in final if v.correct and v.sol_fraction is not None]
     return Metrics(
         tasks=len(sizes),

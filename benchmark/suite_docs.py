@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 
 from benchmark.device_profile import DeviceProfile
 from benchmark.manifest import GpuRecord, Manifest
+from benchmark.stats import geomean, quantile
 from benchmark.suite import Suite
 from benchmark.task import Task
 
@@ -30,18 +31,6 @@ def _level_name(level: int | None) -> str:
 
 def _levels(tasks: list[Task]) -> list[int | None]:
     return sorted({t.level for t in tasks}, key=lambda lv: (lv is None, lv or 0))
-
-
-def _quantile(values: list[float], q: float) -> float:
-    """Linear-interpolated quantile of sorted-able values (q in [0, 1])."""
-    v = sorted(values)
-    pos = q * (len(v) - 1)
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
-
-
-def _geomean(values: list[float]) -> float:
-    return math.exp(sum(math.log(x) for x in values) / len(values))
 
 
 def _table(head: list[str], rows: list[list[object]]) -> list[str]:
@@ -115,7 +104,7 @@ def _timing_section(tasks: list[Task], manifest: Manifest, slug: str, rec: dict[
             rows.append([_level_name(lv), 0, *["-"] * 5, *[""] * len(TIME_BUCKETS), invalid])
             continue
         buckets = [sum(lo <= x < hi for x in times) for lo, hi in TIME_BUCKETS]
-        rows.append([_level_name(lv), len(times), *(_fmt_ms(_quantile(times, q)) for q in (0, 0.1, 0.5, 0.9, 1)),
+        rows.append([_level_name(lv), len(times), *(_fmt_ms(quantile(times, q)) for q in (0, 0.1, 0.5, 0.9, 1)),
                      *buckets, invalid])
     bucket_names = [f"<{hi:g} ms" if lo == 0 else (f">{lo:g} ms" if hi == math.inf else f"{lo:g}-{hi:g} ms")
                     for lo, hi in TIME_BUCKETS]
@@ -151,8 +140,8 @@ def _sol_section(tasks: list[Task], manifest: Manifest, slug: str, rec: dict[str
             and entries[i].flops / profile.matmul_rate(entries[i].dtype) > entries[i].bytes / profile.bandwidth
         )
         rows.append([
-            "all" if lv == "all" else _level_name(lv), len(fracs), f"{_geomean(fracs):.3g}",
-            f"{_quantile(fracs, 0.5):.3g}", f"{_quantile(fracs, 0.1):.3g}", f"{_quantile(fracs, 0.9):.3g}",
+            "all" if lv == "all" else _level_name(lv), len(fracs), f"{geomean(fracs):.3g}",
+            f"{quantile(fracs, 0.5):.3g}", f"{quantile(fracs, 0.1):.3g}", f"{quantile(fracs, 0.9):.3g}",
             compute_bound,
         ])
     out += _table(["level", "tasks", "geomean", "median", "p10", "p90", "compute-bound floors"], rows)

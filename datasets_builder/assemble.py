@@ -15,6 +15,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
+from benchmark.stats import geomean, quantile
 from benchmark.task import Task
 from benchmark.verdict import Verdict
 from datasets_builder.decontam import SuiteIndex, screen
@@ -135,7 +136,6 @@ def assemble(data: BuildData, options: PromptOptions, suite_index: SuiteIndex, m
 def speedup_summary(values: list[float]) -> dict:
     if not values:
         return {"timed": 0}
-    qs = statistics.quantiles(values, n=10) if len(values) > 1 else [values[0]] * 9
     edges = [0.0, 0.5, 0.8, 1.0, 1.1, 1.5, 2.0, 4.0, math.inf]
     hist = {}
     for lo, hi in zip(edges, edges[1:], strict=False):
@@ -143,7 +143,7 @@ def speedup_summary(values: list[float]) -> dict:
         hist[label] = sum(lo <= v < hi for v in values)
     return {
         "timed": len(values), "median": statistics.median(values),
-        "geomean": math.exp(statistics.fmean(math.log(v) for v in values)), "p10": qs[0], "p90": qs[-1],
+        "geomean": geomean(values), "p10": quantile(values, 0.1), "p90": quantile(values, 0.9),
         "min": min(values), "max": max(values), "faster_than_eager": sum(v > 1.0 for v in values) / len(values),
         "faster_1_1x": sum(v > 1.1 for v in values) / len(values), "histogram": hist,
     }

@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gpu_candidates as gc  # noqa: E402
 
 from benchmark.harness import EvalConfig, TaskError, evaluate  # noqa: E402
+from benchmark.stats import quantile  # noqa: E402
 from benchmark.suite import BUILTIN_SUITE  # noqa: E402
 from benchmark.task import load_task  # noqa: E402
 from benchmark.timing import TimingConfig  # noqa: E402
@@ -103,8 +104,7 @@ class Arm:
 def percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+    return quantile(values, q)
 
 
 def row(verdict: Verdict | None, latency_s: float, error: BaseException | None = None) -> dict:

@@ -25,7 +25,6 @@ import datetime
 import gc
 import json
 import logging
-import math
 import os
 import random
 import signal
@@ -43,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmark.stats import geomean  # noqa: E402
 from benchmark.task import Task  # noqa: E402
 from datasets_builder.state import Journal  # noqa: E402
 
@@ -544,7 +544,7 @@ def summarize(rows: list[Row], not_run: list[str] = ()) -> dict:
         "pass": len(passed),
         "pass_rate": round(len(passed) / len(translated), 4) if translated else None,
         "flagged_passes": sum(1 for r in translated if r.verdict == "pass" and r.flags),
-        "geomean_speedup": round(math.exp(sum(map(math.log, speedups)) / len(speedups)), 4)
+        "geomean_speedup": round(geomean(speedups), 4)
         if speedups
         else None,
         "median_translate_s": round(statistics.median(compiled), 2) if compiled else None,

@@ -24,7 +24,7 @@ from datasets_builder.metadata import TaskMetadata
 from datasets_builder.prompting import PromptOptions, answer, first_turn
 from datasets_builder.repair import RepairSample, model_samples, mutation_sample
 from datasets_builder.rft import Solution, build_pool
-from datasets_builder.schema import SPLITS, row
+from datasets_builder.schema import CONFIGS, row
 from datasets_builder.teachers.base import Candidate
 
 
@@ -90,7 +90,7 @@ def assemble(data: BuildData, options: PromptOptions, suite_index: SuiteIndex, m
                  if cid in clean]
     pool = build_pool(solutions, m, seed, rft_threshold)
     prompts = {t: _prompt(builder, data, t, options) for t in sorted(valid)}
-    rows: dict[str, list[dict]] = {s: [] for s in SPLITS}
+    rows: dict[str, list[dict]] = {s: [] for s in CONFIGS}
     for entry in pool:
         c, v = passing[entry.solution.candidate_id]
         common = dict(

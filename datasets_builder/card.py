@@ -1,18 +1,25 @@
-"""Dataset cards: the README.md of each published folder, with the YAML metadata the Hub reads
-(license, tags, the configs that name each split's files) and the statistics of the build that
-made it: tasks per level and family, the teacher, pass rates, skip reasons, the speedup
-distribution of the timed solutions, the decontamination audit, and the time taken."""
+"""Dataset cards: the README.md of each published folder, rendered from our Jinja templates
+(train_card.md.j2, suite_card.md.j2) into huggingface_hub's DatasetCard. The YAML metadata is a
+DatasetCardData (license, language, tags, task categories, size category, pretty name), with the
+configurations and their sizes written into it by datasets' own MetadataConfigs and DatasetInfosDict,
+as push_to_hub writes them; the body holds the statistics of the build that made it: tasks per level
+and family, the teacher, pass rates, skip reasons, the speedup distribution of the timed solutions,
+the decontamination audit, and the time taken. Nothing here touches the network."""
 
 from __future__ import annotations
 
-import yaml
+from pathlib import Path
 
-from datasets_builder.schema import SPLITS
+import datasets
+from datasets.info import DatasetInfosDict
+from datasets.utils.metadata import MetadataConfigs
+from huggingface_hub import DatasetCard, DatasetCardData
+
 from datasets_builder.schema import __doc__ as SCHEMA_DOC
 
-# The data files of a folder are named <split>-<fingerprint>-00000-of-00001.parquet, and the card's
-# configs name them by that fingerprint: datasets caches a local folder under a key made from its
-# card, so two builds written to folders of the same name must not share one.
+TEMPLATES = Path(__file__).parent
+TRAIN_TAGS = ["code", "gpu-kernels", "triton", "pytorch", "synthetic"]
+SUITE_TAGS = ["code", "gpu-kernels", "benchmark", "pytorch"]
 
 
 def _size_category(n: int) -> str:
@@ -22,20 +29,15 @@ def _size_category(n: int) -> str:
     return "n>1M"
 
 
-def front_matter(pretty_name: str, license: str, configs: list[dict], rows: int, tags: list[str],
-                 infos: list[dict] | None = None) -> str:
-    meta = {
-        "pretty_name": pretty_name,
-        "license": license,
-        "language": ["en"],
-        "task_categories": ["text-generation"],
-        "tags": tags,
-        "size_categories": [_size_category(rows)],
-        "configs": configs,
-    }
-    if infos:
-        meta["dataset_info"] = infos
-    return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n"
+def card_data(pretty_name: str, license: str, rows: int, tags: list[str], configs: dict[str, dict],
+              infos: dict[str, datasets.DatasetInfo]) -> DatasetCardData:
+    """The card's metadata: `configs` maps a configuration to its YAML entry (data_files, default),
+    `infos` to its DatasetInfo (features, splits and their sizes)."""
+    data = DatasetCardData(pretty_name=pretty_name, license=license, language=["en"], tags=tags,
+                           task_categories=["text-generation"], size_categories=[_size_category(rows)])
+    MetadataConfigs(configs).to_dataset_card_data(data)
+    DatasetInfosDict(infos).to_dataset_card_data(data)
+    return data
 
 
 def _table(head: list[str], rows: list[list]) -> str:
@@ -126,59 +128,20 @@ def stats_markdown(stats: dict) -> str:
     return "\n".join(["# Build statistics\n", *stats_sections(stats)])
 
 
-def train_card(stats: dict, split_rows: dict[str, int], name: str, license: str, repo: str | None,
-               configs: list[dict], infos: list[dict] | None = None) -> str:
-    total = sum(split_rows.values())
-    repo_id = repo or "ORG/NAME"
-    parts = [front_matter(name, license, configs, total, ["code", "gpu-kernels", "triton", "pytorch", "synthetic"],
-                          infos)]
-    parts.append(f"# {name}\n")
-    parts.append(
-        "Training data for language models that write GPU kernels: synthesized PyTorch tasks, each with "
-        "solutions verified by the SOLBench strict verifier (correct on fresh seeds, alternate shapes and "
-        "large-magnitude inputs; no PyTorch compute, library calls, side streams or caching), "
-        "decontaminated against the SOLBench evaluation suite.\n"
+def train_card(stats: dict, counts: dict[str, int], name: str, license: str, repo: str,
+               configs: dict[str, dict], infos: dict[str, datasets.DatasetInfo]) -> DatasetCard:
+    """The training data's card; `counts` are the rows of each configuration, empty ones included."""
+    data = card_data(name, license, sum(counts.values()), TRAIN_TAGS, configs, infos)
+    return DatasetCard.from_template(
+        data, template_path=str(TEMPLATES / "train_card.md.j2"), repo_id=repo, counts=counts,
+        rft_m=stats.get("rft", {}).get("m", "?"), statistics="\n".join(stats_sections(stats)),
+        schema=(SCHEMA_DOC or "").split("\n\n", 1)[-1].strip(),
     )
-    parts.append("## Loading\n\n```python\nfrom datasets import load_dataset\n\n"
-                 f"sft = load_dataset(\"{repo_id}\", split=\"sft\")            # chat messages for SFT\n"
-                 f"pool = load_dataset(\"{repo_id}\", split=\"rft\")           # the verified pool, clustered\n"
-                 f"repair = load_dataset(\"{repo_id}\", split=\"repair\")      # failed attempt, feedback, fix\n"
-                 f"prompts = load_dataset(\"{repo_id}\", split=\"rl_prompts\")  # task prompts for RL\n"
-                 f"tasks = load_dataset(\"{repo_id}\", \"tasks\", split=\"train\")  # the task programs\n```\n")
-    parts.append("## Splits\n\n" + _table(["split", "rows"], [[s, split_rows.get(s, 0)] for s in (*SPLITS, "tasks")])
-                 + "\n\nA split without rows in this build has no data file and is not listed in the configuration.\n")
-    parts.append(
-        "- `sft`: one chat sample per drawn target: the benchmark's prompt with the task's tensor metadata, "
-        "and a verified solution. Targets are drawn per task at random from clusters of the verified pool "
-        f"(diversity-preserving RFT), up to {stats.get('rft', {}).get('m', '?')} per task.\n"
-        "- `rft`: the whole verified pool, with each solution's cluster, the pool size and whether it was drawn.\n"
-        "- `repair`: multi-turn samples: a failed attempt, the verifier's feedback, a verified fix "
-        "(`source` says whether the failed attempt was a model's or a mutation of a verified solution).\n"
-        "- `rl_prompts`: one prompt per valid task, solved or not, with the teacher's pass rate on it.\n"
-        "- `tasks` (configuration): the task programs in the KernelBench-compatible suite format.\n"
-    )
-    parts.extend(stats_sections(stats))
-    parts.append("## Schema\n\n```\n" + (SCHEMA_DOC or "").split("\n\n", 1)[-1].strip() + "\n```\n")
-    parts.append(
-        "## License and provenance\n\n"
-        f"The task programs and this card are released under {license}. Solutions written by TorchInductor "
-        "(teacher `inductor`) are generated code from PyTorch (BSD-3-Clause), including copies of its Triton "
-        "helper functions; solutions from a language model teacher are subject to that model's terms.\n"
-    )
-    return "\n".join(parts)
 
 
-def suite_card(n_tasks: int, version: str, license: str, configs: list[dict], infos: list[dict] | None = None,
-               name: str = "SOLBench suite") -> str:
-    head = front_matter(name, license, configs, n_tasks, ["code", "gpu-kernels", "benchmark", "pytorch"], infos)
-    body = (
-        f"# {name}\n\n"
-        f"The SOLBench evaluation suite (version {version}): {n_tasks} PyTorch reference programs in the "
-        "KernelBench format, one split per level (`level_1`, ...), with KernelBench's columns (code, level, "
-        "name, problem_id) and SOLBench's (task id, tags, dtype, tolerances, FLOPs, bytes, eager and "
-        "speed-of-light times per GPU).\n\n"
-        "```python\nfrom datasets import load_dataset\n\nlevel1 = load_dataset(\"ORG/NAME\", split=\"level_1\")\n```\n\n"
-        "Run it with `python -m benchmark.run --suite hf:ORG/NAME ...`. Do not train on it: the SOLBench training "
-        "data is decontaminated against exactly these programs.\n"
-    )
-    return head + "\n" + body
+def suite_card(n_tasks: int, version: str, license: str, configs: dict[str, dict],
+               infos: dict[str, datasets.DatasetInfo], name: str = "SOLBench suite",
+               repo: str = "ORG/NAME") -> DatasetCard:
+    data = card_data(name, license, n_tasks, SUITE_TAGS, configs, infos)
+    return DatasetCard.from_template(data, template_path=str(TEMPLATES / "suite_card.md.j2"), repo_id=repo,
+                                     n_tasks=n_tasks, version=version)

@@ -17,6 +17,7 @@ import yaml
 from datasets_builder.decontam import MODEL_THRESHOLD, PROGRAM_THRESHOLD
 from datasets_builder.prompting import PromptOptions
 from datasets_builder.rft import DEFAULT_THRESHOLD as RFT_THRESHOLD
+from datasets_builder.schema import REPO
 from datasets_builder.sizing import SizeConfig
 from datasets_builder.synth_blocks import BlockConfig
 from datasets_builder.synth_compose import ComposeConfig
@@ -112,7 +113,7 @@ class RepairConfig:
 @dataclass(frozen=True)
 class OutputConfig:
     name: str = "solbench-train"  # pretty name on the card
-    repo: str | None = None  # intended Hub repository, shown on the card
+    repo: str = REPO  # the Hub repository it is published to, shown on the card (schema.py: the scheme)
     license: str = "apache-2.0"
     export_suite: bool = True  # also write the benchmark suite as its own dataset folder
 

@@ -1,10 +1,14 @@
-"""Writing datasets as folders laid out like Hub dataset repositories: `data/<split>-<fingerprint>-00000-of-00001.parquet`
-plus a README.md whose YAML `configs` names each split's files (and `dataset_info` their sizes). `datasets.load_dataset(FOLDER)` reads
-such a folder locally, and `publish` uploads it unchanged, so both load the same way.
+"""Writing datasets as folders laid out like Hub dataset repositories, with a README.md (card.py)
+whose YAML `configs` names each configuration's files and `dataset_info` their sizes.
+`datasets.load_dataset(FOLDER, CONFIG, split=...)` reads such a folder locally, and `publish`
+uploads it unchanged, so both load the same way.
 
-Two folders come out of a build: the training data (splits sft, rft, repair, rl_prompts in the
-default configuration, and the task programs as the `tasks` configuration) and, optionally, the
-benchmark suite itself (benchmark.suite_dataset, one split per level)."""
+Two folders come out of a build:
+- the training data, in the repository scheme of schema.py: one configuration per kind of row
+  (sft, rft, repair, rl_prompts) and the task programs as configuration `tasks`, each with the one
+  split `train`, in `data/<config>/train-<fingerprint>-00000-of-00001.parquet`;
+- optionally, the benchmark suite itself (benchmark.suite_dataset): one configuration, one split
+  per level, in `data/<level>-<fingerprint>-00000-of-00001.parquet`."""
 
 from __future__ import annotations
 
@@ -20,7 +24,12 @@ from benchmark.suite import Suite
 from benchmark.suite_dataset import FEATURES as SUITE_FEATURES
 from benchmark.suite_dataset import export_suite, suite_rows
 from datasets_builder.card import suite_card, train_card
-from datasets_builder.schema import FEATURES, SPLITS
+from datasets_builder.schema import CONFIGS, DEFAULT_CONFIG, FEATURES, SPLIT, TASKS_CONFIG
+
+# The data files of a folder are named by a fingerprint of their content, and the card's configs
+# name them by it: datasets caches a local folder under a key made from its card, so two builds
+# written to folders of the same name must not share one.
+SHARD = "-00000-of-00001.parquet"
 
 
 def _parquet(rows: list[dict], features: datasets.Features, path: Path) -> None:
@@ -28,54 +37,61 @@ def _parquet(rows: list[dict], features: datasets.Features, path: Path) -> None:
     datasets.Dataset.from_list(rows, features=features).to_parquet(str(path))
 
 
-def _finish(folder: Path, staged: dict[str, Path]) -> str:
-    """Move staged split files into data/, named by a fingerprint of their content; return it."""
+def _finish(folder: Path, staged: dict[str, Path]) -> dict[str, Path]:
+    """Move staged files into data/ as `data/<key>-<fingerprint><SHARD>` (the fingerprint hashes them
+    all), replacing the data files of an earlier build; return each key's file."""
     digest = hashlib.sha256()
-    for split in sorted(staged):
-        digest.update(split.encode() + b"\0" + hashlib.sha256(staged[split].read_bytes()).digest())
+    for key in sorted(staged):
+        digest.update(key.encode() + b"\0" + hashlib.sha256(staged[key].read_bytes()).digest())
     fp = digest.hexdigest()[:10]
     data = folder / "data"
-    for old in data.glob("*.parquet") if data.is_dir() else ():
+    for old in data.rglob("*.parquet") if data.is_dir() else ():
         old.unlink()
-    data.mkdir(parents=True, exist_ok=True)
-    for split, path in staged.items():
-        shutil.move(str(path), data / f"{split}-{fp}-00000-of-00001.parquet")
-    return fp
+    files = {}
+    for key, path in staged.items():
+        files[key] = data / f"{key}-{fp}{SHARD}"
+        files[key].parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(path), files[key])
+    return files
 
 
-def _info(config_name: str, features: datasets.Features, counts: dict[str, int], folder: Path, fp: str) -> dict:
-    splits = datasets.SplitDict()
-    for split, n in counts.items():
-        nbytes = (folder / "data" / f"{split}-{fp}-00000-of-00001.parquet").stat().st_size
-        splits.add(datasets.SplitInfo(name=split, num_examples=n, num_bytes=nbytes))
-    info = datasets.DatasetInfo(features=features, config_name=config_name)
-    info.splits = splits
-    return info._to_yaml_dict()
+def _pattern(folder: Path, file: Path) -> str:
+    return file.relative_to(folder).as_posix().removesuffix(SHARD) + "*"
 
 
-def write_train_folder(folder: Path, split_rows: dict[str, list[dict]], task_rows: list[dict], stats: dict,
-                       name: str, license: str, repo: str | None) -> Path:
+def _info(config: str, features: datasets.Features, splits: dict[str, tuple[int, Path]]) -> datasets.DatasetInfo:
+    """A configuration's DatasetInfo: its features and, per split, the rows and bytes of its file."""
+    info = datasets.DatasetInfo(features=features, config_name=config)
+    info.splits = datasets.SplitDict()
+    for split, (n, path) in splits.items():
+        info.splits.add(datasets.SplitInfo(name=split, num_examples=n, num_bytes=path.stat().st_size))
+    return info
+
+
+def write_train_folder(folder: Path, rows: dict[str, list[dict]], task_rows: list[dict], stats: dict,
+                       name: str, license: str, repo: str) -> Path:
+    """The training data: `rows` maps each configuration of schema.CONFIGS to its rows."""
     folder = Path(folder)
+    tables = {c: (rows.get(c, []), FEATURES) for c in CONFIGS} | {TASKS_CONFIG: (task_rows, SUITE_FEATURES)}
     with tempfile.TemporaryDirectory(dir=folder.parent if folder.parent.exists() else None) as tmp:
         staged = {}
-        for split in SPLITS:  # an empty split has no file (the Hub's loader refuses splits without data)
-            if split_rows.get(split):
-                staged[split] = Path(tmp) / f"{split}.parquet"
-                _parquet(split_rows[split], FEATURES, staged[split])
-        if task_rows:
-            staged["tasks"] = Path(tmp) / "tasks.parquet"
-            _parquet(task_rows, SUITE_FEATURES, staged["tasks"])
+        for config, (config_rows, features) in tables.items():
+            if config_rows:  # an empty configuration has no file (the Hub's loader refuses splits without data)
+                staged[f"{config}/{SPLIT}"] = Path(tmp) / f"{config}.parquet"
+                _parquet(config_rows, features, staged[f"{config}/{SPLIT}"])
         folder.mkdir(parents=True, exist_ok=True)
-        fp = _finish(folder, staged)
-    counts = {s: len(split_rows.get(s, [])) for s in SPLITS} | {"tasks": len(task_rows)}
-    present = [s for s in SPLITS if counts[s]]
-    configs = [{"config_name": "default", "data_files": [{"split": s, "path": f"data/{s}-{fp}-*"} for s in present]}]
-    infos = [_info("default", FEATURES, {s: counts[s] for s in present}, folder, fp)] if present else []
-    if task_rows:
-        configs.append({"config_name": "tasks", "data_files": [{"split": "train", "path": f"data/tasks-{fp}-*"}]})
-        infos.append(_info("tasks", SUITE_FEATURES, {"tasks": len(task_rows)}, folder, fp))
-        infos[-1]["splits"][0]["name"] = "train"
-    (folder / "README.md").write_text(train_card(stats, counts, name, license, repo, configs, infos))
+        files = _finish(folder, staged)
+    configs, infos = {}, {}
+    for config, (config_rows, features) in tables.items():
+        file = files.get(f"{config}/{SPLIT}")
+        if file is None:
+            continue
+        configs[config] = {"data_files": [{"split": SPLIT, "path": _pattern(folder, file)}]}
+        if config == DEFAULT_CONFIG:
+            configs[config]["default"] = True
+        infos[config] = _info(config, features, {SPLIT: (len(config_rows), file)})
+    counts = {config: len(config_rows) for config, (config_rows, _) in tables.items()}
+    train_card(stats, counts, name, license, repo, configs, infos).save(folder / "README.md")
     (folder / "build_stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True, default=str) + "\n")
     return folder
 
@@ -87,11 +103,11 @@ def write_suite_folder(folder: Path, suite: Suite, license: str) -> Path:
         export_suite(suite, Path(tmp))
         staged = {p.name.split("-00000")[0]: p for p in (Path(tmp) / "data").glob("*.parquet")}
         counts = {s: datasets.Dataset.from_parquet(str(p)).num_rows for s, p in staged.items()}
-        fp = _finish(folder, staged)
+        files = _finish(folder, staged)
     levels = sorted(counts)
-    configs = [{"config_name": "default", "data_files": [{"split": s, "path": f"data/{s}-{fp}-*"} for s in levels]}]
-    infos = [_info("default", SUITE_FEATURES, {s: counts[s] for s in levels}, folder, fp)]
-    (folder / "README.md").write_text(suite_card(len(suite.tasks), suite.version, license, configs, infos))
+    configs = {"default": {"data_files": [{"split": s, "path": _pattern(folder, files[s])} for s in levels]}}
+    infos = {"default": _info("default", SUITE_FEATURES, {s: (counts[s], files[s]) for s in levels})}
+    suite_card(len(suite.tasks), suite.version, license, configs, infos).save(folder / "README.md")
     return folder
 
 

@@ -50,9 +50,9 @@ def check_folder(folder: Path) -> list[tuple[str, int]]:
         raise PublishError(f"{folder} is not a folder; build a dataset first (python -m datasets_builder build)")
     if not (folder / "README.md").is_file():
         raise PublishError(f"{folder} has no README.md (dataset card); is this a dataset folder from a build?")
-    parquet = sorted(folder.glob("data/*.parquet"))
+    parquet = sorted(folder.glob("data/**/*.parquet"))
     if not parquet:
-        raise PublishError(f"{folder} has no data/*.parquet files")
+        raise PublishError(f"{folder} has no parquet files under data/")
     files = []
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder).as_posix()
@@ -81,7 +81,7 @@ def publish(folder: str | Path, repo_id: str, private: bool = False, dry_run: bo
         repo = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         commit = api.upload_folder(
             folder_path=str(folder), repo_id=repo_id, repo_type="dataset", commit_message=commit_message,
-            ignore_patterns=IGNORE, delete_patterns=["data/*.parquet"],  # data files of an earlier build
+            ignore_patterns=IGNORE, delete_patterns=["data/**.parquet"],  # data files of an earlier build
         )
     except Exception as e:  # noqa: BLE001 - Hub errors (auth, network, offline) become one clear message
         name = type(e).__name__

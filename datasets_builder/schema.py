@@ -1,5 +1,5 @@
-"""The training dataset's rows: one schema for its four splits (sft, rft, repair, rl_prompts), so
-they load as one Hugging Face dataset configuration; a column a split does not use is null.
+"""The training dataset's rows, and where they are published: one schema for its four kinds of row
+(sft, rft, repair, rl_prompts, one configuration each); a column a kind does not use is null.
 
 The SFT trainer's contract (trainers/data.py) is the `messages` column (chat turns; the last
 assistant turn holds the answer) plus optional task_id, level, source and backend; the other
@@ -29,7 +29,16 @@ from __future__ import annotations
 
 import datasets
 
-SPLITS = ("sft", "rft", "repair", "rl_prompts")
+# The repository scheme (docs/datasets.md, "Outputs"; the trainers' recipes read it): one Hub dataset
+# repository with one configuration per kind of row and the task programs as configuration `tasks`,
+# each with the single split `train`; `sft` is the default configuration:
+#     load_dataset("solbench/kernels", "sft", split="train")
+#     load_dataset("solbench/kernels", "rl_prompts", split="train")
+REPO = "solbench/kernels"
+CONFIGS = ("sft", "rft", "repair", "rl_prompts")
+DEFAULT_CONFIG = "sft"
+TASKS_CONFIG = "tasks"
+SPLIT = "train"
 MESSAGE = {"role": datasets.Value("string"), "content": datasets.Value("string")}
 FEATURES = datasets.Features(
     {

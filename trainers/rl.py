@@ -344,7 +344,7 @@ def load_rl_prompts(config: KernelRLConfig):
             tasks[task.task_id] = task
             rows.append({"prompt": list(builder.first_turn(task)), "task_id": task.task_id})
     elif config.prompts_dataset is not None:
-        data = load_sft_dataset(config.prompts_dataset, config.prompts_split)  # the same loader, same schema
+        data = load_sft_dataset(config.prompts_dataset, config.prompts_split, config.prompts_config)  # same loader
         missing = {"task_id", "task_code"} - set(data.column_names)
         if missing:
             raise ValueError(

@@ -59,9 +59,14 @@ class KernelRLConfig(GRPOConfig):
             "program) and messages (the prompt; rendered from the task where null). Exclusive with suite."
         },
     )
-    prompts_split: str = field(
-        default="rl_prompts", metadata={"help": "Split of prompts_dataset to train on."}
+    prompts_config: str | None = field(
+        default="rl_prompts",
+        metadata={
+            "help": "Configuration of a Hub or folder prompts_dataset: the dataset builder's RL prompts are "
+            "configuration rl_prompts of its repository (datasets_builder/schema.py). Ignored for files."
+        },
     )
+    prompts_split: str = field(default="train", metadata={"help": "Split of prompts_dataset to train on."})
     max_prompts: int | None = field(
         default=None, metadata={"help": "Use only the first N tasks (smoke runs)."}
     )

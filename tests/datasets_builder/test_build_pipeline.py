@@ -81,14 +81,16 @@ def test_round_trip_with_load_dataset_and_the_sft_loader(built):
     from trainers.data import final_turn, load_sft_dataset
 
     out, result, _ = built
-    ds = datasets.load_dataset(str(out / "dataset"))
-    assert set(ds) == {"sft", "rft", "rl_prompts"}  # no repair rows in this build, so no repair file
+    names = datasets.get_dataset_config_names(str(out / "dataset"))
+    assert sorted(names) == ["rft", "rl_prompts", "sft", "tasks"]  # no repair rows in this build, so no repair file
+    ds = {name: datasets.load_dataset(str(out / "dataset"), name, split="train") for name in names}
     assert len(ds["sft"]) == result.stats["splits"]["sft"]
+    assert len(datasets.load_dataset(str(out / "dataset"), split="train")) == len(ds["sft"])  # the default
     row = ds["sft"][0]
     assert row["verified"] and row["source"] == "generation:fake" and row["backend"] == "triton"
     assert "ModelNew" in row["messages"][-1]["content"] and "Tensor metadata" in row["messages"][1]["content"]
     assert ds["rl_prompts"][0]["messages"][-1]["role"] == "user" and ds["rl_prompts"][0]["solution"] is None
-    sft = load_sft_dataset(str(out / "dataset"), split="sft")
+    sft = load_sft_dataset(str(out / "dataset"), split="train", config_name="sft")
     assert final_turn(sft[0]["messages"]) == 2
     tasks = datasets.load_dataset(str(out / "dataset"), "tasks", split="train")
     assert {"code", "level", "name", "problem_id", "task_id"} <= set(tasks.column_names)
@@ -101,9 +103,10 @@ def test_card_metadata_and_statistics(built):
     text = (out / "dataset" / "README.md").read_text()
     head = yaml.safe_load(text.split("---")[1])
     assert head["license"] == "apache-2.0" and "triton" in head["tags"]
-    splits = {d["split"] for d in head["configs"][0]["data_files"]}
-    assert splits == {"sft", "rft", "rl_prompts"} and head["configs"][1]["config_name"] == "tasks"
-    for section in ("## Splits", "### Tasks per level", "### Tasks per family", "### Tasks per dtype", "## Teacher",
+    configs = {c["config_name"]: c for c in head["configs"]}
+    assert set(configs) == {"sft", "rft", "rl_prompts", "tasks"} and configs["sft"]["default"]
+    assert all([d["split"] for d in c["data_files"]] == ["train"] for c in configs.values())
+    for section in ("## Configurations", "### Tasks per level", "### Tasks per family", "### Tasks per dtype", "## Teacher",
                     "## Speedup of the timed solutions", "## Decontamination audit", "## Schema", "## License"):
         assert section in text, section
     audit = result.stats["decontamination_tasks"]

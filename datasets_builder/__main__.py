@@ -1,11 +1,12 @@
 """Command line of the dataset builder (a thin layer over build.py and publish.py).
 
     python -m datasets_builder build --config configs/datasets/h200_500.yaml --out OUT
-    python -m datasets_builder publish OUT/dataset --repo ORG/NAME [--private] [--dry-run]
+    python -m datasets_builder publish OUT/dataset --repo solbench/kernels [--private] [--dry-run]
 
-A build writes OUT/dataset (the training splits and the task programs), OUT/suite (the benchmark
-suite, when configured), OUT/build_stats.json, OUT/stats.md and OUT/build.log; rerun the same
-command with the same OUT to continue a build that was killed or stopped by its time budget."""
+A build writes OUT/dataset (the training data and the task programs, one configuration each:
+schema.py), OUT/suite (the benchmark suite, when configured), OUT/build_stats.json, OUT/stats.md
+and OUT/build.log; rerun the same command with the same OUT to continue a build that was killed
+or stopped by its time budget."""
 
 from __future__ import annotations
 

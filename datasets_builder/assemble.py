@@ -2,7 +2,7 @@
 
 Kept solutions (pass under the strict verifier) are screened once more against the suite (the
 decontamination audit of solutions), pooled per task and clustered (rft.py); the drawn targets
-become the `sft` split, the whole pool the `rft` split. Repair conversations come from model
+become the `sft` rows, the whole pool the `rft` rows. Repair conversations come from model
 teachers' turns and from verified mutants (repair.py). Every valid task gives an `rl_prompts`
 row, solved or not. The statistics (counts per level and family, pass rates, skip reasons, the
 speedup distribution of the timed subset, the audits, time taken) feed the card and the JSON log."""
@@ -79,7 +79,7 @@ def _answer_text(c: Candidate) -> str:
 
 def assemble(data: BuildData, options: PromptOptions, suite_index: SuiteIndex, m: int, rft_threshold: float,
              seed: int, program_threshold: float, model_threshold: float) -> tuple[dict[str, list[dict]], dict]:
-    """Rows of every split, and the statistics of the solutions side of the build."""
+    """Rows of every configuration (schema.CONFIGS), and the statistics of the solutions side of the build."""
     builder = options.builder()
     valid = set(data.valid())
     passing = {cid: (c, v) for cid, (c, v) in data.verdicts.items() if kept(v) and c.task_id in valid and c.code}

@@ -101,3 +101,11 @@ def test_hub_errors_are_reported(folder, monkeypatch):
 
     with pytest.raises(PublishError, match="401 Unauthorized"):
         publish(folder, "org/name", api=Denied())
+
+
+def test_a_folder_with_one_subfolder_per_configuration_is_publishable(folder):
+    (folder / "data" / "sft-00000-of-00001.parquet").rename(folder / "data" / "part.tmp")
+    (folder / "data" / "sft").mkdir()
+    (folder / "data" / "part.tmp").rename(folder / "data" / "sft" / "train-00000-of-00001.parquet")
+    result = publish(folder, "org/name", dry_run=True)
+    assert [p for p, _ in result.files] == ["README.md", "data/sft/train-00000-of-00001.parquet"]

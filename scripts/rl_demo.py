@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 import torch
+from synthetic import build_model, build_tokenizer, save_model_folder
 from transformers import TrainerCallback
 
 from benchmark.extract import extract_code
@@ -61,7 +62,6 @@ from trainers.rl_config import KernelRLConfig
 from trainers.rl_rewards import FunctionRewards, Score, VerifierRewards
 from trainers.sft import KernelSFTTrainer
 from trainers.sft_config import KernelSFTConfig
-from trainers.synthetic import build_model, build_tokenizer, save_model_folder
 
 log = logging.getLogger("rl_demo")
 

@@ -2,7 +2,7 @@
 
 `KernelParser` is TRL's `TrlParser` over the trainer's dataclasses (TRL's script arguments, the
 trainer config, TRL's model config), so `--config RECIPE.yaml` sets every field and a flag of the
-same name overrides it. Its `--help` lists `--config` and the project's own options only; the
+same name overrides it; the recipe's values are checked against the fields' types. Its `--help` lists `--config` and the project's own options only; the
 thousand-odd Hugging Face options are behind `--help-all`. `save_recipe` writes the fields that
 differ from their defaults back as a recipe that `--config` replays.
 """
@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import typing
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
+import pydantic
 import yaml
 from trl import TrlParser
 
@@ -44,6 +46,27 @@ class KernelParser(TrlParser):
             for cls in dataclass_types
             if cls.__module__.startswith("trainers.")
         ]
+
+    def set_defaults_with_config(self, **values) -> list[str]:
+        """Check a recipe's values against their fields' types (pydantic, strict) before TRL makes them
+        the defaults: TRL passes YAML values through unchecked, so `lora_r: 8.5` would reach the run.
+        Strings are left to argparse, which converts them with the field's type as it does flags."""
+        hints = {}
+        for cls in self.dataclass_types:
+            hints.update(typing.get_type_hints(cls))
+        for name, value in values.items():
+            if name not in hints or isinstance(value, str):
+                continue
+            try:
+                validator = pydantic.TypeAdapter(hints[name])
+            except pydantic.PydanticSchemaGenerationError:
+                continue  # a type pydantic cannot describe: left to TRL, as before
+            try:
+                validator.validate_python(value, strict=True)
+            except pydantic.ValidationError as e:
+                reason = e.errors()[0]["msg"].lower()
+                raise ValueError(f"recipe field {name}: {reason}, got {value!r}") from None
+        return super().set_defaults_with_config(**values)
 
     def format_full_help(self) -> str:
         return super().format_help()

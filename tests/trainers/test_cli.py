@@ -35,3 +35,17 @@ def test_help_is_short_and_names_the_projects_options(module, own, inherited, ca
     full = capsys.readouterr().out
     assert full.startswith(f"usage: python -m {name}")
     assert inherited in full and own[0] in full and len(full.splitlines()) > 3 * len(text.splitlines())
+
+
+def test_a_recipe_value_of_the_wrong_type_names_its_field(tmp_path):
+    recipe = tmp_path / "recipe.yaml"
+    base = f"output_dir: {tmp_path}\nuse_cpu: true\nbf16: false\n"
+    recipe.write_text(base + "cuset_region_gap: 2.5\n")
+    with pytest.raises(ValueError, match=r"recipe field cuset_region_gap: input should be a valid integer, got 2.5"):
+        sft.parser().parse_args_and_config(["--config", str(recipe)])
+    recipe.write_text(base + "lora_r: [8]\n")
+    with pytest.raises(ValueError, match="recipe field lora_r"):
+        sft.parser().parse_args_and_config(["--config", str(recipe)])
+    recipe.write_text(base + "primeecho_alpha: 1\nsuite: builtin\nlearning_rate: 1e-5\n")  # an int is a float
+    script_args, config, _ = rl.parser().parse_args_and_config(["--config", str(recipe)])
+    assert config.primeecho_alpha == 1.0 and config.learning_rate == 1e-5 and script_args.suite == "builtin"

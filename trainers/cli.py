@@ -2,8 +2,9 @@
 
 `KernelParser` is TRL's `TrlParser` over the trainer's dataclasses (TRL's script arguments, the
 trainer config, TRL's model config), so `--config RECIPE.yaml` sets every field and a flag of the
-same name overrides it; the recipe's values are checked against the fields' types. Its `--help` lists `--config` and the project's own options only; the
-thousand-odd Hugging Face options are behind `--help-all`. `save_recipe` writes the fields that
+same name overrides it; the recipe's values are checked against the fields' types. Its `--help`
+lists `--config` and the project's own options only; the thousand-odd Hugging Face options are
+behind `--help-all`. `save_recipe` writes the fields that
 differ from their defaults back as a recipe that `--config` replays.
 """
 
@@ -137,6 +138,7 @@ def _overrides(config: Any) -> dict[str, Any]:
             derived_empty
             or value == _plain(default)
             or (isinstance(value, list) and [_plain(default)] == value)
+            or [value] == _plain(default)  # a one-element default that __post_init__ unwraps
         ):
             continue
         if isinstance(value, str) and value.startswith("<") and value.endswith(">"):

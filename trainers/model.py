@@ -81,7 +81,8 @@ def save_final_model(
         trainer.save_model(str(adapter_dir))
         accelerator.wait_for_everyone()
         if accelerator.is_main_process:
-            dtype = (args.model_init_kwargs or {}).get("dtype", "auto")
+            loaded = model_init_kwargs(model_args, args.model_init_kwargs) if model_args else args.model_init_kwargs
+            dtype = (loaded or {}).get("dtype", "auto")
             _merge_from_disk(model.peft_config["default"].base_model_name_or_path, dtype, adapter_dir, output_dir)
     else:
         model.config.use_cache = True  # training turns the KV cache off; generation wants it

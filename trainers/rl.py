@@ -425,7 +425,8 @@ def train_rl(
         raise ValueError("set model_name_or_path (a Hub id or a local model folder, e.g. the SFT output)")
     dataset, tasks = load_rl_prompts(script_args, config)
     source = reward_source or verifier_rewards(config, tasks, model_args.model_name_or_path)
-    config.model_init_kwargs = model_init_kwargs(model_args, config.model_init_kwargs)
+    explicit = config.model_init_kwargs
+    config.model_init_kwargs = model_init_kwargs(model_args, explicit)
     try:
         trainer = KernelRLTrainer(
             model=model_args.model_name_or_path,
@@ -435,6 +436,7 @@ def train_rl(
             peft_config=get_peft_config(model_args),
             quantization_config=get_quantization_config(model_args),
         )
+        config.model_init_kwargs = explicit  # the model is loaded; the saved recipe keeps what was written
         trainer.train(resume_from_checkpoint=config.resume_from_checkpoint)
         trainer.save_state()
         return save_final_model(trainer, model_args=model_args, script_args=script_args)

@@ -206,7 +206,8 @@ def train_sft(
     if config.eval_strategy != "no":
         source = script_args.eval_dataset_name or name
         evaluation = load_sft_dataset(source, script_args.dataset_test_split, subset)
-    config.model_init_kwargs = model_init_kwargs(model_args, config.model_init_kwargs)
+    explicit = config.model_init_kwargs
+    config.model_init_kwargs = model_init_kwargs(model_args, explicit)
     trainer = KernelSFTTrainer(
         model=model_args.model_name_or_path,
         args=config,
@@ -215,6 +216,7 @@ def train_sft(
         peft_config=get_peft_config(model_args),
         quantization_config=get_quantization_config(model_args),
     )
+    config.model_init_kwargs = explicit  # the model is loaded; the saved recipe keeps what was written
     trainer.train(resume_from_checkpoint=config.resume_from_checkpoint)
     trainer.save_state()
     return save_final_model(trainer, model_args=model_args, script_args=script_args)

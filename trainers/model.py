@@ -23,11 +23,13 @@ logger = logging.getLogger(__name__)
 class KernelModelConfig(ModelConfig):
     """TRL's `ModelConfig` (model, dtype, attention, LoRA and quantization fields) plus how to save."""
 
+    # Parameters whose defaults differ from TRL's
     lora_target_modules: list[str] | None = field(
         default_factory=lambda: ["all-linear"],
         metadata={"help": "Module names to adapt. Default: every linear layer except the LM head ('all-linear')."},
     )
 
+    # Parameters that control saving
     merge_lora: bool = field(
         default=True,
         metadata={

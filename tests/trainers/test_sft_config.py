@@ -106,6 +106,14 @@ def test_invalid_settings_say_what_to_set(overrides, message):
         KernelSFTConfig(output_dir="out", **CPU, **overrides)
 
 
+def test_lora_adapts_every_linear_layer_by_default():
+    from trl import get_peft_config
+
+    assert get_peft_config(KernelModelConfig()) is None
+    peft = get_peft_config(KernelModelConfig(use_peft=True, lora_r=8))
+    assert peft.target_modules == "all-linear" and peft.r == 8 and peft.task_type == "CAUSAL_LM"
+
+
 def test_invalid_model_and_data_settings_say_what_to_set():
     with pytest.raises(ValueError, match="lora_r must be >= 1"):
         KernelModelConfig(use_peft=True, lora_r=0)

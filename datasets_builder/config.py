@@ -1,17 +1,19 @@
 """The build configuration: typed dataclasses read from YAML (configs/datasets/*.yaml).
 
 Every section maps onto the dataclass of the module that does the work (sizing.SizeConfig,
-synth_variants.VariantConfig, ...). Unknown keys are errors that name the section and the keys
-it knows, so a misspelt option never silently keeps its default."""
+synth_variants.VariantConfig, ...). pydantic validates a file against them: unknown keys are errors
+that name the section and the keys it knows, so a misspelt option never silently keeps its default,
+and a value of the wrong type is an error that names its field."""
 
 from __future__ import annotations
 
 import dataclasses
-import types
+import json
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pydantic
 import yaml
 
 from datasets_builder.decontam import MODEL_THRESHOLD, PROGRAM_THRESHOLD
@@ -142,6 +144,10 @@ class BuildConfig:
     output: OutputConfig = field(default_factory=OutputConfig)
     budget: BudgetConfig = field(default_factory=BudgetConfig)
 
+    # pydantic validates on load: unknown keys are errors, and no scalar is coerced from another type
+    # (2.0 is a float, "3" is not an int); the nested sections inherit this.
+    __pydantic_config__ = pydantic.ConfigDict(extra="forbid", strict=True)
+
     def __post_init__(self):
         if self.device not in ("cpu", "cuda"):
             raise ConfigError(f"device must be cpu or cuda, not {self.device!r}")
@@ -155,42 +161,30 @@ class BuildConfig:
         return dataclasses.asdict(self)
 
 
-def _convert(tp, value, where: str):
-    origin = typing.get_origin(tp)
-    if dataclasses.is_dataclass(tp):
-        if not isinstance(value, dict):
-            raise ConfigError(f"{where} must be a mapping, not {type(value).__name__}")
-        return from_dict(tp, value, where)
-    if origin in (types.UnionType, typing.Union):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if value is None:
-            return None
-        return _convert(args[0], value, where) if len(args) == 1 else value
-    if origin is tuple:
-        if not isinstance(value, list | tuple):
-            raise ConfigError(f"{where} must be a list")
-        inner = typing.get_args(tp)[0]
-        return tuple(_convert(inner, v, f"{where}[{i}]") for i, v in enumerate(value))
-    if origin is dict:
-        return dict(value)
-    if tp is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    return value
+def _section_keys(loc: tuple) -> list[str]:
+    """The keys the section at `loc` (a path of field names) knows, for an unknown-key message."""
+    cls = BuildConfig
+    for name in loc:
+        hint = typing.get_type_hints(cls).get(name)
+        inner = [t for t in (hint, *typing.get_args(hint)) if dataclasses.is_dataclass(t)]
+        if not inner:
+            break
+        cls = inner[0]
+    return sorted(f.name for f in dataclasses.fields(cls))
 
 
-def from_dict(cls, data: dict, where: str = "config"):
-    hints = typing.get_type_hints(cls)
-    known = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(data) - known
-    if unknown:
-        raise ConfigError(f"unknown keys {sorted(unknown)} in {where}; it knows {sorted(known)}")
-    values = {k: _convert(hints[k], v, f"{where}.{k}") for k, v in data.items()}
-    try:
-        return cls(**values)
-    except ConfigError:
-        raise
-    except (TypeError, ValueError) as e:
-        raise ConfigError(f"{where}: {e}") from e
+def _explain(error: dict, where: str) -> str:
+    """One pydantic error as a sentence that names the field (FILE.section.key) and what is wrong."""
+    loc = tuple(str(part) for part in error["loc"])
+    if error["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+        known = _section_keys(tuple(p for p in loc[:-1] if not p.isdigit()))
+        return f"unknown keys [{loc[-1]!r}] in {'.'.join((where, *loc[:-1]))}; it knows {known}"
+    if error["type"] == "value_error":  # a __post_init__ check, whose message says what to set
+        return f"{'.'.join((where, *loc))}: {error['ctx']['error']}"
+    return f"{'.'.join((where, *loc))}: {error['msg'].lower()}, got {error['input']!r}"
+
+
+_VALIDATOR = pydantic.TypeAdapter(BuildConfig)
 
 
 def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
@@ -200,6 +194,11 @@ def load_config(path: str | Path, overrides: dict | None = None) -> BuildConfig:
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a build config is a YAML mapping")
-    for key, value in (overrides or {}).items():
-        data[key] = value
-    return from_dict(BuildConfig, data, path.name)
+    data.update(overrides or {})
+    try:
+        # Validated as JSON data (what YAML holds), so lists fill tuple fields while scalars stay strict.
+        return _VALIDATOR.validate_json(json.dumps(data))
+    except pydantic.ValidationError as e:
+        raise ConfigError("; ".join(_explain(error, path.name) for error in e.errors())) from None
+    except TypeError as e:  # a YAML value JSON cannot hold (a date, a set)
+        raise ConfigError(f"{path.name}: {e}") from None

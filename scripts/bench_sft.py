@@ -27,18 +27,18 @@ import time
 from pathlib import Path
 
 import torch
-from transformers import TrainerCallback
-
-from trainers.data import TokenizeOptions, tokenize_dataset
-from trainers.sft import KernelSFTTrainer
-from trainers.sft_config import KernelSFTConfig
-from trainers.synthetic import (
+from synthetic import (
     build_model,
     build_tokenizer,
     kernel_corpus,
     qwen2_half_b_config,
     save_model_folder,
 )
+from transformers import TrainerCallback
+
+from trainers.data import TokenizeOptions, tokenize_dataset
+from trainers.sft import KernelSFTTrainer
+from trainers.sft_config import KernelSFTConfig
 
 VOCAB = 151_936
 

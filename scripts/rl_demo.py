@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 import torch
+from synthetic import build_model, build_tokenizer, save_model_folder
 from transformers import TrainerCallback
 
 from benchmark.extract import extract_code
@@ -55,12 +56,12 @@ from benchmark.task import Task, load_task
 from benchmark.timing import TimingConfig
 from benchmark.verdict import Correctness, Status, Verdict
 from benchmark.verifier import VerifierConfig
+from trainers.model import save_final_model
 from trainers.rl import KernelRLTrainer
 from trainers.rl_config import KernelRLConfig
 from trainers.rl_rewards import FunctionRewards, Score, VerifierRewards
-from trainers.sft import KernelSFTTrainer, save_final_model
+from trainers.sft import KernelSFTTrainer
 from trainers.sft_config import KernelSFTConfig
-from trainers.synthetic import build_model, build_tokenizer, save_model_folder
 
 log = logging.getLogger("rl_demo")
 

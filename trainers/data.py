@@ -31,7 +31,6 @@ logger = logging.getLogger(__name__)
 
 IGNORE_INDEX = -100
 ROLES = ("system", "user", "assistant", "tool")
-OPTIONAL_COLUMNS = ("task_id", "level", "source", "backend")
 SCHEMA_HELP = (
     "an SFT dataset needs a 'messages' column: a list of {'role', 'content'} turns whose last "
     "assistant turn holds the answer (optional columns: task_id, level, source, backend)"

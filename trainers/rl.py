@@ -3,7 +3,7 @@
 Launch:
 
     python -m trainers.rl --config configs/rl/smoke.yaml [--field value ...]
-    accelerate launch --config_file configs/rl/accelerate/zero3.yaml -m trainers.rl --config ...
+    accelerate launch --config_file configs/sft/accelerate/zero3.yaml -m trainers.rl --config ...
 
 `KernelRLTrainer` subclasses `trl.GRPOTrainer` and overrides named hooks only:
 
@@ -35,8 +35,8 @@ import random
 from pathlib import Path
 
 import torch
-from accelerate.utils import gather, gather_object, is_peft_model
-from trl import GRPOTrainer, TrlParser
+from accelerate.utils import gather, gather_object
+from trl import GRPOTrainer, get_peft_config, get_quantization_config
 
 from benchmark.harness import EvalConfig, default_cache_dir
 from benchmark.prompts import PromptBuilder, PromptConfig
@@ -46,10 +46,12 @@ from benchmark.task import Task
 from benchmark.verdict import Status
 from benchmark.verifier import VerifierConfig
 from trainers import mirrorpop
+from trainers.cli import KernelParser
 from trainers.data import load_sft_dataset
+from trainers.model import KernelModelConfig, model_init_kwargs, save_final_model
 from trainers.primeecho import Episode, PrimeEchoParams, run_episodes
 from trainers.retry_buffer import RetryBuffer, RetryEntry, failed_answer, repair_prompt
-from trainers.rl_config import KernelRLConfig
+from trainers.rl_config import KernelRLConfig, RLScriptArguments
 from trainers.rl_rewards import (
     RewardSource,
     VerifierRewards,
@@ -57,8 +59,6 @@ from trainers.rl_rewards import (
     reward_func,
     task_from_source,
 )
-from trainers.sft import lora_config  # reads the same lora_* fields
-from trainers.sft_config import save_config_yaml
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +70,7 @@ class KernelRLTrainer(GRPOTrainer):
     """GRPO whose rewards come from a RewardSource (the verifier), with PrimeEcho, BDR and MirrorPop."""
 
     _tag_names = ["trl", "grpo", "solbench"]
+    recipe_file = "rl_config.yaml"  # the resolved recipe, beside the saved model
 
     def __init__(
         self,
@@ -326,7 +327,7 @@ class KernelRLTrainer(GRPOTrainer):
 # ---------------------------------------------------------------------- prompts and tasks
 
 
-def load_rl_prompts(config: KernelRLConfig):
+def load_rl_prompts(script_args: RLScriptArguments, config: KernelRLConfig):
     """The training prompts (a Dataset with columns prompt and task_id) and the tasks they name."""
     from datasets import Dataset
 
@@ -337,34 +338,36 @@ def load_rl_prompts(config: KernelRLConfig):
     )
     tasks: dict[str, Task] = {}
     rows: list[dict] = []
-    if config.suite is not None:
-        suite = load_suite(None if config.suite == "builtin" else config.suite)
-        chosen = suite.select(levels=config.suite_levels, patterns=config.suite_tasks)
-        for task in chosen[: config.max_prompts]:
+    limit = script_args.max_prompts
+    if script_args.suite is not None:
+        suite = load_suite(None if script_args.suite == "builtin" else script_args.suite)
+        chosen = suite.select(levels=script_args.suite_levels, patterns=script_args.suite_tasks)
+        for task in chosen[:limit]:
             tasks[task.task_id] = task
             rows.append({"prompt": list(builder.first_turn(task)), "task_id": task.task_id})
-    elif config.prompts_dataset is not None:
-        data = load_sft_dataset(config.prompts_dataset, config.prompts_split, config.prompts_config)  # same loader
+    elif script_args.dataset_name is not None:
+        name = script_args.dataset_name
+        data = load_sft_dataset(name, script_args.dataset_train_split, script_args.dataset_config)  # same loader
         missing = {"task_id", "task_code"} - set(data.column_names)
         if missing:
             raise ValueError(
-                f"{config.prompts_dataset}: the RL prompts need columns task_id and task_code (missing "
+                f"{name}: the RL prompts need columns task_id and task_code (missing "
                 f"{sorted(missing)}; columns: {data.column_names}); see datasets_builder/schema.py"
             )
         root = Path(config.verifier_cache_dir or default_cache_dir()) / "rl_tasks"
-        for row in data.select(range(min(len(data), config.max_prompts or len(data)))):
+        for row in data.select(range(min(len(data), limit or len(data)))):
             task = task_from_source(row["task_id"], row["task_code"], root)
             tasks[task.task_id] = task
             prompt = [{"role": m["role"], "content": m["content"]} for m in row.get("messages") or []]
             rows.append({"prompt": prompt or list(builder.first_turn(task)), "task_id": task.task_id})
     else:
-        raise ValueError("set suite (e.g. 'builtin') or prompts_dataset to say what to train on")
+        raise ValueError("set suite (e.g. 'builtin') or dataset_name (the RL prompts) to say what to train on")
     if not rows:
         raise ValueError("no task left to train on: check suite_levels, suite_tasks and max_prompts")
     return Dataset.from_list(rows), tasks
 
 
-def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task]) -> RewardSource:
+def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task], model: str = "") -> RewardSource:
     """The verifier as this process's reward source. Local: under a multi-process launch each
     process executes on its own GPU and compiles on its share of the CPU cores, unless told
     otherwise. Ray: the project's RayVerifier schedules builds and executions on the cluster."""
@@ -398,7 +401,6 @@ def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task]) -> RewardSo
     prompts = PromptConfig(
         name=config.prompt_template, backend=config.prompt_backend, reasoning=config.prompt_reasoning
     )
-    model = config.model_name_or_path or ""
     executor = None
     if ray:
         from benchmark.ray_executor import RayVerifier
@@ -412,57 +414,54 @@ def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task]) -> RewardSo
 # ---------------------------------------------------------------------- training
 
 
-def save_final_model(trainer: KernelRLTrainer, output_dir: str | Path | None = None) -> Path:
-    """Save a folder that `from_pretrained` (and `benchmark.run --model hf:DIR`) loads: weights (LoRA
-    merged on a single process), tokenizer and the resolved recipe as rl_config.yaml."""
-    args: KernelRLConfig = trainer.args
-    output_dir = Path(output_dir or args.output_dir)
-    model = trainer.accelerator.unwrap_model(trainer.model)
-    if is_peft_model(model) and args.merge_lora and trainer.accelerator.num_processes == 1:
-        merged = model.merge_and_unload()
-        merged.config.use_cache = True
-        merged.save_pretrained(output_dir)
-    else:
-        if is_peft_model(model) and args.merge_lora:
-            logger.warning(
-                "saving the LoRA adapter only: merging is done on a single process (merge it afterwards)"
-            )
-        model.config.use_cache = True
-        trainer.save_model(str(output_dir))
-    if trainer.accelerator.is_main_process:
-        trainer.processing_class.save_pretrained(output_dir)
-        save_config_yaml(args, output_dir / "rl_config.yaml")
-    trainer.accelerator.wait_for_everyone()
-    logger.info("saved the final model to %s", output_dir)
-    return output_dir
-
-
-def train_rl(config: KernelRLConfig, reward_source: RewardSource | None = None) -> Path:
-    """Load the prompts and the policy named by `config`, train with verifier rewards, save the model."""
-    if not config.model_name_or_path:
+def train_rl(
+    script_args: RLScriptArguments,
+    config: KernelRLConfig,
+    model_args: KernelModelConfig,
+    reward_source: RewardSource | None = None,
+) -> Path:
+    """Load the prompts and the policy these configs name, train with verifier rewards, save the model."""
+    if not model_args.model_name_or_path:
         raise ValueError("set model_name_or_path (a Hub id or a local model folder, e.g. the SFT output)")
-    dataset, tasks = load_rl_prompts(config)
-    source = reward_source or verifier_rewards(config, tasks)
+    dataset, tasks = load_rl_prompts(script_args, config)
+    source = reward_source or verifier_rewards(config, tasks, model_args.model_name_or_path)
+    explicit = config.model_init_kwargs
+    config.model_init_kwargs = model_init_kwargs(model_args, explicit)
     try:
         trainer = KernelRLTrainer(
-            model=config.model_name_or_path,
+            model=model_args.model_name_or_path,
             args=config,
             train_dataset=dataset,
             reward_source=source,
-            peft_config=lora_config(config) if config.use_peft else None,
+            peft_config=get_peft_config(model_args),
+            quantization_config=get_quantization_config(model_args),
         )
+        config.model_init_kwargs = explicit  # the model is loaded; the saved recipe keeps what was written
         trainer.train(resume_from_checkpoint=config.resume_from_checkpoint)
         trainer.save_state()
-        return save_final_model(trainer)
+        return save_final_model(trainer, model_args=model_args, script_args=script_args)
     finally:
         source.close()
 
 
+COMMON = ("model_name_or_path", "dtype", "use_peft", "dataset_name", "output_dir", "max_completion_length",
+          "num_generations", "per_device_train_batch_size", "learning_rate", "max_steps", "use_vllm")
+
+
+def parser() -> KernelParser:
+    """The command line: TRL's script arguments (plus suites), this trainer's config and TRL's model config."""
+    return KernelParser(
+        (RLScriptArguments, KernelRLConfig, KernelModelConfig),
+        prog="python -m trainers.rl",
+        description=__doc__.split("\n\n")[0],
+        common=COMMON,
+    )
+
+
 def main(argv: list[str] | None = None) -> Path:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    parser = TrlParser(dataclass_types=[KernelRLConfig], description=__doc__.split("\n\n")[0])
-    (config,) = parser.parse_args_and_config(argv)
-    return train_rl(config)
+    script_args, config, model_args = parser().parse_args_and_config(argv)
+    return train_rl(script_args, config, model_args)
 
 
 if __name__ == "__main__":

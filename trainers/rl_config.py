@@ -1,7 +1,8 @@
 """Configuration of the kernel RL trainer: TRL's GRPOConfig plus prompts, verifier rewards, the two
-stages, PrimeEcho, Buffered Dynamic Retry and MirrorPop.
+stages, PrimeEcho, Buffered Dynamic Retry and MirrorPop; TRL's ScriptArguments plus task suites.
 
-Every field reads from a YAML recipe (`python -m trainers.rl --config configs/rl/....yaml`) or a
+A run reads three dataclasses, as TRL's own scripts do: `RLScriptArguments` (what to train on),
+`KernelRLConfig` (training) and `trainers.model.KernelModelConfig` (model and LoRA). Every field reads from a YAML recipe (`python -m trainers.rl --config configs/rl/....yaml`) or a
 command-line flag of the same name. Each of the three methods has an on/off switch, so one recipe
 and its ablations differ by a single line.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from trl import GRPOConfig
+from trl import GRPOConfig, ScriptArguments
 
 from benchmark.prompts.render import BACKENDS as PROMPT_BACKENDS
 from trainers.mirrorpop import RULES
@@ -18,6 +19,44 @@ from trainers.primeecho import DEFAULT_ALPHA, DEFAULT_EARLY_BONUS, PrimeEchoPara
 
 VERIFIER_DEVICES = ("auto", "cuda", "cpu")
 VERIFIER_BACKENDS = ("local", "ray")
+
+
+@dataclass
+class RLScriptArguments(ScriptArguments):
+    """What to train on: a task suite, or the dataset builder's RL prompts named by TRL's
+    `dataset_name` (datasets_builder/schema.py): a Hub id, a dataset folder, a .parquet/.jsonl file
+    or a save_to_disk folder with columns task_id, task_code (the task program) and messages (the
+    prompt; rendered from the task where null)."""
+
+    suite: str | None = field(
+        default=None,
+        metadata={
+            "help": "Train on a task suite: 'builtin', a folder of task files, or 'hf:ORG/NAME'. Exclusive with "
+            "dataset_name."
+        },
+    )
+    suite_levels: list[int] | None = field(
+        default=None, metadata={"help": "Keep only the suite's tasks of these levels (None: all)."}
+    )
+    suite_tasks: list[str] | None = field(
+        default=None,
+        metadata={"help": "Keep only the suite's tasks whose id or name matches one of these globs."},
+    )
+    max_prompts: int | None = field(
+        default=None, metadata={"help": "Use only the first N tasks (smoke runs)."}
+    )
+
+    # Parameters whose defaults differ from TRL's
+    dataset_config: str | None = field(
+        default="rl_prompts",
+        metadata={"help": "Configuration of dataset_name to train on (the builder's RL prompts, docs/datasets.md)."},
+    )
+
+    def __post_init__(self):
+        if self.suite is not None and self.dataset_name is not None:
+            raise ValueError("set either suite or dataset_name (the RL prompts), not both")
+        if self.max_prompts is not None and self.max_prompts < 1:
+            raise ValueError("max_prompts must be >= 1, or unset to use every task")
 
 
 @dataclass
@@ -30,46 +69,7 @@ class KernelRLConfig(GRPOConfig):
     and in docs/rl.md.
     """
 
-    # Parameters that control the model
-    model_name_or_path: str | None = field(
-        default=None,
-        metadata={"help": "Policy to train: a Hub id or a local folder (e.g. the SFT stage's output_dir)."},
-    )
-
-    # Parameters that control the prompts
-    suite: str | None = field(
-        default=None,
-        metadata={
-            "help": "Train on a task suite: 'builtin', a folder of task files, or 'hf:ORG/NAME'. Exclusive with "
-            "prompts_dataset."
-        },
-    )
-    suite_levels: list[int] | None = field(
-        default=None, metadata={"help": "Keep only the suite's tasks of these levels (None: all)."}
-    )
-    suite_tasks: list[str] | None = field(
-        default=None,
-        metadata={"help": "Keep only the suite's tasks whose id or name matches one of these globs."},
-    )
-    prompts_dataset: str | None = field(
-        default=None,
-        metadata={
-            "help": "Train on the dataset builder's RL prompts (datasets_builder/schema.py): a Hub id, a dataset "
-            "folder, a .parquet/.jsonl file or a save_to_disk folder with columns task_id, task_code (the task "
-            "program) and messages (the prompt; rendered from the task where null). Exclusive with suite."
-        },
-    )
-    prompts_config: str | None = field(
-        default="rl_prompts",
-        metadata={
-            "help": "Configuration of a Hub or folder prompts_dataset: the dataset builder's RL prompts are "
-            "configuration rl_prompts of its repository (datasets_builder/schema.py). Ignored for files."
-        },
-    )
-    prompts_split: str = field(default="train", metadata={"help": "Split of prompts_dataset to train on."})
-    max_prompts: int | None = field(
-        default=None, metadata={"help": "Use only the first N tasks (smoke runs)."}
-    )
+    # Parameters that control the prompts (what to train on: RLScriptArguments)
     prompt_template: str = field(
         default="zero-shot",
         metadata={
@@ -226,19 +226,6 @@ class KernelRLConfig(GRPOConfig):
         },
     )
 
-    # Parameters that control LoRA (PEFT)
-    use_peft: bool = field(default=False, metadata={"help": "Train LoRA adapters instead of all weights."})
-    lora_r: int = field(default=16, metadata={"help": "LoRA rank."})
-    lora_alpha: int = field(default=32, metadata={"help": "LoRA scaling numerator (scale = alpha / r)."})
-    lora_dropout: float = field(default=0.05, metadata={"help": "Dropout on the LoRA input."})
-    lora_target_modules: list[str] | None = field(
-        default=None, metadata={"help": "Module names to adapt. None: every linear layer ('all-linear')."}
-    )
-    merge_lora: bool = field(
-        default=True,
-        metadata={"help": "Merge the adapters into the base weights when saving the final model."},
-    )
-
     # Parameters whose defaults differ from TRL's (MusaCoder's RL settings)
     num_generations: int | None = field(default=8, metadata={"help": "Group size G (MusaCoder: 8)."})
     temperature: float = field(default=0.9, metadata={"help": "Sampling temperature (MusaCoder: 0.9)."})
@@ -255,10 +242,6 @@ class KernelRLConfig(GRPOConfig):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.suite is not None and self.prompts_dataset is not None:
-            raise ValueError("set either suite or prompts_dataset, not both")
-        if self.max_prompts is not None and self.max_prompts < 1:
-            raise ValueError("max_prompts must be >= 1, or unset to use every task")
         if self.prompt_backend not in PROMPT_BACKENDS:
             raise ValueError(
                 f"prompt_backend must be one of {', '.join(PROMPT_BACKENDS)}, got {self.prompt_backend!r}"
@@ -307,8 +290,6 @@ class KernelRLConfig(GRPOConfig):
             )
         if self.mirrorpop_rule not in RULES:
             raise ValueError(f"mirrorpop_rule must be one of {', '.join(RULES)}, got {self.mirrorpop_rule!r}")
-        if self.use_peft and self.lora_r < 1:
-            raise ValueError(f"lora_r must be >= 1 with use_peft, got {self.lora_r}")
 
     def primeecho_params(self) -> PrimeEchoParams:
         return PrimeEchoParams(

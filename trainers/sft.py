@@ -26,13 +26,15 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from trl import SFTTrainer, TrlParser
+from trl import SFTTrainer, get_peft_config, get_quantization_config
 from trl.trainer.sft_trainer import DataCollatorForLanguageModeling
 from trl.trainer.utils import pad
 
+from trainers.cli import KernelParser
 from trainers.cuset import RunningNormalizer, compute_token_weights, weight_stats
 from trainers.data import load_sft_dataset, tokenize_dataset
-from trainers.sft_config import KernelSFTConfig, save_config_yaml
+from trainers.model import KernelModelConfig, model_init_kwargs, save_final_model
+from trainers.sft_config import KernelSFTConfig, SFTScriptArguments
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +56,7 @@ class KernelSFTTrainer(SFTTrainer):
     """SFT trainer for kernel data: own tokenization and masks, CuSeT-weighted loss when enabled."""
 
     _tag_names = ["trl", "sft", "solbench"]
+    recipe_file = "sft_config.yaml"  # the resolved recipe, beside the saved model
 
     def __init__(
         self,
@@ -187,90 +190,56 @@ class KernelSFTTrainer(SFTTrainer):
         metrics["cuset/sample_norm"].append(normalizer)
 
 
-def lora_config(config: KernelSFTConfig):
-    from peft import LoraConfig
-
-    return LoraConfig(
-        r=config.lora_r,
-        lora_alpha=config.lora_alpha,
-        lora_dropout=config.lora_dropout,
-        target_modules=config.lora_target_modules or "all-linear",
-        task_type="CAUSAL_LM",
-    )
-
-
-def save_final_model(trainer: KernelSFTTrainer, output_dir: str | Path | None = None) -> Path:
-    """Save a folder that `from_pretrained` loads as a plain model: weights (LoRA merged), config, tokenizer."""
-    from accelerate.utils import is_peft_model
-
-    args: KernelSFTConfig = trainer.args
-    output_dir = Path(output_dir or args.output_dir)
-    model = trainer.accelerator.unwrap_model(trainer.model)
-    merge = is_peft_model(model) and args.merge_lora
-    if merge and trainer.accelerator.num_processes == 1:
-        merged = model.merge_and_unload()
-        merged.config.use_cache = True
-        if trainer.accelerator.is_main_process:
-            merged.save_pretrained(output_dir)
-    elif merge:
-        adapter_dir = output_dir / "adapter"
-        trainer.save_model(str(adapter_dir))
-        trainer.accelerator.wait_for_everyone()
-        if trainer.accelerator.is_main_process:
-            _merge_from_disk(args, adapter_dir, output_dir)
-    else:
-        trainer.model.config.use_cache = True  # training turns the KV cache off; generation wants it
-        trainer.save_model(str(output_dir))
-    if trainer.accelerator.is_main_process:
-        trainer.processing_class.save_pretrained(output_dir)
-        save_config_yaml(args, output_dir / "sft_config.yaml")
-    trainer.accelerator.wait_for_everyone()
-    logger.info("saved the final model to %s", output_dir)
-    return output_dir
-
-
-def _merge_from_disk(args: KernelSFTConfig, adapter_dir: Path, output_dir: Path) -> None:
-    """Merge a sharded run's saved adapter into a fresh copy of the base model (main process, CPU)."""
-    from peft import PeftModel
-    from transformers import AutoModelForCausalLM
-
-    dtype = (args.model_init_kwargs or {}).get("dtype", "auto")
-    base = AutoModelForCausalLM.from_pretrained(args.model_name_or_path, dtype=dtype)
-    merged = PeftModel.from_pretrained(base, str(adapter_dir)).merge_and_unload()
-    merged.config.use_cache = True
-    merged.save_pretrained(output_dir)
-
-
-def train_sft(config: KernelSFTConfig) -> Path:
-    """Load the data and the base model named by `config`, train, and save the final model."""
-    if not config.model_name_or_path:
+def train_sft(
+    script_args: SFTScriptArguments, config: KernelSFTConfig, model_args: KernelModelConfig
+) -> Path:
+    """Load the data and the base model these configs name, train, and save the final model."""
+    if not model_args.model_name_or_path:
         raise ValueError("set model_name_or_path (a Hub id or a local model folder)")
-    if not config.dataset_name:
+    if not script_args.dataset_name:
         raise ValueError("set dataset_name (a Hub id, a .parquet/.jsonl file or a save_to_disk folder)")
-    train = load_sft_dataset(config.dataset_name, config.dataset_train_split, config.dataset_config)
-    if config.max_train_samples is not None:
-        train = train.select(range(min(config.max_train_samples, len(train))))
+    name, subset = script_args.dataset_name, script_args.dataset_config
+    train = load_sft_dataset(name, script_args.dataset_train_split, subset)
+    if script_args.max_train_samples is not None:
+        train = train.select(range(min(script_args.max_train_samples, len(train))))
     evaluation = None
-    if config.dataset_eval_split:
-        source = config.eval_dataset_name or config.dataset_name
-        evaluation = load_sft_dataset(source, config.dataset_eval_split, config.dataset_config)
+    if config.eval_strategy != "no":
+        source = script_args.eval_dataset_name or name
+        evaluation = load_sft_dataset(source, script_args.dataset_test_split, subset)
+    explicit = config.model_init_kwargs
+    config.model_init_kwargs = model_init_kwargs(model_args, explicit)
     trainer = KernelSFTTrainer(
-        model=config.model_name_or_path,
+        model=model_args.model_name_or_path,
         args=config,
         train_dataset=train,
         eval_dataset=evaluation,
-        peft_config=lora_config(config) if config.use_peft else None,
+        peft_config=get_peft_config(model_args),
+        quantization_config=get_quantization_config(model_args),
     )
+    config.model_init_kwargs = explicit  # the model is loaded; the saved recipe keeps what was written
     trainer.train(resume_from_checkpoint=config.resume_from_checkpoint)
     trainer.save_state()
-    return save_final_model(trainer)
+    return save_final_model(trainer, model_args=model_args, script_args=script_args)
+
+
+COMMON = ("model_name_or_path", "dtype", "use_peft", "lora_r", "dataset_name", "output_dir", "max_length",
+          "per_device_train_batch_size", "gradient_accumulation_steps", "learning_rate", "max_steps")
+
+
+def parser() -> KernelParser:
+    """The command line: TRL's script arguments, this trainer's config and TRL's model config."""
+    return KernelParser(
+        (SFTScriptArguments, KernelSFTConfig, KernelModelConfig),
+        prog="python -m trainers.sft",
+        description=__doc__.split("\n\n")[0],
+        common=COMMON,
+    )
 
 
 def main(argv: list[str] | None = None) -> Path:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    parser = TrlParser(dataclass_types=[KernelSFTConfig], description=__doc__.split("\n\n")[0])
-    (config,) = parser.parse_args_and_config(argv)
-    return train_sft(config)
+    script_args, config, model_args = parser().parse_args_and_config(argv)
+    return train_sft(script_args, config, model_args)
 
 
 if __name__ == "__main__":

@@ -1,24 +1,42 @@
-"""Configuration of the kernel SFT trainer: TRL's SFTConfig plus model, data, LoRA and CuSeT fields.
+"""Configuration of the kernel SFT trainer: TRL's SFTConfig plus tokenization and CuSeT fields, and
+TRL's ScriptArguments plus evaluation data and a sample cap.
 
-Every field reads from a YAML recipe (`python -m trainers.sft --config configs/sft/....yaml`) or a
-command-line flag of the same name; `save_config_yaml` writes one back (only the fields that differ
-from the defaults), so a run's resolved config can be replayed.
+A run reads three dataclasses, as TRL's own SFT script does: `SFTScriptArguments` (the data),
+`KernelSFTConfig` (training) and `trainers.model.KernelModelConfig` (model and LoRA). Every field
+reads from a YAML recipe (`python -m trainers.sft --config configs/sft/....yaml`) or a command-line
+flag of the same name.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, dataclass, field, fields
-from enum import Enum
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-from transformers.trainer_pt_utils import AcceleratorConfig
-from trl import SFTConfig
+from trl import ScriptArguments, SFTConfig
 
 from trainers.cuset import SENSITIVE_KINDS, CuSeTParams
 from trainers.data import TokenizeOptions
+
+
+@dataclass
+class SFTScriptArguments(ScriptArguments):
+    """TRL's `ScriptArguments` (dataset_name, dataset_config, dataset_train_split, dataset_test_split)
+    plus where evaluation data comes from and a sample cap. `dataset_name` is data in the SFT schema
+    (see trainers/README.md): a Hub id, a .parquet or .jsonl file, a folder of such files, or a
+    `save_to_disk` folder; `dataset_test_split` is evaluated on when `eval_strategy` is not "no"."""
+
+    eval_dataset_name: str | None = field(
+        default=None,
+        metadata={"help": "Evaluation data, in any form `dataset_name` takes. Defaults to `dataset_name`."},
+    )
+    max_train_samples: int | None = field(
+        default=None, metadata={"help": "Use only the first N training samples (smoke runs)."}
+    )
+
+    def __post_init__(self):
+        if self.max_train_samples is not None and self.max_train_samples < 1:
+            raise ValueError("max_train_samples must be >= 1, or unset to use every sample")
 
 
 @dataclass
@@ -29,37 +47,10 @@ class KernelSFTConfig(SFTConfig):
     bf16); CuSeT is off by default, so the same config with `cuset: true` is its ablation pair.
     """
 
-    # Parameters that control the model
-    model_name_or_path: str | None = field(
-        default=None,
-        metadata={"help": "Base model: a Hub id or a local folder with config, weights and tokenizer."},
-    )
+    # Parameters that control the tokenizer and the data (the model: ModelConfig; the dataset: SFTScriptArguments)
     tokenizer_name_or_path: str | None = field(
         default=None,
         metadata={"help": "Tokenizer to use when it is not the model's own. It must carry a chat template."},
-    )
-
-    # Parameters that control the data
-    dataset_name: str | None = field(
-        default=None,
-        metadata={
-            "help": "Training data in the SFT schema (see trainers/README.md): a Hub id, a .parquet or "
-            ".jsonl file, a folder of such files, or a `save_to_disk` folder."
-        },
-    )
-    dataset_config: str | None = field(
-        default=None, metadata={"help": "Configuration (subset) name of a Hub dataset."}
-    )
-    dataset_train_split: str = field(default="train", metadata={"help": "Split to train on."})
-    eval_dataset_name: str | None = field(
-        default=None,
-        metadata={"help": "Evaluation data, in any form `dataset_name` takes. Defaults to `dataset_name`."},
-    )
-    dataset_eval_split: str | None = field(
-        default=None, metadata={"help": "Split to evaluate on. None: no evaluation data."}
-    )
-    max_train_samples: int | None = field(
-        default=None, metadata={"help": "Use only the first N training samples (smoke runs)."}
     )
     overlong: str = field(
         default="truncate",
@@ -73,27 +64,6 @@ class KernelSFTConfig(SFTConfig):
         default=None,
         metadata={
             "help": "Extra variables for the chat template, e.g. {'enable_thinking': false}. JSON on the CLI."
-        },
-    )
-
-    # Parameters that control LoRA (PEFT)
-    use_peft: bool = field(
-        default=False, metadata={"help": "Train LoRA adapters instead of all weights (full fine-tuning)."}
-    )
-    lora_r: int = field(default=16, metadata={"help": "LoRA rank."})
-    lora_alpha: int = field(default=32, metadata={"help": "LoRA scaling numerator (scale = alpha / r)."})
-    lora_dropout: float = field(default=0.05, metadata={"help": "Dropout on the LoRA input."})
-    lora_target_modules: list[str] | None = field(
-        default=None,
-        metadata={
-            "help": "Module names to adapt. None: every linear layer except the LM head ('all-linear')."
-        },
-    )
-    merge_lora: bool = field(
-        default=True,
-        metadata={
-            "help": "Merge the adapters into the base weights when saving the final model, so that "
-            "`benchmark.run --model hf:OUTPUT_DIR` loads a plain model. False keeps the adapter only."
         },
     )
 
@@ -198,10 +168,6 @@ class KernelSFTConfig(SFTConfig):
             raise ValueError(f"loss_type {self.loss_type!r} is not supported here; set loss_type: nll")
         if self.overlong not in ("truncate", "drop"):
             raise ValueError(f"overlong must be 'truncate' or 'drop', got {self.overlong!r}")
-        if self.use_peft and self.lora_r < 1:
-            raise ValueError(f"lora_r must be >= 1 with use_peft, got {self.lora_r}")
-        if self.max_train_samples is not None and self.max_train_samples < 1:
-            raise ValueError("max_train_samples must be >= 1, or unset to use every sample")
         self._check_cuset()
 
     def _check_cuset(self) -> None:
@@ -257,58 +223,3 @@ class KernelSFTConfig(SFTConfig):
             tag_kinds=tuple(self.cuset_tag_kinds) if self.cuset_tag_kinds else None,
             chat_template_kwargs=self.chat_template_kwargs,
         )
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
-def config_overrides(config: KernelSFTConfig) -> dict[str, Any]:
-    """The init fields whose values differ from a default config, as plain YAML-able values."""
-    current = config.to_dict()
-    out = {}
-    for f in sorted(fields(config), key=lambda f: f.name):
-        if not f.init or f.name not in current:
-            continue
-        default = f.default if f.default is not MISSING else None
-        if f.default_factory is not MISSING:
-            default = f.default_factory()
-        value = _plain(current[f.name])
-        if f.name == "accelerator_config" and isinstance(value, dict):
-            default = {k: v for k, v in AcceleratorConfig().to_dict().items() if k in value}
-        # Values __post_init__ derives from an unset default (None, "auto") need not be written.
-        derived_empty = value in (None, [], {}) and default in (None, "auto", "", [])
-        if (
-            derived_empty
-            or value == _plain(default)
-            or (isinstance(value, list) and [_plain(default)] == value)
-        ):
-            continue
-        if isinstance(value, str) and value.startswith("<") and value.endswith(">"):
-            continue  # secrets that to_dict masks (hub_token)
-        out[f.name] = value
-    out["output_dir"] = config.output_dir
-    # transformers 5.24 renamed gradient_checkpointing* to activation_checkpointing*; the old names
-    # are read by every 5.x, so a saved recipe replays on older installs too.
-    renames = (
-        ("activation_checkpointing", "gradient_checkpointing"),
-        ("activation_checkpointing_kwargs", "gradient_checkpointing_kwargs"),
-    )
-    for new, old in renames:
-        if new in out:
-            out[old] = out.pop(new)
-    return out
-
-
-def save_config_yaml(config: KernelSFTConfig, path: str | Path) -> Path:
-    """Write the non-default fields of `config` as a YAML recipe that `--config` reads back."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(config_overrides(config), sort_keys=True))
-    return path

@@ -19,7 +19,7 @@ from datasets_builder.schema import CONFIGS, FEATURES, REPO, SPLIT, row
 
 CONFIG_DIR = Path(__file__).parents[2] / "configs"
 SFT_RECIPES = [p for p in sorted((CONFIG_DIR / "sft").glob("*.yaml")) if p.stem != "smoke"]
-RL_RECIPES = [p for p in sorted((CONFIG_DIR / "rl").glob("*.yaml")) if "prompts_dataset" in p.read_text()]
+RL_RECIPES = [p for p in sorted((CONFIG_DIR / "rl").glob("*.yaml")) if "dataset_name" in p.read_text()]
 MESSAGES = [{"role": "system", "content": "Write kernels."}, {"role": "user", "content": "y = 2x + 1"}]
 
 
@@ -42,19 +42,19 @@ def _defaults(cls) -> dict:
 
 
 def test_recipes_and_defaults_name_the_builders_repository_configuration_and_split():
-    from trainers.rl_config import KernelRLConfig
-    from trainers.sft_config import KernelSFTConfig
+    from trainers.rl_config import RLScriptArguments
+    from trainers.sft_config import SFTScriptArguments
 
     assert SFT_RECIPES and RL_RECIPES
     for recipe in map(yaml.safe_load, (p.read_text() for p in SFT_RECIPES)):
         assert (recipe["dataset_name"], recipe["dataset_config"], recipe["dataset_train_split"]) == (REPO, "sft", SPLIT)
     for recipe in map(yaml.safe_load, (p.read_text() for p in RL_RECIPES)):
-        assert (recipe["prompts_dataset"], recipe["prompts_config"], recipe["prompts_split"]) == (
+        assert (recipe["dataset_name"], recipe["dataset_config"], recipe["dataset_train_split"]) == (
             REPO, "rl_prompts", SPLIT)
     assert OutputConfig().repo == REPO
-    assert _defaults(KernelSFTConfig)["dataset_train_split"] == SPLIT
-    rl = _defaults(KernelRLConfig)
-    assert (rl["prompts_config"], rl["prompts_split"]) == ("rl_prompts", SPLIT)
+    assert _defaults(SFTScriptArguments)["dataset_train_split"] == SPLIT
+    rl = _defaults(RLScriptArguments)
+    assert (rl["dataset_config"], rl["dataset_train_split"]) == ("rl_prompts", SPLIT)
 
 
 def test_the_folder_has_every_configuration_with_one_train_split(folder):
@@ -76,15 +76,18 @@ def test_the_sft_recipe_reads_the_sft_rows(folder):
 
 def test_the_rl_recipe_reads_the_rl_prompts(folder, tmp_path):
     from trainers.rl import load_rl_prompts
-    from trainers.rl_config import KernelRLConfig
+    from trainers.rl_config import KernelRLConfig, RLScriptArguments
 
     recipe = yaml.safe_load(RL_RECIPES[0].read_text())
+    script_args = RLScriptArguments(
+        dataset_name=str(folder), dataset_config=recipe["dataset_config"],
+        dataset_train_split=recipe["dataset_train_split"],
+    )
     config = KernelRLConfig(
-        prompts_dataset=str(folder), prompts_config=recipe["prompts_config"], prompts_split=recipe["prompts_split"],
         verifier_cache_dir=str(tmp_path / "cache"), output_dir=str(tmp_path), use_cpu=True, bf16=False,
         report_to="none",
     )
-    data, tasks = load_rl_prompts(config)
+    data, tasks = load_rl_prompts(script_args, config)
     expected = [f"gen/rl_prompts_{i}" for i in range(4)]
     assert data["task_id"] == expected and sorted(tasks) == expected
     assert data[0]["prompt"] == MESSAGES and "x * 2.0 + 1.0" in tasks[expected[0]].path.read_text()

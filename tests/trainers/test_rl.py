@@ -12,7 +12,7 @@ import torch
 
 from trainers.retry_buffer import RetryBuffer, RetryEntry, repair_prompt
 from trainers.rl import KernelRLTrainer, load_rl_prompts, main
-from trainers.rl_config import KernelRLConfig
+from trainers.rl_config import KernelRLConfig, RLScriptArguments
 from trainers.rl_rewards import FunctionRewards, Score
 
 G = 4  # group size in these tests
@@ -179,9 +179,8 @@ def test_mirrorpop_cuts_the_gradient_of_drifted_sequences(make_rl_config, tiny_m
 
 def test_prompts_from_a_suite_and_from_a_prompts_dataset(data_dir, tmp_path):
     base = dict(output_dir=str(tmp_path), use_cpu=True, bf16=False, report_to="none")
-    data, tasks = load_rl_prompts(
-        KernelRLConfig(suite=str(data_dir / "suite"), suite_tasks=["scale_*"], **base)
-    )
+    config = KernelRLConfig(verifier_cache_dir=str(tmp_path / "cache"), **base)
+    data, tasks = load_rl_prompts(RLScriptArguments(suite=str(data_dir / "suite"), suite_tasks=["scale_*"]), config)
     assert data["task_id"] == ["level1/scale_shift"] and set(tasks) == {"level1/scale_shift"}
     assert data[0]["prompt"][0]["role"] == "system" and "x * 2.0 + 1.0" in data[0]["prompt"][1]["content"]
 
@@ -194,23 +193,23 @@ def test_prompts_from_a_suite_and_from_a_prompts_dataset(data_dir, tmp_path):
         + json.dumps({"task_id": "gen/affine_8", "task_code": source, "messages": None})
         + "\n"
     )
-    config = KernelRLConfig(prompts_dataset=str(rows), verifier_cache_dir=str(tmp_path / "cache"), **base)
-    data, tasks = load_rl_prompts(config)
+    from_rows = RLScriptArguments(dataset_name=str(rows))
+    data, tasks = load_rl_prompts(from_rows, config)
     assert tasks["gen/affine_7"].path.read_text() == source and tasks["gen/affine_7"].level == 1
     assert data[0]["prompt"] == messages  # the builder's prompt, as verified
     assert "x * 2.0 + 1.0" in data[1]["prompt"][1]["content"]  # rendered from the task when absent
-    with pytest.raises(ValueError, match="suite .* or prompts_dataset"):
-        load_rl_prompts(KernelRLConfig(**base))
+    with pytest.raises(ValueError, match="suite .* or dataset_name"):
+        load_rl_prompts(RLScriptArguments(), config)
     rows.write_text(json.dumps({"task_id": "x", "messages": messages}) + "\n")
     with pytest.raises(ValueError, match="task_code"):
-        load_rl_prompts(config)
+        load_rl_prompts(from_rows, config)
 
 
 def test_cli_trains_and_saves_a_loadable_model(model_dir, data_dir, tmp_path, monkeypatch):
     import yaml
     from transformers import AutoModelForCausalLM
 
-    monkeypatch.setattr("trainers.rl.verifier_rewards", lambda config, tasks: FunctionRewards(judge))
+    monkeypatch.setattr("trainers.rl.verifier_rewards", lambda config, tasks, model: FunctionRewards(judge))
     recipe = tmp_path / "recipe.yaml"
     recipe.write_text(
         yaml.safe_dump(
@@ -245,13 +244,12 @@ def test_verifier_settings_come_from_the_config(data_dir, tmp_path):
         use_cpu=True,
         bf16=False,
         report_to="none",
-        suite=str(data_dir / "suite"),
         verifier_trials=2,
         verifier_build_workers=1,
         reward_lam=0.25,
         verifier_cache_dir=str(tmp_path / "cache"),
     )
-    _, tasks = load_rl_prompts(config)
+    _, tasks = load_rl_prompts(RLScriptArguments(suite=str(data_dir / "suite")), config)
     source = verifier_rewards(config, tasks)
     try:
         cfg = source.verifier.config
@@ -340,12 +338,11 @@ def test_the_ray_backend_uses_the_projects_ray_verifier(data_dir, tmp_path, monk
         use_cpu=True,
         bf16=False,
         report_to="none",
-        suite=str(data_dir / "suite"),
         verifier_backend="ray",
         ray_address="auto",
         verifier_trials=2,
     )
-    _, tasks = load_rl_prompts(config)
+    _, tasks = load_rl_prompts(RLScriptArguments(suite=str(data_dir / "suite")), config)
     source = verifier_rewards(config, tasks)
     assert isinstance(source.verifier, FakeRayVerifier)
     assert made["address"] == "auto" and made["config"].eval.trials == 2

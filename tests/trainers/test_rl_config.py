@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from trainers.rl_config import KernelRLConfig
+from trainers.rl import parser
+from trainers.rl_config import KernelRLConfig, RLScriptArguments
 
 RECIPES = sorted((Path(__file__).parents[2] / "configs" / "rl").glob("*.yaml"))
 
@@ -28,8 +29,6 @@ def test_defaults_follow_the_published_settings(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        (dict(suite="builtin", prompts_dataset="x.jsonl"), "either suite or prompts_dataset"),
-        (dict(max_prompts=0), "max_prompts"),
         (dict(verifier_device="tpu"), "verifier_device"),
         (dict(verifier_backend="k8s"), "verifier_backend"),
         (dict(verifier_lanes_per_device=0), "lanes"),
@@ -50,20 +49,27 @@ def test_bad_values_raise_clear_errors(tmp_path, kwargs, match):
         make(tmp_path, **kwargs)
 
 
+def test_bad_prompt_sources_raise_clear_errors():
+    with pytest.raises(ValueError, match="either suite or dataset_name"):
+        RLScriptArguments(suite="builtin", dataset_name="x.jsonl")
+    with pytest.raises(ValueError, match="max_prompts"):
+        RLScriptArguments(max_prompts=0)
+    args = RLScriptArguments(dataset_name="x")
+    assert (args.dataset_config, args.dataset_train_split) == ("rl_prompts", "train")  # the builder's RL prompts
+
+
 def test_single_turn_needs_no_turn_count(tmp_path):
     assert make(tmp_path, primeecho=False, primeecho_turns=1).primeecho_params().turns == 1
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=[p.stem for p in RECIPES])
 def test_recipes_parse_and_validate(recipe, monkeypatch, tmp_path):
-    from trl import TrlParser
-
     monkeypatch.chdir(tmp_path)
-    (config,) = TrlParser(dataclass_types=[KernelRLConfig]).parse_args_and_config(
+    script_args, config, model_args = parser().parse_args_and_config(
         ["--config", str(recipe), "--use_cpu", "true", "--bf16", "false", "--report_to", "none"]
     )
-    assert config.model_name_or_path
-    assert config.suite or config.prompts_dataset
+    assert model_args.model_name_or_path and config.primeecho
+    assert script_args.suite or script_args.dataset_name
 
 
 def test_there_are_recipes_for_both_published_scales():

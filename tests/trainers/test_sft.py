@@ -7,7 +7,8 @@ import json
 import pytest
 import torch
 
-from trainers.sft import KernelDataCollator, KernelSFTTrainer, main, save_final_model
+from trainers.model import save_final_model
+from trainers.sft import KernelDataCollator, KernelSFTTrainer, main
 
 
 def _snapshot(model) -> dict[str, torch.Tensor]:
@@ -101,7 +102,7 @@ def test_lora_trains_adapters_only_and_merges_on_save(tiny_model, tokenizer, dat
     base = _snapshot(tiny_model)
     trainer = KernelSFTTrainer(
         model=tiny_model,
-        args=make_config(use_peft=True, learning_rate=1e-2),
+        args=make_config(learning_rate=1e-2),
         train_dataset=dataset,
         processing_class=tokenizer,
         peft_config=LoraConfig(r=8, lora_alpha=16, target_modules="all-linear", task_type="CAUSAL_LM"),
@@ -127,8 +128,7 @@ def test_lora_trains_adapters_only_and_merges_on_save(tiny_model, tokenizer, dat
 def _sgd_steps(tokenizer, corpus, make_config, steps, **overrides):
     """Parameter change, losses and first log of plain SGD steps (lr 1, so one step's change is -grad)."""
     from datasets import Dataset
-
-    from trainers.synthetic import build_model
+    from synthetic import build_model  # scripts/, on the path through conftest.py
 
     model = build_model(len(tokenizer), seed=0, initializer_range=0.1)
     before = _snapshot(model)

@@ -1,4 +1,6 @@
-"""Models, tokenizers and kernel chat corpora built in code, for tests, benchmarks and smoke runs.
+"""Models, tokenizers and kernel chat corpora built in code, for tests, benchmarks and smoke runs
+(scripts/bench_sft.py, scripts/rl_demo.py, tests/trainers; `bench_sft.py --export` writes the
+inputs of configs/sft/smoke.yaml).
 
 Nothing can be downloaded on the machines this project is tested on, so every training test and the
 GPU throughput benchmark start from here: a byte-level BPE tokenizer trained on a few strings and

@@ -49,17 +49,25 @@ def test_ray_and_local_executors_agree(data_dir, fast_eval):
 
 def test_builds_get_the_gpus_architecture_and_max_jobs(data_dir, fast_eval):
     """On CUDA a build task (on a CPU node) targets the architecture of the GPUs, with the verifier's
-    MAX_JOBS; a compile error is answered without waiting for a GPU (this runtime has none)."""
+    MAX_JOBS; a compile error is answered without waiting for a GPU (this runtime has none), and a
+    sample that waits for one is cancelled by close(cancel_pending=True)."""
     from benchmark.ray_executor import RayVerifier
 
     task = load_task(data_dir / "suite" / "level1" / "scale_shift.py")
     cfg = VerifierConfig(eval=dataclasses.replace(fast_eval, device="cuda", strict=False), build_cores=4, build_workers=2)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        with RayVerifier(cfg, cuda_arch="9.0") as verifier:
+        verifier = RayVerifier(cfg, cuda_arch="9.0")
+        try:
             verdict = verifier.submit(task, ENV_PROBE).result(timeout=300)
+            waiting = verifier.submit(task, (data_dir / "candidates" / "torch_correct.py").read_text())
+        finally:
+            verifier.close(cancel_pending=True)
         assert verdict.status is Status.COMPILE_ERROR
         assert f"MAX_JOBS={cfg.build_jobs} ARCH=9.0" in verdict.error and cfg.build_jobs == 2
+        assert waiting.cancelled()
+        with pytest.raises(RuntimeError, match="closed"):
+            verifier.submit(task, "x = 1")
         assert ray.is_initialized()  # the caller's runtime outlives the verifier
     finally:
         ray.shutdown()

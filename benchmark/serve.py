@@ -3,7 +3,7 @@
     SOLBENCH_TOKEN=secret python -m benchmark.serve --port 8765 --device cuda
 
 POST /verify   {"items": [{"task_id": "level1/gelu_tanh_fp32" | "task_source": "...", "code": "...",
-                "sample": 0, "turn": 1}, ...]}  ->  {"results": [{"verdict": {...}, "reward": 1.3}, ...]}
+                "sample": 0, "turn": 1, "model": "", "sol_ms": null}, ...]}  ->  {"results": [{"verdict": {...}, "reward": 1.3}, ...]}
 GET  /health   -> {"status": "ok" | "draining", "pending": N, "capacity": M}
 
 Every request needs `Authorization: Bearer TOKEN` (the token from SOLBENCH_TOKEN or --token-env).
@@ -15,6 +15,7 @@ drains: new work gets 503, work already accepted is finished and answered, then 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hmac
 import json
 import logging
@@ -23,13 +24,17 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from benchmark.harness import EvalConfig, TaskError, default_device
+from benchmark.reward import shaped_reward
 from benchmark.suite import load_suite
 from benchmark.task import Task, TaskLoadError, load_task, sha256_text
 from benchmark.verdict import Verdict
@@ -95,8 +100,10 @@ class Service:
     def verify(self, items: list[dict]) -> list[dict]:
         futures = []
         for item in items:
+            sol_ms = item.get("sol_ms")
             req = Request(self._task(item), item.get("code"), sample=int(item.get("sample", 0)),
-                          turn=int(item.get("turn", 1)), model=str(item.get("model", "")))
+                          turn=int(item.get("turn", 1)), model=str(item.get("model", "")),
+                          sol_ms=float(sol_ms) if sol_ms is not None else None)
             futures.append(self.verifier.submit_request(req))
         results = []
         for f in futures:
@@ -183,12 +190,20 @@ class Service:
 
 
 class RemoteVerifier:
-    """Client of the service: `RemoteVerifier(url, token).verify([{"task_id": ..., "code": ...}])`."""
+    """Client of the service with Verifier's API (submit, submit_request, verify, reward, close, a
+    context manager), so the runner, the dataset builder and the RL rewards can verify through a
+    service on another machine. `config` should be the service's: its reward settings shape the
+    rewards here, its eval settings name the device and strictness of verdicts decided here. The
+    task travels as its source; the verdict names it by the caller's id and level. A full service
+    (503, at capacity) is retried after its Retry-After, up to `timeout`; a draining one is not."""
 
-    def __init__(self, url: str, token: str, timeout: float = 3600.0):
+    def __init__(self, url: str, token: str, config: VerifierConfig | None = None, timeout: float = 3600.0,
+                 concurrency: int = 8):
         self.url = url.rstrip("/")
         self.token = token
+        self.config = config or VerifierConfig()
         self.timeout = timeout
+        self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="solbench-remote")
 
     def _call(self, method: str, path: str, payload: dict | None = None) -> dict:
         data = json.dumps(payload).encode() if payload is not None else None
@@ -200,11 +215,53 @@ class RemoteVerifier:
     def health(self) -> dict:
         return self._call("GET", "/health")
 
-    def verify(self, items: list[dict]) -> list[dict]:
-        try:
-            return self._call("POST", "/verify", {"items": items})["results"]
-        except urllib.error.HTTPError as e:
-            raise RuntimeError(f"verifier service answered {e.code}: {e.read().decode(errors='replace')}") from e
+    def verify_items(self, items: list[dict]) -> list[dict]:
+        """The protocol itself: one POST /verify of raw items, its raw results."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                return self._call("POST", "/verify", {"items": items})["results"]
+            except urllib.error.HTTPError as e:
+                body = e.read().decode(errors="replace")
+                wait = float(e.headers.get("Retry-After") or 5)
+                if e.code != 503 or "draining" in body or time.monotonic() + wait > deadline:
+                    raise RuntimeError(f"verifier service answered {e.code}: {body}") from e
+                time.sleep(wait)
+
+    # lifecycle
+    def close(self, cancel_pending: bool = False) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=cancel_pending)
+
+    def __enter__(self) -> RemoteVerifier:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close(cancel_pending=exc[0] is not None)
+
+    # the API
+    def submit(self, task: Task, code: str | None, **kw) -> Future[Verdict]:
+        return self.submit_request(Request(task, code, **kw))
+
+    def submit_request(self, req: Request) -> Future[Verdict]:
+        if req.trusted:
+            raise ValueError("the service evaluates no trusted code: every candidate gets the strict checks")
+        return self._pool.submit(self._verify_one, req)
+
+    def verify(self, requests: Iterable[Request]) -> list[Verdict]:
+        futures = [self.submit_request(r) for r in requests]
+        return [f.result() for f in futures]
+
+    def reward(self, verdict: Verdict) -> float:
+        return shaped_reward(verdict, self.config.reward)
+
+    def _verify_one(self, req: Request) -> Verdict:
+        item = {"task_source": req.task.source, "code": req.code, "sample": req.sample, "turn": req.turn,
+                "model": req.model, "sol_ms": req.sol_ms}
+        (result,) = self.verify_items([item])
+        if "error" in result:
+            raise TaskError(result["error"].removeprefix("task error: "))
+        verdict = Verdict.from_dict(result["verdict"])
+        return dataclasses.replace(verdict, task_id=req.task.task_id, level=req.task.level)
 
 
 def main(argv: list[str] | None = None) -> int:

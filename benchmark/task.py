@@ -8,6 +8,7 @@ Metadata is read from the AST, so listing a suite never executes task code."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import importlib.util
 import re
@@ -15,6 +16,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+
+from benchmark.files import atomic_write_text
 
 REQUIRED_NAMES = ("Model", "get_inputs", "get_init_inputs")
 KNOWN_META_KEYS = {"level", "tags", "dtype", "difficulty", "atol", "rtol", "description"}
@@ -127,3 +130,13 @@ def load_task(path: str | Path, root: Path | None = None) -> Task:
         rtol=meta.get("rtol"),
         meta=meta,
     )
+
+
+def stage_task(task: Task, directory: Path) -> Task:
+    """The task with its source written under `directory`, for a machine that cannot read the
+    task's own path (a Ray node): same id, level and metadata, the file under the same name (a
+    folder per source hash, so two sources of one name never meet)."""
+    path = Path(directory) / task.hash[:24] / f"{task.name}.py"
+    if not path.is_file():
+        atomic_write_text(path, task.source)
+    return dataclasses.replace(task, path=path)

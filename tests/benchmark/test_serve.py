@@ -11,8 +11,11 @@ import urllib.request
 
 import pytest
 
+from benchmark.harness import TaskError
 from benchmark.serve import RemoteVerifier, ServeConfig, Service
-from benchmark.verifier import Verifier, VerifierConfig
+from benchmark.task import load_task
+from benchmark.verdict import Status
+from benchmark.verifier import Request, Verifier, VerifierConfig
 
 TOKEN = "test-token"
 SLOW = "import torch\nimport time\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        time.sleep(1.5)\n        return x * 2 + 1\n"
@@ -62,11 +65,29 @@ def test_limits_and_back_pressure(service):
 def test_verdicts_and_rewards(service, data_dir):
     source = (data_dir / "suite" / "level1" / "scale_shift.py").read_text()
     correct = (data_dir / "candidates" / "torch_correct.py").read_text()
-    results = RemoteVerifier(service.url, TOKEN).verify(
+    results = RemoteVerifier(service.url, TOKEN).verify_items(
         [{"task_id": "level1/scale_shift", "code": ""}, {"task_source": source, "code": correct}]
     )
     assert [r["verdict"]["verdict"] for r in results] == ["no_code", "pass"]
     assert [r["reward"] for r in results] == [-1.0, 1.0]
+
+
+def test_the_client_has_the_verifiers_api(service, data_dir):
+    """submit/verify/reward/close as benchmark.verifier.Verifier: Verdicts that name the caller's task,
+    more samples than the service's capacity (its 503s are waited out), a broken task as TaskError."""
+    task = load_task(data_dir / "suite" / "level1" / "scale_shift.py", root=data_dir / "suite")
+    correct = (data_dir / "candidates" / "torch_correct.py").read_text()
+    with RemoteVerifier(service.url, TOKEN, service.verifier.config) as remote:
+        verdicts = remote.verify([Request(task, correct, sample=i, turn=2) for i in range(3)])
+        broken = remote.submit(load_task(data_dir / "broken_task.py"), correct)
+        with pytest.raises(TaskError):
+            broken.result()
+        with pytest.raises(ValueError, match="trusted"):
+            remote.submit(task, correct, trusted=True)
+    assert [(v.status, v.task_id, v.level, v.sample, v.turn) for v in verdicts] == [
+        (Status.PASS, "level1/scale_shift", 1, i, 2) for i in range(3)
+    ]
+    assert remote.reward(verdicts[0]) == 1.0
 
 
 def test_drain_finishes_accepted_work(service):

@@ -59,7 +59,7 @@ PCH_NAME = "solbench_pch"  # the extension name in the probe whose flags the .gc
 TORCH_HEADER = Path(cpp_extension.torch.__file__).parent / "include" / "torch" / "extension.h"
 
 
-class LoadFailure(enum.StrEnum):
+class LoadErrorKind(enum.StrEnum):
     """Why a candidate produced no usable ModelNew."""
 
     SYNTAX = "syntax"
@@ -71,13 +71,13 @@ class LoadFailure(enum.StrEnum):
     def final(self) -> bool:
         """Whether a build child's failure decides the verdict: the same code fails the same way
         anywhere, where an import may fail only without the GPU the build child does not have."""
-        return self is not LoadFailure.IMPORT
+        return self is not LoadErrorKind.IMPORT
 
 
 class CandidateLoadError(Exception):
     """The candidate did not produce a usable ModelNew; `kind` says why, the text says how."""
 
-    def __init__(self, kind: LoadFailure, text: str):
+    def __init__(self, kind: LoadErrorKind, text: str):
         super().__init__(text)
         self.kind = kind
 
@@ -311,18 +311,18 @@ def load_candidate(path: str | Path, builds_root: str | Path):
     try:
         module = import_file(Path(path), "solbench_candidate")
     except SyntaxError as e:
-        raise CandidateLoadError(LoadFailure.SYNTAX, f"SyntaxError: {e.msg} (candidate line {e.lineno})") from e
+        raise CandidateLoadError(LoadErrorKind.SYNTAX, f"SyntaxError: {e.msg} (candidate line {e.lineno})") from e
     except BaseException as e:  # noqa: BLE001 - a build failure may surface as any exception
         text = str(e)
         if "Error building extension" in text or type(e).__name__ in ("CalledProcessError", "RawCudaError", "CompileError"):
-            raise CandidateLoadError(LoadFailure.BUILD, "build failed:\n" + trim_build_log(text)) from e
+            raise CandidateLoadError(LoadErrorKind.BUILD, "build failed:\n" + trim_build_log(text)) from e
         tb = traceback.extract_tb(e.__traceback__)
         where = [f.lineno for f in tb if f.filename == str(path)]
         suffix = f" (candidate line {where[-1]})" if where else ""
-        raise CandidateLoadError(LoadFailure.IMPORT, f"import failed: {type(e).__name__}: {text[:2000]}{suffix}") from e
+        raise CandidateLoadError(LoadErrorKind.IMPORT, f"import failed: {type(e).__name__}: {text[:2000]}{suffix}") from e
     model_cls = getattr(module, "ModelNew", None)
     if model_cls is None:
-        raise CandidateLoadError(LoadFailure.NO_MODEL, "the candidate defines no ModelNew")
+        raise CandidateLoadError(LoadErrorKind.NO_MODEL, "the candidate defines no ModelNew")
     if not isinstance(model_cls, type):
-        raise CandidateLoadError(LoadFailure.NO_MODEL, f"ModelNew is a {type(model_cls).__name__}, not a class")
+        raise CandidateLoadError(LoadErrorKind.NO_MODEL, f"ModelNew is a {type(model_cls).__name__}, not a class")
     return model_cls

@@ -21,6 +21,7 @@ where tested) and only the time differs. The added flag is part of the folder's 
 from __future__ import annotations
 
 import contextlib
+import enum
 import fcntl
 import functools
 import hashlib
@@ -58,8 +59,27 @@ PCH_NAME = "solbench_pch"  # the extension name in the probe whose flags the .gc
 TORCH_HEADER = Path(cpp_extension.torch.__file__).parent / "include" / "torch" / "extension.h"
 
 
+class LoadErrorKind(enum.StrEnum):
+    """Why a candidate produced no usable ModelNew."""
+
+    SYNTAX = "syntax"
+    BUILD = "build"  # an extension did not compile
+    IMPORT = "import"  # importing it raised (perhaps only for want of the GPU a build child lacks)
+    NO_MODEL = "no_model"  # no ModelNew, or one that is not a class
+
+    @property
+    def final(self) -> bool:
+        """Whether a build child's failure decides the verdict: the same code fails the same way
+        anywhere, where an import may fail only without the GPU the build child does not have."""
+        return self is not LoadErrorKind.IMPORT
+
+
 class CandidateLoadError(Exception):
-    """The candidate did not produce a usable ModelNew (syntax, build or import failure)."""
+    """The candidate did not produce a usable ModelNew; `kind` says why, the text says how."""
+
+    def __init__(self, kind: LoadErrorKind, text: str):
+        super().__init__(text)
+        self.kind = kind
 
 
 def build_key(name: str, kwargs: dict) -> str:
@@ -291,18 +311,18 @@ def load_candidate(path: str | Path, builds_root: str | Path):
     try:
         module = import_file(Path(path), "solbench_candidate")
     except SyntaxError as e:
-        raise CandidateLoadError(f"SyntaxError: {e.msg} (candidate line {e.lineno})") from e
+        raise CandidateLoadError(LoadErrorKind.SYNTAX, f"SyntaxError: {e.msg} (candidate line {e.lineno})") from e
     except BaseException as e:  # noqa: BLE001 - a build failure may surface as any exception
         text = str(e)
         if "Error building extension" in text or type(e).__name__ in ("CalledProcessError", "RawCudaError", "CompileError"):
-            raise CandidateLoadError("build failed:\n" + trim_build_log(text)) from e
+            raise CandidateLoadError(LoadErrorKind.BUILD, "build failed:\n" + trim_build_log(text)) from e
         tb = traceback.extract_tb(e.__traceback__)
         where = [f.lineno for f in tb if f.filename == str(path)]
         suffix = f" (candidate line {where[-1]})" if where else ""
-        raise CandidateLoadError(f"import failed: {type(e).__name__}: {text[:2000]}{suffix}") from e
+        raise CandidateLoadError(LoadErrorKind.IMPORT, f"import failed: {type(e).__name__}: {text[:2000]}{suffix}") from e
     model_cls = getattr(module, "ModelNew", None)
     if model_cls is None:
-        raise CandidateLoadError("the candidate defines no ModelNew")
+        raise CandidateLoadError(LoadErrorKind.NO_MODEL, "the candidate defines no ModelNew")
     if not isinstance(model_cls, type):
-        raise CandidateLoadError(f"ModelNew is a {type(model_cls).__name__}, not a class")
+        raise CandidateLoadError(LoadErrorKind.NO_MODEL, f"ModelNew is a {type(model_cls).__name__}, not a class")
     return model_cls

@@ -159,11 +159,16 @@ def host_device_lock(gpu: int | None = None) -> str:
     return str(Path(tempfile.gettempdir()) / "solbench-locks" / f"device-{device}")
 
 
+def source_path(code_hash: str, cache_dir: Path) -> Path:
+    """Where the cache keeps the candidate whose source hashes to `code_hash` (a verdict's), once
+    evaluated: so a run's code can be found again after the run (leaderboard.submit)."""
+    return cache_dir / "sources" / f"candidate_{code_hash[:24]}.py"
+
+
 def stage_source(code: str, cache_dir: Path) -> Path:
     """The candidate as a real file in the shared cache, named by its hash, written atomically."""
-    src_dir = cache_dir / "sources"
-    src_dir.mkdir(parents=True, exist_ok=True)
-    path = src_dir / f"candidate_{sha256_text(code)[:24]}.py"
+    path = source_path(sha256_text(code), cache_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():
         atomic_write_text(path, code)
     return path
@@ -290,7 +295,8 @@ def evaluate(
     if r is None:
         status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
         error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
-        phases = Phases(compile_s=built.seconds, total_s=built.wall_s + outcome.wall_s)
+        compile_s = built.seconds + outcome.charged_s.get(BUILD_CLOCK, 0.0)  # what the child compiled itself
+        phases = Phases(compile_s=compile_s, total_s=built.wall_s + outcome.wall_s)
         return finalize_verdict(status, error, static_flags, base, limit=outcome.limit, phases=phases)
     if r["status"] == "task_error":
         raise TaskError(r["error"])

@@ -134,6 +134,7 @@ class RunDir:
             pass  # something else is in it
 
     def run_info(self) -> dict:
+        """run.json as recorded: the first invocation's settings and every resume."""
         return json.loads((self.path / "run.json").read_text())
 
     def load_verdicts(self) -> list[Verdict]:

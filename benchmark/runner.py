@@ -148,20 +148,21 @@ def format_table(summary: dict) -> str:
 
 
 def _submit(completion: Completion, config: RunConfig, verifier: Verifier, sol_ms: float | None, trusted: bool):
-    """Queue one completion for evaluation: (future verdict or an immediate one, extraction reason)."""
+    """Queue one completion for evaluation: (future verdict or an immediate one, extraction reason,
+    whether the extraction found code)."""
     req = completion.request
     if completion.error:
         verdict = Verdict(
             task_id=req.task.task_id, status=Status.NO_CODE, sample=req.sample, turn=req.turn,
             level=req.task.level, model=config.model, error=completion.error, device=config.eval.device,
         )
-        return verdict, "backend error"
+        return verdict, "backend error", True
     extraction = extract_code(completion.text)
     future = verifier.submit_request(
         Request(req.task, extraction.code, sample=req.sample, turn=req.turn, model=config.model, sol_ms=sol_ms,
                 trusted=trusted)
     )
-    return future, extraction.reason
+    return future, extraction.reason, extraction.code is not None
 
 
 def _record(completion: Completion, extraction: str) -> CompletionRecord:
@@ -192,13 +193,14 @@ class _Recorder:
         self._thread = threading.Thread(target=self._loop, name="solbench-recorder", daemon=True)
         self._thread.start()
 
-    def expect(self, req: GenerationRequest, outcome: Verdict | Future, how: str) -> None:
-        """Record `outcome` (a verdict, or a future of one) once it is known."""
+    def expect(self, req: GenerationRequest, outcome: Verdict | Future, no_code: str | None) -> None:
+        """Record `outcome` (a verdict, or a future of one) once it is known; `no_code` is why the
+        completion held no code, which becomes its no_code verdict's error."""
         self._announce()
         if isinstance(outcome, Verdict):
-            self._events.put(lambda: self._record(req, outcome, how))
+            self._events.put(lambda: self._record(req, outcome, no_code))
         else:
-            outcome.add_done_callback(lambda f: self._events.put(lambda: self._record(req, f, how)))
+            outcome.add_done_callback(lambda f: self._events.put(lambda: self._record(req, f, no_code)))
 
     def skip(self) -> None:
         """A request that gets no verdict (its task broke meanwhile): it still counts as done."""
@@ -249,7 +251,7 @@ class _Recorder:
                     self._pending -= 1
                     self._idle.notify_all()
 
-    def _record(self, req: GenerationRequest, outcome: Verdict | Future, how: str) -> None:
+    def _record(self, req: GenerationRequest, outcome: Verdict | Future, no_code: str | None) -> None:
         task = req.task
         if isinstance(outcome, Future):
             if outcome.cancelled():
@@ -266,8 +268,8 @@ class _Recorder:
             verdict = outcome.result()
         else:
             verdict = outcome
-        if verdict.status is Status.NO_CODE and verdict.error == "no code to evaluate":
-            verdict = replace(verdict, error=how)  # say why no code was found
+        if verdict.status is Status.NO_CODE and no_code is not None:
+            verdict = replace(verdict, error=no_code)  # say why no code was found
         self.rundir.append(verdict)
         self.verdicts.append(verdict)
         self.correct += verdict.correct
@@ -279,7 +281,8 @@ class _Recorder:
 
 
 def _faster(v: Verdict) -> bool:
-    return bool(v.correct and v.speedup and v.speedup > 1)
+    """What the bar's "faster" counts: what the results table's "faster" column is the rate of."""
+    return bool(v.correct and v.speedup and v.speedup > metrics.FASTER_RATE_THRESHOLD)
 
 
 def evaluation_settings(cfg: EvalConfig) -> dict:
@@ -369,9 +372,9 @@ def run(config: RunConfig) -> dict:
                 if req.task.task_id in broken:
                     recorder.skip()
                     continue
-                outcome, how = _submit(completion, config, verifier, sol.get(req.task.task_id), backend.trusted)
+                outcome, how, found = _submit(completion, config, verifier, sol.get(req.task.task_id), backend.trusted)
                 completions.append(_record(completion, how))
-                recorder.expect(req, outcome, how)
+                recorder.expect(req, outcome, None if found else how)
             recorder.wait_idle()  # the next turn is planned from this one's verdicts
         finished = True
     finally:

@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.candidate import WAIT_CLOCK as WAIT  # the clock charged to no limit
+from benchmark.channel import CLOCK_PREFIX, sign
 from benchmark.confine import Limits
-from benchmark.worker import CLOCK_PREFIX, sign
 from benchmark.zygote import Descriptors, ForkedChild, ForkRequest, Zygote
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent

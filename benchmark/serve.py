@@ -59,7 +59,6 @@ class Service:
         self.config = config
         self.verifier = verifier
         self.tasks = {t.task_id: t for t in load_suite(suite_root).tasks}
-        self._slots = threading.BoundedSemaphore(config.capacity)
         self._pending = 0
         self._lock = threading.Lock()
         self.draining = False

@@ -8,7 +8,7 @@ tolerance check (with benchmark.correctness, the very checker the harness uses);
 and the weights matter (a second seed for either changes the output); that the alternate shapes
 run; and, on the GPU with full shapes, that the reference takes 0.1-50 ms and at most 8 GiB.
 
-Tasks run in this process with the harness's seeding and device conventions (benchmark.worker's
+Tasks run in this process with the harness's seeding and device conventions (benchmark.program's
 TaskProgram): tasks are trusted code, and this is not the candidate sandbox. A task that raises,
 or runs past its deadline, is reported with the reason and the others still run. A task that
 breaks the CUDA context itself (a device-side assert) takes the rest of the run with it."""
@@ -31,10 +31,10 @@ from tqdm import tqdm
 
 from benchmark import sol
 from benchmark.correctness import compare_outputs, flatten_outputs, tolerance
+from benchmark.program import TaskProgram, clone_args, detach_outputs, pin_precision, time_model
 from benchmark.task import Task, import_file
 from benchmark.timing import Timer, TimingConfig
 from benchmark.verdict import TimingStats
-from benchmark.worker import TaskProgram, clone_args, detach_outputs, pin_precision, time_model
 
 CHECKS = (
     "load", "run", "finite", "deterministic", "not_zero", "not_constant", "not_input", "not_noise",

@@ -13,8 +13,6 @@ private file descriptor FD; stdout and stderr belong to the candidate and are on
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import sys
@@ -38,11 +36,22 @@ from benchmark.anticheat.integrity import (
 )
 from benchmark.anticheat.kernels import kernel_flags, profile_forward
 from benchmark.candidate import CandidateLoadError, load_candidate, report_clocks
+from benchmark.channel import CLOCK_PREFIX, sign
 from benchmark.contention import census as gpu_census
 from benchmark.contention import wait_until_alone
 from benchmark.correctness import compare_outputs, flatten_outputs, rule_text, tolerance
 from benchmark.exact import ExactReference
 from benchmark.gpu_lock import DeviceLock
+from benchmark.program import (
+    TaskProgram,
+    detach_outputs,
+    model_arm,
+    pin_precision,
+    restate_seeds,
+    time_model,
+    timing_seeds,
+    trial_plan,
+)
 from benchmark.reference_store import (
     STORE_FORMAT,
     Fingerprint,
@@ -54,15 +63,9 @@ from benchmark.reference_store import (
     unpack,
 )
 from benchmark.task import import_file
-from benchmark.timing import Arm, Timer, TimingConfig
-from benchmark.verdict import TimingStats
+from benchmark.timing import Timer, TimingConfig
 
-N_TIMING_SETS = 3
 CONTENTION_RETRIES = 2  # timed phases repeated when a neighbour was seen around them
-
-
-def sign(nonce: str, body: str) -> str:
-    return hmac.new(nonce.encode(), body.encode(), hashlib.sha256).hexdigest()
 
 
 def environment(device: torch.device) -> dict[str, str]:
@@ -71,81 +74,6 @@ def environment(device: torch.device) -> dict[str, str]:
         props = torch.cuda.get_device_properties(device)
         env.update(gpu=props.name, cuda=str(torch.version.cuda), sm=f"{props.major}.{props.minor}")
     return env
-
-
-def pin_precision() -> None:
-    """fp32 means fp32: no TF32 or reduced-precision reductions for the reference or the candidate."""
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
-    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
-    torch.set_float32_matmul_precision("highest")
-
-
-class TaskProgram:
-    """A task module bound to a device: seeded inputs and models, built directly on the device."""
-
-    def __init__(self, module, device: torch.device):
-        self.module = module
-        self.device = device
-
-    def _to_device(self, values: list) -> list:
-        return [v.to(self.device) if isinstance(v, torch.Tensor) else v for v in values]
-
-    def inputs(self, seed: int, alt: int | None = None, scale: float = 1.0) -> list:
-        torch.manual_seed(seed)
-        with self.device:
-            values = self.module.get_inputs() if alt is None else self.module.get_alt_inputs()[alt]
-        values = self._to_device(list(values))
-        if scale != 1.0:
-            values = [v * scale if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in values]
-        return values
-
-    def n_alt(self) -> int:
-        fn = getattr(self.module, "get_alt_inputs", None)
-        if fn is None:
-            return 0
-        torch.manual_seed(0)
-        with self.device:
-            return len(fn())
-
-    def build(self, cls, seed: int) -> torch.nn.Module:
-        torch.manual_seed(seed)
-        with self.device:
-            init = self._to_device(list(self.module.get_init_inputs()))
-            model = cls(*init)
-        return model.to(self.device) if isinstance(model, torch.nn.Module) else model
-
-
-def clone_args(values: list) -> list:
-    return [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
-
-
-def detach_outputs(out):
-    if isinstance(out, torch.Tensor):
-        return out.detach().clone()
-    if isinstance(out, list | tuple):
-        return type(out)(detach_outputs(o) for o in out)
-    return out
-
-
-def trial_plan(n_trials: int, n_alt: int, seed: int, magnitude: float) -> list[tuple[int, int | None, float]]:
-    """(seed, alternate-shape index, input scale) per correctness trial: fresh seeds, then each
-    alternate shape, then one large-magnitude trial that exposes precision downgrades."""
-    plan: list[tuple[int, int | None, float]] = [(seed + 1000 + i, None, 1.0) for i in range(n_trials)]
-    plan += [(seed + 2000 + j, j, 1.0) for j in range(n_alt)]
-    if magnitude and magnitude != 1.0:
-        plan.append((seed + 3000, None, magnitude))
-    return plan
-
-
-def timing_seeds(seed: int) -> list[int]:
-    return [seed + 5000 + k for k in range(N_TIMING_SETS)]
-
-
-def restate_seeds(seed: int) -> list[int]:
-    """Inputs for the stateful-output check: one written into a seen tensor, one at a seen address."""
-    return [seed + 7000, seed + 7001]
 
 
 REFERENCE_KEYS = {"trial": ("outputs", "exact"), "timed": ("timed", "timed_exact"), "restated": ("restated", "restated_exact")}
@@ -186,27 +114,6 @@ def at_seen_address(seen: list, new: list) -> list | None:
         t = torch.empty(0, dtype=a.dtype, device=a.device).set_(a.untyped_storage(), a.storage_offset(), a.shape, a.stride())
         out.append(t.copy_(b))
     return out
-
-
-def model_arm(model, sets: list, keep: dict | None = None) -> Arm:
-    """(call, prepare) timing `model` rotating through the timing input `sets`, each cloned fresh
-    (untimed) before its call. With `keep`, the output of each set's last call is kept for a recheck."""
-    current: list = []
-
-    def prepare(i: int) -> None:
-        current[:] = clone_args(sets[i % len(sets)])
-
-    def call(i: int) -> None:
-        out = model(*current)
-        if keep is not None:
-            keep[i % len(sets)] = out
-
-    return call, prepare
-
-
-def time_model(timer: Timer, program: TaskProgram, model, seed: int, config: TimingConfig | None = None) -> TimingStats:
-    with torch.no_grad():
-        return timer.time(*model_arm(model, [program.inputs(s) for s in timing_seeds(seed)]), config=config)
 
 
 def poison_free_memory(device: torch.device) -> None:
@@ -327,7 +234,8 @@ class Evaluation:
                 stored = self.same_inputs(stored, fingerprint)
                 ref = self.stored_outputs(stored) if stored is not None else None
             if ref is None:
-                ref, fingerprint = self.reference_outputs(program, model, plan)
+                # The fingerprint only matters to the store: a job without one is not hashed.
+                ref, fingerprint = self.reference_outputs(program, model, plan, mac_key is not None or stored is not None)
                 stored = self.same_inputs(stored, fingerprint)
             kept = stored["summary"] if stored is not None else {}
             self.result["sol_ms"] = kept["sol_ms"] if stored is not None else self.floor(program, model, plan[0][0])
@@ -361,14 +269,15 @@ class Evaluation:
                 self.result["compile_time"] = compiled_time
         return fresh
 
-    def reference_outputs(self, program: TaskProgram, model, plan) -> tuple[dict, str]:
-        """The reference's outputs, eager and exact, on every input set, and the fingerprint of
-        those inputs and of the model (benchmark.reference_store.Fingerprint)."""
-        fingerprint = Fingerprint(model)
+    def reference_outputs(self, program: TaskProgram, model, plan, fingerprinted: bool) -> tuple[dict, str | None]:
+        """The reference's outputs, eager and exact, on every input set, and (`fingerprinted`) the
+        fingerprint of those inputs and of the model (benchmark.reference_store.Fingerprint)."""
+        fingerprint = Fingerprint(model) if fingerprinted else None
         ref: dict = {"aliases": False, **{key: [] for keys in REFERENCE_KEYS.values() for key in keys}}
         exact = ExactReference(model, program.inputs(plan[0][0], plan[0][1], plan[0][2]))
         for kind, inputs in reference_input_sets(program, plan, self.seed):
-            fingerprint.update(inputs)  # first: eager may mutate its inputs
+            if fingerprint is not None:
+                fingerprint.update(inputs)  # first: eager may mutate its inputs
             out_key, exact_key = REFERENCE_KEYS[kind]
             ref[exact_key].append(detach_outputs(exact(inputs)))  # before eager, as above
             out = model(*inputs)
@@ -377,7 +286,7 @@ class Evaluation:
             ref[out_key].append(detach_outputs(out))
         self.exact_reference = str(exact.dtype).removeprefix("torch.") if exact.model is not None else "eager"
         self.exact_failure = exact.failure
-        return ref, fingerprint.hexdigest()
+        return ref, fingerprint.hexdigest() if fingerprint is not None else None
 
     # The parent's store (benchmark.reference_store): anything wrong with an entry means computing.
     def same_environment(self, stored: dict | None) -> dict | None:
@@ -391,7 +300,7 @@ class Evaluation:
             return None
         return stored
 
-    def same_inputs(self, stored: dict | None, fingerprint: str) -> dict | None:
+    def same_inputs(self, stored: dict | None, fingerprint: str | None) -> dict | None:
         if stored is None or stored["summary"].get("inputs") == fingerprint:
             return stored
         self.usage.stale.append("computed on other inputs or model weights")
@@ -615,14 +524,11 @@ def build_only(job: dict) -> dict:
     try:
         load_candidate(job["candidate_path"], job["builds_root"])
     except CandidateLoadError as e:
-        text = str(e)
-        final = text.startswith(("build failed", "SyntaxError", "the candidate defines no ModelNew", "ModelNew is a"))
-        return {"status": "compile_error", "error": text, "final": final, "compile_s": time.monotonic() - t0}
+        return {"status": "compile_error", "error": str(e), "final": e.kind.final, "compile_s": time.monotonic() - t0}
     return {"status": "built", "compile_s": time.monotonic() - t0}
 
 
 BUILD_NICENESS = 10  # added to a build child's niceness (an unprivileged process may only raise it)
-CLOCK_PREFIX = "clock:"  # what a clock message signs, so it never verifies as a result
 
 
 def main() -> None:

@@ -15,8 +15,8 @@ import torch
 
 from benchmark import sol
 from benchmark.device_profile import DeviceProfile
+from benchmark.program import TaskProgram, clone_args
 from benchmark.task import Task
-from benchmark.worker import TaskProgram, clone_args
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,18 @@ computing and timing the reference programs; run it again whenever the suite ver
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
+import shlex
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.run import config_from_args, parse_args
-from benchmark.runner import run
+from benchmark.harness import EvalConfig
+from benchmark.models.base import BackendOptions, SamplingParams
+from benchmark.rundir import RunDir
+from benchmark.runner import RunConfig, run
 from benchmark.suite import load_suite
 from leaderboard.submission import EXAMPLE, SUBMISSIONS_DIR
 from leaderboard.submit import submit
@@ -77,15 +79,27 @@ EXAMPLES = (
 )
 
 
-def run_argv(example: Example, out: Path) -> list[str]:
-    """Two correctness trials and a long timeout: the tasks are GPU-sized, and a shared CPU is slow."""
+def run_config(example: Example, out: Path, progress: bool = True) -> RunConfig:
+    """Two correctness trials and a long timeout: the tasks are GPU-sized, and a shared CPU is slow.
+    The config records the `benchmark.run` command that gives the same run."""
+    ks = tuple(sorted({1, example.samples}))
     argv = ["--model", example.model, "--device", "cpu", "--samples", str(example.samples), "--trials", "2",
             "--timeout", "1800", "--out", str(out)]
     for task in EXAMPLE_TASKS:
         argv += ["--tasks", task]
-    for k in sorted({1, example.samples}):
+    for k in ks:
         argv += ["--k", str(k)]
-    return argv
+    return RunConfig(
+        model=example.model,
+        out=out,
+        tasks=EXAMPLE_TASKS,
+        sampling=SamplingParams(samples=example.samples),
+        eval=EvalConfig(device="cpu", trials=2, timeout_s=1800.0),
+        ks=ks,
+        command=shlex.join(["python", "-m", "benchmark.run", *argv, *([] if progress else ["--quiet"])]),
+        progress=progress,
+        backend=BackendOptions(device="cpu"),
+    )
 
 
 def regenerate(runs: Path, out_dir: Path = SUBMISSIONS_DIR, versions_file: Path = SUITE_VERSIONS_PATH,
@@ -98,11 +112,11 @@ def regenerate(runs: Path, out_dir: Path = SUBMISSIONS_DIR, versions_file: Path 
         rundir = runs / example.folder
         if rundir.exists() and not resume:
             shutil.rmtree(rundir)
-        argv = run_argv(example, rundir) + ([] if progress else ["--quiet"])
+        config = run_config(example, rundir, progress)
         before = SuiteVersion.from_suite(load_suite())
-        log.info("running: python -m benchmark.run %s", " ".join(argv))
-        run(config_from_args(parse_args(argv), argv))
-        used = json.loads((rundir / "run.json").read_text())["suite_version"]
+        log.info("running: %s", config.command)
+        run(config)
+        used = RunDir(rundir).run_info()["suite_version"]
         snapshot = before if used == before.version else SuiteVersion.from_suite(load_suite())
         if snapshot.version == used:
             add(snapshot, versions_file)

@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmark import metrics
+from benchmark.models import is_trusted
 from benchmark.verdict import Verdict
 from leaderboard.submission import CPU_RUN, PARTIAL
 from leaderboard.suites import SuiteRegistry, SuiteVersion
 
 MAX_LISTED = 10  # problems of one kind listed before "and N more"
-TRUSTED_MODELS = ("reference",)  # backends whose code is the task's own PyTorch
 ENV_REQUIRED = ("gpu", "driver", "cuda", "torch")
 ENV_NULLABLE_ON_CPU = ("gpu", "driver", "cuda")
 BROKEN_STAGES = ("load", "reference")
@@ -359,7 +359,7 @@ def validate_run_dir(path: str | Path, registry: SuiteRegistry | None = None, *,
     tasks = covered_tasks(run, suite, partial)
     problems += check_coverage(run, verdicts, suite, tasks, read_broken(summary)[0])
     problems += check_summary(summary, run, verdicts)
-    if not run["strict"] and run["model"] not in TRUSTED_MODELS:
+    if not run["strict"] and not is_trusted(run["model"]):
         problems.append("run.json: strict is false, so anti-cheat findings did not fail samples; "
                         "rerun without --no-strict")
     if problems:

@@ -24,12 +24,12 @@ from tqdm import tqdm
 
 from benchmark import metrics
 from benchmark.harness import EvalConfig, TaskError, default_cache_dir, default_device, evaluate
+from benchmark.models import is_trusted
 from benchmark.rundir import gpu_environment
 from benchmark.suite import load_suite
 from benchmark.timing import TimingConfig
 from benchmark.verdict import Status, Verdict
 from leaderboard.submission import Submission, SubmissionFormatError, load_submission
-from leaderboard.validate import TRUSTED_MODELS
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def verify(sub: Submission, config: VerifyConfig = VerifyConfig(), progress: boo
     eval_cfg = EvalConfig(device=device, baseline=sub.run.get("baseline", "eager"), strict=bool(sub.run.get("strict", True)),
                           timeout_s=config.timeout_s, trials=config.trials, timing=config.timing,
                           cache_dir=config.cache_dir)
-    trusted = sub.run.get("model") in TRUSTED_MODELS  # the reference baseline, as benchmark.run treats it
+    trusted = is_trusted(sub.run.get("model", ""))  # the reference baseline, as benchmark.run treats it
     checked = []
     for v in tqdm(chosen, desc=f"verify {sub.slug}", unit="sample", disable=not progress):
         try:

@@ -13,7 +13,6 @@ def reference_candidate(task_source: str) -> str:
 
 class ReferenceBackend(Backend):
     name = "reference"
-    trusted = True
     uses_prompts = False
 
     def generate(self, requests: Sequence[GenerationRequest]) -> Iterator[Completion]:
@@ -21,6 +20,6 @@ class ReferenceBackend(Backend):
             yield Completion(req, f"```python\n{reference_candidate(req.task.source)}```")
 
 
-@register_backend("reference")
+@register_backend("reference", trusted=True)
 def _make(arg: str, **options) -> Backend:
     return ReferenceBackend()

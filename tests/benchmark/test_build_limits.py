@@ -15,8 +15,9 @@ import time
 
 import pytest
 
+from benchmark import harness
 from benchmark.candidate import BUILT_MARK, LOCK_FILE, PCH_DIR, TORCH_BATON
-from benchmark.harness import build, evaluate
+from benchmark.harness import BuildOutcome, build, evaluate
 from benchmark.sandbox import CAP_FACTOR, PROJECT_ROOT, ChildOutcome, Clocks, scrubbed_env
 from benchmark.task import load_task
 from benchmark.verdict import Status
@@ -34,37 +35,6 @@ class ModelNew(torch.nn.Module):
     def forward(self, x):
         return x
 """
-
-
-def extension_candidate(name: str, body: str, comment: str = "", lazy: bool = False) -> str:
-    """A C++ load_inline candidate for y = 2x + 1 whose extension is called `name`, its loop body
-    computing out[i] from in[i]; `lazy` builds it in ModelNew.__init__ instead of at import."""
-    source = (
-        "#include <torch/extension.h>\n"
-        "torch::Tensor apply(torch::Tensor x) {\n"
-        "    auto xc = x.contiguous();\n"
-        "    auto y = torch::empty_like(xc);\n"
-        "    const float* in = xc.data_ptr<float>();\n"
-        "    float* out = y.data_ptr<float>();\n"
-        f"    for (int64_t i = 0; i < xc.numel(); ++i) {{ {body} }}\n"
-        "    return y;\n"
-        "}\n"
-    )
-    build = f"load_inline(name={name!r}, cpp_sources={source!r}, functions=['apply'], extra_cflags=['-O0'])"
-    lines = [f"# {comment}", "import torch", "from torch.utils.cpp_extension import load_inline", ""]
-    if not lazy:
-        lines += [f"ext = {build}", ""]
-    lines += ["", "class ModelNew(torch.nn.Module):"]
-    if lazy:
-        lines += ["    def __init__(self):", "        super().__init__()", f"        self.ext = {build}", ""]
-        call = "self.ext"
-    else:
-        call = "ext"
-    lines += ["    def forward(self, x):", f"        return {call}.apply(x)", ""]
-    return "\n".join(lines)
-
-
-RIGHT = "out[i] = in[i] * 2.0f + 1.0f;"
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +70,8 @@ def test_build_timeout_through_the_verifier_never_executes(task, cfg):
     assert stats["executed"] == 0
 
 
-def test_waiting_for_another_build_of_the_folder_is_not_charged(cfg):
-    code = extension_candidate("solbench_wait_probe", RIGHT)
+def test_waiting_for_another_build_of_the_folder_is_not_charged(cfg, cpp_candidate):
+    code = cpp_candidate("solbench_wait_probe")
     assert build(code, cfg).ok  # built (or found built) once
     [folder] = [d for d in (cfg.cache_dir / "builds").iterdir() if (d / "solbench_wait_probe.so").exists()]
     held = threading.Event()
@@ -122,9 +92,9 @@ def test_waiting_for_another_build_of_the_folder_is_not_charged(cfg):
     assert 25.0 <= outcome.wall_s < CAP_FACTOR * 15.0
 
 
-def test_builder_killed_mid_build_blocks_nobody(cfg, tmp_path):
+def test_builder_killed_mid_build_blocks_nobody(cfg, tmp_path, cpp_candidate):
     cfg = dataclasses.replace(cfg, cache_dir=tmp_path / "cache")
-    code = extension_candidate("solbench_killed_probe", RIGHT)
+    code = cpp_candidate("solbench_killed_probe")
     path = tmp_path / "candidate.py"
     path.write_text(code)
     builds = cfg.cache_dir / "builds"
@@ -162,14 +132,14 @@ def test_builder_killed_mid_build_blocks_nobody(cfg, tmp_path):
 
 
 @pytest.mark.slow
-def test_extensions_sharing_a_name_each_get_their_own_verdict(task, cfg, tmp_path):
+def test_extensions_sharing_a_name_each_get_their_own_verdict(task, cfg, tmp_path, cpp_candidate):
     cfg = dataclasses.replace(cfg, cache_dir=tmp_path / "cache")
     codes = [
-        extension_candidate("custom_relu", RIGHT),
-        extension_candidate("custom_relu", "out[i] = in[i] * 2.0f + 2.0f;"),
-        extension_candidate("elementwise_add", "out[i] = in[i] + in[i] + 1.0f;"),
-        extension_candidate("elementwise_add", "out[i] = in[i] + 1.0f;"),
-        extension_candidate("custom_relu", RIGHT, comment="the first one's extension, in other code"),
+        cpp_candidate("custom_relu"),
+        cpp_candidate("custom_relu", "out[i] = in[i] * 2.0f + 2.0f;"),
+        cpp_candidate("elementwise_add", "out[i] = in[i] + in[i] + 1.0f;"),
+        cpp_candidate("elementwise_add", "out[i] = in[i] + 1.0f;"),
+        cpp_candidate("custom_relu", comment="the first one's extension, in other code"),
     ]
     config = VerifierConfig(eval=cfg, build_workers=3, lanes_per_device=2)
     with Verifier(config) as verifier:
@@ -183,13 +153,23 @@ def test_extensions_sharing_a_name_each_get_their_own_verdict(task, cfg, tmp_pat
 
 
 @pytest.mark.slow
-def test_build_inside_the_execution_child_counts_against_the_build_limit(task, cfg, tmp_path):
+def test_build_inside_the_execution_child_counts_against_the_build_limit(task, cfg, tmp_path, cpp_candidate):
     # Built in ModelNew.__init__, so the build child never reaches it: the execution child compiles
     # it (a cold C++ build, tens of seconds here) under a run limit far shorter than that.
     cfg = dataclasses.replace(cfg, cache_dir=tmp_path / "cache", timeout_s=8.0)
-    v = evaluate(task, extension_candidate("solbench_lazy_probe", RIGHT, lazy=True), cfg)
+    v = evaluate(task, cpp_candidate("solbench_lazy_probe", lazy=True), cfg)
     assert v.status is Status.PASS, v.error
     assert v.phases.correctness_s > cfg.timeout_s  # ModelNew() compiled it, for longer than the run limit
+
+
+def test_a_child_lost_mid_run_keeps_what_it_compiled(task, cfg, monkeypatch):
+    # No result comes back, so the child's own phases are lost; its build clock is not.
+    lost = ChildOutcome(None, -9, True, 330.0, "", limit="run", limits=cfg.limits, charged_s={"build": 21.0, "run": 300.0})
+    monkeypatch.setattr(harness, "run_job", lambda *args, **kwargs: lost)
+    code = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
+    v = evaluate(task, code, cfg, built=BuildOutcome(True, seconds=1.5, wall_s=3.0))
+    assert v.status is Status.TIMEOUT and v.limit == "run"
+    assert v.phases.compile_s == 22.5 and v.phases.total_s == 333.0
 
 
 def test_a_waiting_clock_pauses_the_deadline():

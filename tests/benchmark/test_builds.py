@@ -20,30 +20,6 @@ from benchmark.verdict import Status
 from benchmark.verifier import MAX_BUILD_JOBS, Verifier, VerifierConfig, default_build_cores
 
 FLAGS = ["-O0"]
-
-
-def candidate(name: str, body: str, headers: str = "", no_implicit: bool = False) -> str:
-    """A C++ load_inline candidate for y = 2x + 1 (the scale_shift task); `headers` open main.cpp,
-    and with `no_implicit` they are all it has (load_inline adds no torch/extension.h)."""
-    source = (
-        f"{headers}torch::Tensor apply(torch::Tensor x) {{\n"
-        "    auto xc = x.contiguous();\n"
-        "    auto y = torch::empty_like(xc);\n"
-        "    const float* in = xc.data_ptr<float>();\n"
-        "    float* out = y.data_ptr<float>();\n"
-        f"    for (int64_t i = 0; i < xc.numel(); ++i) {{ {body} }}\n"
-        "    return y;\n"
-        "}\n"
-    )
-    extra = ", no_implicit_headers=True" if no_implicit else ""
-    return (
-        "import torch\nfrom torch.utils.cpp_extension import load_inline\n\n"
-        f"ext = load_inline(name={name!r}, cpp_sources={source!r}, functions=['apply'], extra_cflags={FLAGS!r}{extra})\n\n\n"
-        "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return ext.apply(x)\n"
-    )
-
-
-RIGHT = "out[i] = in[i] * 2.0f + 1.0f;"
 CALL = {"cpp_sources": "", "functions": ["apply"], "extra_cflags": FLAGS}
 
 
@@ -82,12 +58,12 @@ def first_include(folder: Path) -> str:
 
 
 @pytest.mark.slow
-def test_the_header_route_gives_the_same_verdicts_and_object_code(task, cfg):
+def test_the_header_route_gives_the_same_verdicts_and_object_code(task, cfg, cpp_candidate):
     builds = cfg.cache_dir / "builds"
     route = header_route(builds, CALL)
     route.folder.mkdir(parents=True)
     (route.folder / SEEN_MARK).touch()  # as if these flags had been used once: this build makes the .gch
-    fast = candidate("solbench_pch_fast", RIGHT, headers="#include <torch/extension.h>\n")
+    fast = cpp_candidate("solbench_pch_fast", headers="#include <torch/extension.h>\n")
     assert build(fast, cfg).ok
     assert (route.folder / PCH_FILE).exists()
     folder = folder_of(builds, "solbench_pch_fast")
@@ -103,7 +79,7 @@ def test_the_header_route_gives_the_same_verdicts_and_object_code(task, cfg):
     assert len([d for d in builds.iterdir() if (d / "solbench_pch_fast.so").exists()]) == 2  # one per route
 
     # main.cpp that opens with another header: gcc cannot use the .gch and includes the header
-    late = candidate("solbench_pch_late", RIGHT, headers="#include <vector>\n#include <torch/extension.h>\n",
+    late = cpp_candidate("solbench_pch_late", headers="#include <vector>\n#include <torch/extension.h>\n",
                      no_implicit=True)
     assert evaluate(task, late, cfg).status is Status.PASS
     late_folder = folder_of(builds, "solbench_pch_late")
@@ -159,7 +135,7 @@ def test_build_cores_follow_the_affinity(monkeypatch):
     assert default_build_cores() == 1
 
 
-def test_the_pool_tells_each_build_its_jobs(task, cfg, monkeypatch):
+def test_the_pool_tells_each_build_its_jobs(task, cfg, monkeypatch, cpp_candidate):
     seen: list[dict | None] = []
 
     def recording(code, config, env=None):
@@ -168,7 +144,7 @@ def test_the_pool_tells_each_build_its_jobs(task, cfg, monkeypatch):
 
     monkeypatch.setattr(verifier, "build", recording)
     with Verifier(VerifierConfig(eval=cfg, build_cores=6, build_workers=3)) as pool:
-        v = pool.submit(task, candidate("solbench_jobs_probe", RIGHT)).result()
+        v = pool.submit(task, cpp_candidate("solbench_jobs_probe")).result()
     assert v.status is Status.COMPILE_ERROR and seen == [{"MAX_JOBS": "2"}]
 
 

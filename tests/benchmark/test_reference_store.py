@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from benchmark.harness import EvalConfig, evaluate
+from benchmark.program import TaskProgram
 from benchmark.reference_store import (
     SAMPLED_ELEMENTS,
     STORE_FORMAT,
@@ -29,7 +30,6 @@ from benchmark.task import load_task
 from benchmark.timing import TimingConfig
 from benchmark.verdict import Status
 from benchmark.verifier import Verifier, VerifierConfig
-from benchmark.worker import TaskProgram
 
 CORRECT = """
 import torch

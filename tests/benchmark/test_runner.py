@@ -119,6 +119,16 @@ def test_bad_replay_files(tmp_path, content, message):
         get_backend(f"replay:{replay}")
 
 
+def test_only_the_reference_backend_is_trusted(tmp_path):
+    from benchmark.models import get_backend, is_trusted
+
+    replay = tmp_path / "r.jsonl"
+    replay.write_text(json.dumps({"task_id": "t", "sample": 0, "completion": "x"}) + "\n")
+    assert is_trusted("reference") and get_backend("reference").trusted
+    assert not is_trusted(f"replay:{replay}") and not get_backend(f"replay:{replay}").trusted
+    assert not is_trusted("openai:gpt") and not is_trusted("nonsense")
+
+
 def test_cli_reports_bad_replay_as_usage_error(tmp_path, capsys):
     replay = tmp_path / "r.jsonl"
     replay.write_text("garbage")

@@ -20,8 +20,8 @@ import pytest
 import torch
 
 from benchmark.anticheat import static
+from benchmark.program import TaskProgram
 from benchmark.task import import_file, load_task
-from benchmark.worker import TaskProgram
 from datasets_builder.teachers.inductor_capture import concrete_signature
 from datasets_builder.teachers.inductor_record import (
     ArgSignature,

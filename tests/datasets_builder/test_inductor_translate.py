@@ -189,8 +189,8 @@ def test_translated_candidate_runs_in_the_triton_interpreter(name, tmp_path, mon
     import torch
 
     from benchmark.correctness import compare_outputs
+    from benchmark.program import TaskProgram
     from benchmark.task import import_file, load_task
-    from benchmark.worker import TaskProgram
 
     source, capture = load(name)
     path = tmp_path / f"cand_{name}.py"

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import shlex
 
 from benchmark.extract import extract_code
 from benchmark.models.replay import read_replay
-from benchmark.run import parse_args
+from benchmark.run import config_from_args, parse_args
 from benchmark.suite import load_suite
-from leaderboard.examples import COMPLETIONS, EXAMPLE_TASKS, EXAMPLES, run_argv
+from leaderboard.examples import COMPLETIONS, EXAMPLE_TASKS, EXAMPLES, run_config
 
 
 def test_example_tasks_exist_in_the_builtin_suite():
@@ -24,8 +24,11 @@ def test_replayed_completions_cover_every_sample():
     assert found.count(False) == 1  # exactly one completion without code
 
 
-def test_run_argv_parses_as_a_benchmark_command(tmp_path):
+def test_the_recorded_command_gives_the_same_run(tmp_path):
     for example in EXAMPLES:
-        args = parse_args(run_argv(example, tmp_path / example.folder))
-        assert args.device == "cpu" and args.samples == example.samples and args.out == Path(tmp_path / example.folder)
-        assert sorted(args.tasks) == sorted(EXAMPLE_TASKS) and 1 in args.k
+        for progress in (True, False):
+            config = run_config(example, tmp_path / example.folder, progress)
+            argv = shlex.split(config.command)[3:]
+            assert config_from_args(parse_args(argv), argv) == config
+            assert config.eval.device == "cpu" and config.sampling.samples == example.samples
+            assert sorted(config.tasks) == sorted(EXAMPLE_TASKS) and 1 in config.ks

@@ -8,6 +8,7 @@ import pytest
 from leaderboard_fakes import default_verdicts, make_verdict
 
 from benchmark import metrics
+from benchmark.harness import source_path
 from benchmark.task import sha256_text
 from leaderboard import submit as submit_mod
 from leaderboard.submission import NO_CODE, load_submission
@@ -18,11 +19,11 @@ RELU = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self
 
 
 def fill_cache(cache, verdicts):
-    """Put each passing sample's source where the harness would have: sources/candidate_<hash[:24]>.py."""
-    (cache / "sources").mkdir(parents=True, exist_ok=True)
+    """Put each passing sample's source where the harness would have (benchmark.harness.source_path)."""
     for v in verdicts:
         if v.correct:
-            (cache / "sources" / f"candidate_{v.code_hash[:24]}.py").write_text(f"{v.task_id}:{v.sample}:{v.model}")
+            source_path(v.code_hash, cache).parent.mkdir(parents=True, exist_ok=True)
+            source_path(v.code_hash, cache).write_text(f"{v.task_id}:{v.sample}:{v.model}")
 
 
 def test_submit_writes_a_loadable_file_with_code(make_run, registry, tmp_path):
@@ -52,7 +53,7 @@ def test_submit_refuses_when_candidate_code_is_not_in_the_cache(make_run, regist
 def test_submit_refuses_a_cached_source_with_another_hash(make_run, registry, tmp_path):
     verdicts = default_verdicts()
     fill_cache(tmp_path / "cache", verdicts)
-    (tmp_path / "cache" / "sources" / f"candidate_{verdicts[0].code_hash[:24]}.py").write_text("edited")
+    source_path(verdicts[0].code_hash, tmp_path / "cache").write_text("edited")
     with pytest.raises(ValidationError, match="does not hash to the code_hash of level1/relu sample 0"):
         submit(make_run(verdicts), "m", out_dir=tmp_path / "subs", cache_dir=tmp_path / "cache", registry=registry)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchmark.anticheat import static
 from benchmark.candidate import BUILD_CLOCK, PCH_ENV
-from benchmark.files import atomic_write_text
+from benchmark.records import atomic_write_text
 from benchmark.reference_store import ReferenceStore, StoreKey
 from benchmark.sandbox import run_job
 from benchmark.task import Task, sha256_text

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchmark import metrics
-from benchmark.files import atomic_write_text
 from benchmark.models import GenerationRequest
 from benchmark.prompts import PromptBuilder
+from benchmark.records import append_jsonl, atomic_write_text
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
 
@@ -71,10 +70,7 @@ class CompletionLog:
                 self.records[slot] = rec
                 atomic_write_text(self.path, "".join(json.dumps(asdict(r)) + "\n" for r in self.records.values()))
             return
-        with open(self.path, "a") as f:
-            f.write(json.dumps(asdict(rec)) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        append_jsonl(self.path, json.dumps(asdict(rec)))
         self.records[slot] = rec
 
     def get(self, task_id: str, sample: int, turn: int) -> CompletionRecord | None:

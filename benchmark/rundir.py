@@ -6,12 +6,11 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import logging
-import os
 import platform
 import subprocess
 from pathlib import Path
 
-from benchmark.files import atomic_write_text
+from benchmark.records import append_jsonl, atomic_write_text
 from benchmark.verdict import Verdict
 
 log = logging.getLogger(__name__)
@@ -151,15 +150,7 @@ class RunDir:
         return verdicts
 
     def append(self, verdict: Verdict) -> None:
-        with open(self.results_path, "a") as f:
-            if f.tell() > 0:
-                with open(self.results_path, "rb") as check:
-                    check.seek(-1, os.SEEK_END)
-                    if check.read(1) != b"\n":
-                        f.write("\n")  # a previous run died mid-line
-            f.write(verdict.to_json() + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        append_jsonl(self.results_path, verdict.to_json())
 
     def write_summary(self, summary: dict) -> None:
         atomic_write_text(self.path / "summary.json", json.dumps(summary, indent=2))

@@ -713,7 +713,7 @@ def make_verifier(lanes: int, build_workers: int, cache: Path | None, measure: b
 def report(rows: list[Row], not_run: list[str], out: Path, context: dict) -> dict:
     summary = summarize(rows, not_run)
     text = render_markdown(summary, context)
-    from benchmark.files import atomic_write_text
+    from benchmark.records import atomic_write_text
 
     atomic_write_text(out / "corpus.md", text)
     atomic_write_text(out / "summary.json", json.dumps({"context": context, **summary}, indent=2))

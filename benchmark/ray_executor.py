@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from benchmark.harness import BuildOutcome, TaskError, build, build_verdict, evaluate, finalize_verdict
+from benchmark.harness import BuildOutcome, TaskError, build, build_verdict, evaluate
 from benchmark.reward import shaped_reward
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
@@ -74,8 +74,8 @@ class RayVerifier:
             try:
                 value = inner.result()
             except BaseException as e:  # noqa: BLE001 - a lost worker still answers the sample
-                result.set_result(finalize_verdict(Status.RUNTIME_ERROR, f"ray task failed: {e!r}", [],
-                                           verdict_base(req, self.config.eval)))
+                result.set_result(Verdict.unmeasured(Status.RUNTIME_ERROR, f"ray task failed: {e!r}",
+                                                     **verdict_base(req, self.config.eval)))
                 return
             if isinstance(value, str):
                 result.set_exception(TaskError(value.removeprefix("task_error:")))

@@ -151,9 +151,9 @@ def _submit(completion: Completion, config: RunConfig, verifier: Verifier, sol_m
     """Queue one completion for evaluation: (future verdict or an immediate one, extraction reason)."""
     req = completion.request
     if completion.error:
-        verdict = Verdict(
-            task_id=req.task.task_id, status=Status.NO_CODE, sample=req.sample, turn=req.turn,
-            level=req.task.level, model=config.model, error=completion.error, device=config.eval.device,
+        verdict = Verdict.unmeasured(
+            Status.NO_CODE, completion.error, task_id=req.task.task_id, sample=req.sample, turn=req.turn,
+            level=req.task.level, model=config.model, device=config.eval.device,
         )
         return verdict, "backend error"
     extraction = extract_code(completion.text)

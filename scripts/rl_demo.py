@@ -205,9 +205,10 @@ def wrong_variant(spec: Spec, rng: random.Random) -> tuple[str, Verdict]:
         code = solution(spec, b=rng.choice([v for v in B_VALUES if v != spec.b]))
     else:
         code = solution(spec, act=rng.choice([k for k in ACTS if k != spec.act]))
-    verdict = Verdict(
+    verdict = Verdict.unmeasured(
+        Status.INCORRECT,
+        None,
         task_id="",
-        status=Status.INCORRECT,
         correctness=Correctness(
             trials=4, passed=0, detail="output differs from the reference at element [0, 0]"
         ),
@@ -277,7 +278,7 @@ def programmatic_judge(tasks: dict, builder: PromptBuilder):
                 status, error = Status.PASS, None
             else:
                 status, error = Status.INCORRECT, "output differs from the reference"
-        verdict = Verdict(task_id=task.task_id, status=status, turn=turn, error=error, speedup=None)
+        verdict = Verdict.unmeasured(status, error, task_id=task.task_id, turn=turn)
         feedback = builder.next_turn((), text, verdict, 3)[-1]["content"]
         return Score(shaped_reward(verdict), status.value, error=error, feedback=feedback, code=code)
 

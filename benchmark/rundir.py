@@ -8,6 +8,7 @@ import json
 import logging
 import platform
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from benchmark.records import append_jsonl, atomic_write_text
@@ -93,6 +94,33 @@ def resume_conflict(before: dict, now: dict) -> str | None:
     return None
 
 
+def verdict_lines(path: Path) -> Iterator[tuple[int, Verdict | str]]:
+    """The records of a results.jsonl, one per non-blank line with its number: the verdict, or the
+    reason the line holds none. The one reader of the format, lenient (a resumed run) or strict
+    (the leaderboard's validator) as its caller decides."""
+    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            yield lineno, f"not valid JSON ({e.msg}); a line cut short by a killed run must be removed"
+            continue
+        if not isinstance(rec, dict):
+            yield lineno, f"expected a JSON object, got {type(rec).__name__}"
+            continue
+        missing = [k for k in ("task_id", "verdict", "sample") if k not in rec]
+        if missing:
+            yield lineno, f"missing field(s) {', '.join(missing)}"
+            continue
+        try:
+            yield lineno, Verdict.from_dict(rec)
+        except ValueError as e:
+            yield lineno, str(e)
+        except TypeError as e:
+            yield lineno, f"not a verdict record ({e})"
+
+
 class RunDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -140,13 +168,11 @@ class RunDir:
         if not self.results_path.exists():
             return []
         verdicts = []
-        for lineno, line in enumerate(self.results_path.read_text().splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                verdicts.append(Verdict.from_dict(json.loads(line)))
-            except (ValueError, KeyError, TypeError) as e:
-                log.warning("%s:%d: ignoring unreadable record (%s)", self.results_path, lineno, e)
+        for lineno, read in verdict_lines(self.results_path):
+            if isinstance(read, Verdict):
+                verdicts.append(read)
+            else:
+                log.warning("%s:%d: ignoring unreadable record (%s)", self.results_path, lineno, read)
         return verdicts
 
     def append(self, verdict: Verdict) -> None:

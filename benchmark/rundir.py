@@ -3,11 +3,8 @@ and flushed as each sample finishes, so a killed run loses nothing) and summary.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import logging
-import platform
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,47 +27,6 @@ RESUME_FREE = {
     "sampling": {"samples"},
     "backend": {"concurrency", "request_timeout", "max_retries", "api_key_env", "batch_size", "cache"},
 }
-# Packages whose version changes a result (level 4 builds models with transformers; Triton compiles
-# candidates and the reference's torch.compile), read from their metadata without importing them.
-RESULT_PACKAGES = ("torch", "triton", "transformers", "numpy")
-
-
-def gpu_environment() -> dict[str, str | None]:
-    """GPU name, driver and CUDA as nvidia-smi and torch report them, without creating a context."""
-    import torch
-
-    env: dict[str, str | None] = {
-        **package_versions(),
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "python": platform.python_version(),
-        "host": platform.node(),
-        "gpu": None,
-        "driver": None,
-    }
-    try:
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=20, check=True,
-        ).stdout.strip().splitlines()
-        if out:
-            env["gpu"], env["driver"] = (s.strip() for s in out[0].split(",", 1))
-    except (OSError, subprocess.SubprocessError, ValueError):
-        pass
-    return env
-
-
-def package_versions() -> dict[str, str | None]:
-    """The installed version of each of RESULT_PACKAGES (None: not installed)."""
-    versions: dict[str, str | None] = {}
-    for name in RESULT_PACKAGES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
-
-
 def _settings(key: str, value) -> dict[str, object]:
     """A recorded setting as dotted names (`sampling.temperature`), its free parts left out."""
     if not isinstance(value, dict):

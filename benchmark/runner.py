@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from benchmark import metrics
 from benchmark.device_check import require_device
+from benchmark.environment import host_environment
 from benchmark.extract import extract_code
 from benchmark.harness import EvalConfig, TaskError
 from benchmark.manifest import load_manifest, manifest_path_for
@@ -36,7 +37,7 @@ from benchmark.models import Completion, get_backend
 from benchmark.models.base import BackendOptions, GenerationRequest, SamplingParams
 from benchmark.multiturn import CompletionLog, CompletionRecord, per_turn_metrics, plan_turn
 from benchmark.prompts import PromptBuilder, PromptConfig
-from benchmark.rundir import RunDir, gpu_environment
+from benchmark.rundir import RunDir
 from benchmark.suite import LoadFailure, load_suite, resolve_suite
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
@@ -337,14 +338,14 @@ def run(config: RunConfig) -> dict:
             "suite": config.suite or "builtin",
             "suite_version": suite_version,
             "tasks": [t.task_id for t in tasks],
-            "environment": gpu_environment(),
+            "environment": host_environment(),
         }
     )
     existing = rundir.load_verdicts()
     completions = CompletionLog(rundir.path)
     eval_cfg = replace(config.eval, strict=config.eval.strict and not backend.trusted)
     manifest = load_manifest(manifest_path_for(resolve_suite(config.suite)))
-    gpu_name = (gpu_environment().get("gpu") or None) if eval_cfg.device == "cuda" else None
+    gpu_name = (host_environment().get("gpu") or None) if eval_cfg.device == "cuda" else None
     sol = {t.task_id: manifest.sol_ms(t, gpu_name) for t in tasks} if gpu_name else {}
     verifier_cfg = VerifierConfig(eval=eval_cfg, gpus=config.gpus, lanes_per_device=lanes)
     if config.build_workers:

@@ -41,6 +41,7 @@ from benchmark.candidate import CandidateLoadError, load_candidate, report_clock
 from benchmark.contention import census as gpu_census
 from benchmark.contention import wait_until_alone
 from benchmark.correctness import compare_outputs, flatten_outputs, rule_text, tolerance
+from benchmark.environment import device_environment
 from benchmark.exact import ExactReference
 from benchmark.gpu_lock import DeviceLock
 from benchmark.reference_store import (
@@ -63,14 +64,6 @@ CONTENTION_RETRIES = 2  # timed phases repeated when a neighbour was seen around
 
 def sign(nonce: str, body: str) -> str:
     return hmac.new(nonce.encode(), body.encode(), hashlib.sha256).hexdigest()
-
-
-def environment(device: torch.device) -> dict[str, str]:
-    env = {"torch": torch.__version__, "python": sys.version.split()[0], "device": str(device)}
-    if device.type == "cuda":
-        props = torch.cuda.get_device_properties(device)
-        env.update(gpu=props.name, cuda=str(torch.version.cuda), sm=f"{props.major}.{props.minor}")
-    return env
 
 
 def pin_precision() -> None:
@@ -276,7 +269,7 @@ class Evaluation:
         except BaseException as e:  # noqa: BLE001 - any failure of a task file is reported, not raised
             return self.finish("task_error", f"task {job['task_path']} failed to import: {e!r}")
         program = TaskProgram(task_module, self.device)
-        self.result["env"] = environment(self.device)
+        self.result["env"] = device_environment(self.device)
         plan = trial_plan(job["trials"], program.n_alt(), self.seed, job.get("magnitude", 0.0))
         t0 = time.monotonic()
         try:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from benchmark.environment import torch_versions
 from benchmark.suite import Suite, load_suite
 from benchmark.task import Task, load_task
 from benchmark.verdict import Verdict
@@ -514,14 +515,14 @@ class Builder:
         valid_tasks = tuple(data.tasks[t] for t in data.valid())
         synth_suite = Suite(root=self.pool_root.resolve(), tasks=valid_tasks)
         reports = [TaskReport.from_dict(self.records.get(t.task_id)["report"]) for t in valid_tasks]
-        manifest = merge(Manifest(), synth_suite, reports, self.gpu, self.profile, _environment(), prune=True)
+        manifest = merge(Manifest(), synth_suite, reports, self.gpu, self.profile, torch_versions(("triton",)), prune=True)
         manifest.save(self.pool_root / "manifest.json")
         tasks_rows = task_rows(synth_suite, manifest)
         this_run = time.monotonic() - self.t0
         runs = self.state.stages().get("runs", {}).get("seconds", {})
         stats = {
             "device": self.gpu,
-            "versions": _environment(),
+            "versions": torch_versions(("triton",)),
             "config": self.config.to_dict(),
             "time": {"total_s": round(self._elapsed_total(), 1), "this_run_s": round(this_run, 1),
                      "runs": len(set(runs) | {self.run_id}),
@@ -548,19 +549,6 @@ class Builder:
         (self.out / "stats.md").write_text(stats_markdown(stats))
         log.info("dataset: %s; %s", dataset, ", ".join(f"{k} {v}" for k, v in stats["splits"].items()))
         return BuildResult(self.out, dataset, suite_dir, stats)
-
-
-def _environment() -> dict[str, str]:
-    import torch
-
-    env = {"torch": torch.__version__, "cuda": str(torch.version.cuda)}
-    try:
-        import triton
-
-        env["triton"] = triton.__version__
-    except ImportError:
-        pass
-    return env
 
 
 def _teacher_info(config: BuildConfig, offline_teacher=None) -> dict:

@@ -23,8 +23,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from benchmark import metrics
+from benchmark.environment import host_environment
 from benchmark.harness import EvalConfig, TaskError, default_cache_dir, default_device, evaluate
-from benchmark.rundir import gpu_environment
 from benchmark.suite import load_suite
 from benchmark.timing import TimingConfig
 from benchmark.verdict import Status, Verdict
@@ -96,7 +96,7 @@ def verify(sub: Submission, config: VerifyConfig = VerifyConfig(), progress: boo
         if v.task_hash and task.hash != v.task_hash:
             raise VerifyError(f"task {v.task_id} changed since the run (hash {task.hash[:12]}, run {v.task_hash[:12]}); "
                               f"pass --suite with the files of suite version {sub.run.get('suite_version')}")
-    env = gpu_environment()
+    env = host_environment()
     timing_comparable = _same_hardware(sub, device, env.get("gpu"))
     eval_cfg = EvalConfig(device=device, baseline=sub.run.get("baseline", "eager"), strict=bool(sub.run.get("strict", True)),
                           timeout_s=config.timeout_s, trials=config.trials, timing=config.timing,

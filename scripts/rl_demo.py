@@ -47,6 +47,7 @@ from pathlib import Path
 import torch
 from transformers import TrainerCallback
 
+from benchmark.environment import gpu_name
 from benchmark.extract import extract_code
 from benchmark.harness import EvalConfig
 from benchmark.prompts import PromptBuilder, PromptConfig
@@ -651,7 +652,7 @@ def main(argv=None) -> dict:
         "environment": {
             "python": platform.python_version(),
             "torch": torch.__version__,
-            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+            "gpu": gpu_name(),
         },
         "timing": {},
     }

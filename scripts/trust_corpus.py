@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmark.environment import gpu_name, package_versions  # noqa: E402
 from benchmark.task import Task  # noqa: E402
 from datasets_builder.state import Journal  # noqa: E402
 
@@ -721,20 +722,6 @@ def report(rows: list[Row], not_run: list[str], out: Path, context: dict) -> dic
     return summary
 
 
-def _environment() -> dict:
-    import torch
-
-    env = {"torch": torch.__version__}
-    try:
-        import triton
-
-        env["triton"] = triton.__version__
-    except ImportError:
-        env["triton"] = "not installed"
-    env["gpu"] = torch.cuda.get_device_name() if torch.cuda.is_available() else "none"
-    return env
-
-
 def _describe_verifier() -> str:
     t = timing_config()
     return (
@@ -776,12 +763,15 @@ def main(argv: list[str] | None = None, *, translator=None, verifier=None) -> in
                 file=sys.stderr,
             )
             return 2
+    versions = package_versions(("torch", "triton"))
     context = {
         "suite": f"{suite.root} (version {suite.version})",
         "selected": len(tasks),
         "done before this run": sum(t.task_id in journal for t in tasks),
         "date": datetime.date.today().isoformat(),
-        **_environment(),
+        "torch": versions["torch"],
+        "triton": versions["triton"] or "not installed",
+        "gpu": gpu_name() or "none",
         "workers": args.workers,
         "lanes": args.lanes,
         "verifier": _describe_verifier(),

@@ -77,9 +77,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="where candidates run, and where hf generates (default: cuda when available)")
     g.add_argument("--baseline", choices=("eager", "compile"), default="eager",
                    help="'compile' also times torch.compile of the reference")
-    g.add_argument("--trials", type=int, default=5, help="correctness trials with fresh inputs")
-    g.add_argument("--timeout", type=float, default=300.0, help="run limit in seconds: the checks and timing of one sample")
-    g.add_argument("--build-timeout", type=float, default=900.0,
+    g.add_argument("--trials", type=int, default=EvalConfig.trials, help="correctness trials with fresh inputs")
+    g.add_argument("--timeout", type=float, default=EvalConfig.timeout_s, help="run limit in seconds: the checks and timing of one sample")
+    g.add_argument("--build-timeout", type=float, default=EvalConfig.build_timeout_s,
                    help="build limit in seconds: compiling the candidate's extensions (waits for other builds are free)")
     g.add_argument("--no-strict", action="store_true", help="report anti-cheat flags without failing samples")
     g.add_argument("--no-timing", action="store_true", help="check correctness only")

@@ -702,7 +702,6 @@ def make_verifier(lanes: int, build_workers: int, cache: Path | None, measure: b
     config = EvalConfig(
         device="cuda",
         strict=True,
-        trials=5,
         measure=measure,
         timeout_s=120.0,
         timing=timing_config(),

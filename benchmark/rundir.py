@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import typing
 from collections.abc import Iterator
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
 from benchmark.records import append_jsonl, atomic_write_text
@@ -48,6 +50,41 @@ def resume_conflict(before: dict, now: dict) -> str | None:
                 unrecorded = "" if key in before else " (not recorded in run.json: the default)"
                 return f"{name}={old.get(name)!r}{unrecorded}, not {new.get(name)!r}"
     return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunInfo:
+    """run.json's record of what was run and where (the run directory adds `format` and, on resume,
+    `resumed`). The fields without a default are the ones every run.json must hold, of these plain
+    types: the leaderboard's validator refuses a run without them (RUN_REQUIRED)."""
+
+    command: str
+    started: str = ""
+    model: str
+    backend: dict
+    sampling: dict
+    turns: int = 1
+    prompt: dict | None = None
+    device: str
+    baseline: str
+    timing: bool = True  # absent from run.json files written before it existed (RESUME_DEFAULTS)
+    evaluation: dict | None = None
+    lanes: int = 1
+    strict: bool
+    suite: str
+    suite_version: str
+    tasks: list
+    environment: dict
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+RUN_REQUIRED: dict[str, type] = {
+    f.name: typing.get_type_hints(RunInfo)[f.name]
+    for f in fields(RunInfo)
+    if f.default is MISSING and f.default_factory is MISSING
+}
 
 
 def verdict_lines(path: Path) -> Iterator[tuple[int, Verdict | str]]:

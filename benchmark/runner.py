@@ -37,7 +37,7 @@ from benchmark.models import Completion, get_backend
 from benchmark.models.base import BackendOptions, GenerationRequest, SamplingParams
 from benchmark.multiturn import CompletionLog, CompletionRecord, per_turn_metrics, plan_turn
 from benchmark.prompts import PromptBuilder, PromptConfig
-from benchmark.rundir import RunDir
+from benchmark.rundir import RunDir, RunInfo
 from benchmark.suite import LoadFailure, load_suite, resolve_suite
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
@@ -321,25 +321,25 @@ def run(config: RunConfig) -> dict:
     new_run = not rundir.has_run_info()
     lanes = config.lanes or default_lanes(config.eval.device, _device_count(config))
     rundir.write_run_info(
-        {
-            "command": config.command or " ".join(sys.argv),
-            "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "model": config.model,
-            "backend": backend.describe(),
-            "sampling": asdict(config.sampling),
-            "turns": config.turns,
-            "prompt": prompts.describe() if prompts else None,
-            "device": config.eval.device,
-            "baseline": config.eval.baseline,
-            "timing": config.eval.measure,
-            "evaluation": evaluation_settings(replace(config.eval, strict=config.eval.strict and not backend.trusted)),
-            "lanes": lanes,
-            "strict": config.eval.strict and not backend.trusted,
-            "suite": config.suite or "builtin",
-            "suite_version": suite_version,
-            "tasks": [t.task_id for t in tasks],
-            "environment": host_environment(),
-        }
+        RunInfo(
+            command=config.command or " ".join(sys.argv),
+            started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            model=config.model,
+            backend=backend.describe(),
+            sampling=asdict(config.sampling),
+            turns=config.turns,
+            prompt=prompts.describe() if prompts else None,
+            device=config.eval.device,
+            baseline=config.eval.baseline,
+            timing=config.eval.measure,
+            evaluation=evaluation_settings(replace(config.eval, strict=config.eval.strict and not backend.trusted)),
+            lanes=lanes,
+            strict=config.eval.strict and not backend.trusted,
+            suite=config.suite or "builtin",
+            suite_version=suite_version,
+            tasks=[t.task_id for t in tasks],
+            environment=host_environment(),
+        ).to_dict()
     )
     existing = rundir.load_verdicts()
     completions = CompletionLog(rundir.path)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark import metrics
-from benchmark.rundir import verdict_lines
+from benchmark.rundir import RUN_REQUIRED, verdict_lines
 from benchmark.verdict import Verdict
 from leaderboard.submission import CPU_RUN, PARTIAL
 from leaderboard.suites import SuiteRegistry, SuiteVersion
@@ -73,27 +73,12 @@ def _read_json(path: Path, problems: list[str]) -> Any:
         return None
 
 
-_RUN_FIELDS: dict[str, type] = {
-    "command": str,
-    "model": str,
-    "backend": dict,
-    "sampling": dict,
-    "device": str,
-    "baseline": str,
-    "strict": bool,
-    "suite": str,
-    "suite_version": str,
-    "tasks": list,
-    "environment": dict,
-}
-
-
 def check_run_info(run: Any) -> list[str]:
     """Problems with run.json's fields (empty when it is sound)."""
     if not isinstance(run, dict):
         return ["run.json must be a JSON object"]
     problems = []
-    for name, kind in _RUN_FIELDS.items():
+    for name, kind in RUN_REQUIRED.items():
         if name not in run:
             problems.append(f"run.json: field '{name}' is missing")
         elif not isinstance(run[name], kind):

@@ -119,3 +119,12 @@ def test_settings_an_older_run_json_lacks_are_not_compared(tmp_path):
     rundir.write_run_info(info())  # written before sampling, prompt, backend and evaluation were recorded
     rundir.write_run_info(full_info())
     assert len(rundir.run_info()["resumed"]) == 1
+
+
+def test_run_info_is_the_schema_the_leaderboard_requires():
+    from benchmark.rundir import RUN_REQUIRED, RunInfo
+
+    assert RUN_REQUIRED["tasks"] is list and RUN_REQUIRED["strict"] is bool
+    assert not {"started", "turns", "prompt", "timing", "evaluation", "lanes"} & set(RUN_REQUIRED)
+    with pytest.raises(TypeError):
+        RunInfo(command="x")  # the required fields have no default

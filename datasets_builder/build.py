@@ -32,6 +32,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from benchmark.environment import torch_versions
+from benchmark.multiturn import open_samples
 from benchmark.suite import Suite, load_suite
 from benchmark.task import Task, load_task
 from benchmark.verdict import Verdict
@@ -411,24 +412,21 @@ class Builder:
                 c = Candidate.from_dict(r["candidate"])
                 if c.teacher == teacher.name:
                     history[(c.task_id, c.sample)][c.turn] = (c, Verdict.from_dict(r["verdict"]))
+            judged = {(tid, s, t): v for (tid, s), turns in history.items() for t, (_, v) in turns.items()}
             requests, parents = [], {}
-            for tid in valid:
+            for tid, s in open_samples(turn, valid, cfg.samples, judged, finished=kept):
                 task = self.task(tid)
-                meta = (self.records.get(tid) or {}).get("metadata")
-                for s in range(cfg.samples):
-                    turns = history.get((tid, s), {})
-                    if turn in turns:
+                if turn == 1:
+                    meta = (self.records.get(tid) or {}).get("metadata")
+                    messages = first_turn(builder, task, TaskMetadata.from_dict(meta) if meta else None,
+                                          self.config.prompts)
+                else:
+                    prev, verdict = history[(tid, s)][turn - 1]
+                    if prev.completion is None:
                         continue
-                    if turn == 1:
-                        messages = first_turn(builder, task, TaskMetadata.from_dict(meta) if meta else None,
-                                              self.config.prompts)
-                    else:
-                        prev = turns.get(turn - 1)
-                        if prev is None or kept(prev[1]) or prev[0].completion is None:
-                            continue
-                        messages = builder.next_turn(prev[0].messages, prev[0].completion, prev[1], cfg.turns)
-                        parents[(tid, s)] = prev[0].candidate_id
-                    requests.append(GenerationRequest(task=task, sample=s, turn=turn, messages=tuple(messages)))
+                    messages = builder.next_turn(prev.messages, prev.completion, verdict, cfg.turns)
+                    parents[(tid, s)] = prev.candidate_id
+                requests.append(GenerationRequest(task=task, sample=s, turn=turn, messages=tuple(messages)))
             if not requests:
                 continue
             bar = self._bar(total=0, desc=f"teach turn {turn}", unit="cand")

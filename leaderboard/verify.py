@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--speedup-tolerance", type=float, default=0.25,
                    help="relative shortfall of the re-run speedup tolerated on the same hardware (default 0.25)")
     p.add_argument("--suite", default=None, help="task folder of the run's suite version (default: built-in)")
-    p.add_argument("--timeout", type=float, default=VerifyConfig.timeout_s, help="seconds per sample, build included")
+    p.add_argument("--timeout", type=float, default=EvalConfig.timeout_s, help="seconds per sample, build included")
     p.add_argument("--cache-dir", type=Path, default=None, help="harness cache (default: $SOLBENCH_CACHE or ~/.cache/solbench)")
     p.add_argument("--dry-run", action="store_true", help="report without writing the record into the submission")
     args = p.parse_args(argv)

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from benchmark import harness
 from benchmark.device_check import DeviceUnavailable, require_device
 from benchmark.harness import EvalConfig, TaskError, default_device, evaluate
 from benchmark.task import TaskLoadError, load_task
@@ -22,9 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--candidate", required=True, type=Path, help="candidate file defining ModelNew")
     p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
     p.add_argument("--baseline", choices=("eager", "compile"), default="eager")
-    p.add_argument("--trials", type=int, default=5)
-    p.add_argument("--timeout", type=float, default=300.0, help="run limit in seconds: the checks and timing")
-    p.add_argument("--build-timeout", type=float, default=900.0,
+    p.add_argument("--trials", type=int, default=harness.EvalConfig.trials)
+    p.add_argument("--timeout", type=float, default=harness.EvalConfig.timeout_s, help="run limit in seconds: the checks and timing")
+    p.add_argument("--build-timeout", type=float, default=harness.EvalConfig.build_timeout_s,
                    help="build limit in seconds: compiling the candidate's extensions (waits for other builds are free)")
     p.add_argument("--no-strict", action="store_true", help="report anti-cheat flags without failing")
     p.add_argument("--no-timing", action="store_true", help="check correctness only")

@@ -22,11 +22,12 @@ MATMUL_KEYS = ("float32", "tf32", "bfloat16", "float16")  # float32 means full f
 log = logging.getLogger(__name__)
 
 
-def slugify(gpu_name: str) -> str:
-    """'NVIDIA H200' -> 'nvidia-h200': the file name and manifest key of a GPU model."""
-    slug = re.sub(r"[^a-z0-9]+", "-", gpu_name.lower()).strip("-")
+def slugify(name: str) -> str:
+    """'NVIDIA H200' -> 'nvidia-h200': a name as a file name, lower-case letters and digits joined
+    by dashes. The file name and manifest key of a GPU model; a leaderboard submission's file name."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
     if not slug:
-        raise ValueError(f"cannot make a device slug from {gpu_name!r}")
+        raise ValueError(f"name {name!r} has no letters or digits to make a file name from")
     return slug
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchmark.anticheat import static
 from benchmark.candidate import BUILD_CLOCK, PCH_ENV
-from benchmark.files import atomic_write_text
+from benchmark.records import atomic_write_text
 from benchmark.reference_store import ReferenceStore, StoreKey
 from benchmark.sandbox import run_job
 from benchmark.task import Task, sha256_text
@@ -214,9 +214,9 @@ def build_verdict(built: BuildOutcome, base: dict, flag_details: list[str] | Non
     """The verdict a build decides on its own: a compile error, or the build limit running out."""
     phases = Phases(compile_s=built.seconds, total_s=built.wall_s)
     if built.timed_out:
-        return finalize_verdict(Status.TIMEOUT, built.error, flag_details or [], base, limit=BUILD_CLOCK, phases=phases)
+        return Verdict.flagged(Status.TIMEOUT, built.error, flag_details or [], **base, limit=BUILD_CLOCK, phases=phases)
     if not built.ok and built.final:
-        return finalize_verdict(Status.COMPILE_ERROR, built.error, flag_details or [], base, phases=phases)
+        return Verdict.flagged(Status.COMPILE_ERROR, built.error, flag_details or [], **base, phases=phases)
     return None
 
 
@@ -248,11 +248,7 @@ def evaluate(
     share the device without timing each other. With a `reference_store`, the reference's outputs
     and timings an earlier sample of this task computed are handed to the child (which checks they
     match), and what the child computes is kept for the next (benchmark.reference_store)."""
-    base = dict(
-        task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
-        task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
-        strict=config.strict, sol_ms=sol_ms,
-    )
+    base = sample_fields(task, code, config, sample, turn, model, sol_ms)
     early = precheck(code, config, base, trusted)
     if early is not None:
         return early
@@ -297,7 +293,7 @@ def evaluate(
         error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
         compile_s = built.seconds + outcome.charged_s.get(BUILD_CLOCK, 0.0)  # what the child compiled itself
         phases = Phases(compile_s=compile_s, total_s=built.wall_s + outcome.wall_s)
-        return finalize_verdict(status, error, static_flags, base, limit=outcome.limit, phases=phases)
+        return Verdict.flagged(status, error, static_flags, **base, limit=outcome.limit, phases=phases)
     if r["status"] == "task_error":
         raise TaskError(r["error"])
     cand, ref, comp = _stats(r.get("candidate_time")), _stats(r.get("reference_time")), _stats(r.get("compile_time"))
@@ -310,11 +306,11 @@ def evaluate(
         flags.append(f"faster_than_light: {cand.median_ms:.4f} ms is below the floor of {sol_ms:.4f} ms")
     status = Status(r["status"])
     ok = status is Status.PASS and not (flags and config.strict) and not contended
-    return finalize_verdict(
+    return Verdict.flagged(
         status,
         r.get("error"),
         flags,
-        base,
+        **base,
         correctness=Correctness(**r.get("correctness", {})),
         candidate_time=cand,
         reference_time=ref,
@@ -345,6 +341,18 @@ def _environment(r: dict) -> dict[str, str]:
     return env
 
 
+def sample_fields(
+    task: Task, code: str | None, config: EvalConfig, sample: int = 0, turn: int = 1, model: str = "",
+    sol_ms: float | None = None,
+) -> dict:
+    """The fields every verdict on this sample carries, however it is decided."""
+    return dict(
+        task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
+        task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
+        strict=config.strict, sol_ms=sol_ms,
+    )
+
+
 def static_details(code: str) -> list[str]:
     return [f"{f.flag}: line {f.line}: {f.detail}" for f in static.analyze(code)]
 
@@ -352,18 +360,9 @@ def static_details(code: str) -> list[str]:
 def precheck(code: str | None, config: EvalConfig, base: dict, trusted: bool = False) -> Verdict | None:
     """The verdicts that need no build and no device: no code, or (strict) static findings."""
     if not code or not code.strip():
-        return Verdict(status=Status.NO_CODE, error="no code to evaluate", **base)
+        return Verdict.unmeasured(Status.NO_CODE, "no code to evaluate", **base)
     if config.strict and not trusted:
         details = static_details(code)
         if details:
-            return finalize_verdict(Status.CHEAT, None, details, base)
+            return Verdict.flagged(Status.CHEAT, None, details, **base)
     return None
-
-
-def finalize_verdict(status: Status, error: str | None, flag_details: list[str], base: dict, **fields) -> Verdict:
-    """Strict mode turns any flag into the `cheat` verdict; the details lead the error text."""
-    names = tuple(dict.fromkeys(d.split(":", 1)[0] for d in flag_details))
-    if names and base["strict"] and status is not Status.NO_CODE:
-        status = Status.CHEAT
-        error = "\n".join(flag_details) + (f"\n{error}" if error else "")
-    return Verdict(status=status, error=error, flags=names, **base, **fields)

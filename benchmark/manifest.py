@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchmark.device_profile import DeviceProfile, load_profile, slugify
-from benchmark.files import atomic_write_text
+from benchmark.records import atomic_write_text
 from benchmark.sol import SolCounts, floor_ms
 from benchmark.suite import BUILTIN_SUITE, Suite
 from benchmark.task import Task

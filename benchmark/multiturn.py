@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchmark import metrics
-from benchmark.files import atomic_write_text
 from benchmark.models import GenerationRequest
 from benchmark.prompts import PromptBuilder
+from benchmark.records import append_jsonl, atomic_write_text
 from benchmark.task import Task
-from benchmark.verdict import Status, Verdict
+from benchmark.verdict import Verdict
 
 log = logging.getLogger(__name__)
 Slot = tuple[str, int, int]  # (task id, sample, turn)
@@ -71,10 +70,7 @@ class CompletionLog:
                 self.records[slot] = rec
                 atomic_write_text(self.path, "".join(json.dumps(asdict(r)) + "\n" for r in self.records.values()))
             return
-        with open(self.path, "a") as f:
-            f.write(json.dumps(asdict(rec)) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        append_jsonl(self.path, json.dumps(asdict(rec)))
         self.records[slot] = rec
 
     def get(self, task_id: str, sample: int, turn: int) -> CompletionRecord | None:
@@ -114,6 +110,24 @@ def conversation(
     return messages
 
 
+def open_samples(
+    turn: int, task_ids: Iterable[str], samples: int, by_slot: Mapping[Slot, Verdict],
+    finished: Callable[[Verdict], bool] = lambda v: v.correct,
+) -> Iterator[tuple[str, int]]:
+    """The (task id, sample) pairs that get turn `turn`: not judged at it yet and, after turn 1,
+    judged at the turn before without `finished` (a pass; the builder's: a pass it keeps). The
+    one rule of who goes on, for the benchmark's turns and the dataset builder's teacher turns."""
+    for task_id in task_ids:
+        for s in range(samples):
+            if (task_id, s, turn) in by_slot:
+                continue
+            if turn > 1:
+                before = by_slot.get((task_id, s, turn - 1))
+                if before is None or finished(before):
+                    continue
+            yield task_id, s
+
+
 def plan_turn(
     turn: int, tasks: list[Task], samples: int, verdicts: list[Verdict], completions: CompletionLog,
     prompts: PromptBuilder | None, turns: int, skip_tasks: Iterable[str] = (),
@@ -122,31 +136,24 @@ def plan_turn(
     sample, for turn 1). Without prompts (replay), requests carry no messages."""
     by_slot = verdicts_by_slot(verdicts)
     skip = set(skip_tasks)
+    by_id = {task.task_id: task for task in tasks if task.task_id not in skip}
     requests = []
-    for task in tasks:
-        if task.task_id in skip:
-            continue
-        for s in range(samples):
-            if (task.task_id, s, turn) in by_slot:
+    for task_id, s in open_samples(turn, by_id, samples, by_slot):
+        task = by_id[task_id]
+        if turn > 1:
+            prev = completions.get(task_id, s, turn - 1)
+            if prev is not None and prev.error is not None:
                 continue
-            if turn > 1:
-                before = by_slot.get((task.task_id, s, turn - 1))
-                if before is None or before.status is Status.PASS:
-                    continue
-                prev = completions.get(task.task_id, s, turn - 1)
-                if prev is not None and prev.error is not None:
-                    continue
-                if prompts is not None and prev is None:
-                    log.warning("%s sample %d: no recorded completion of turn %d, so no turn %d",
-                                task.task_id, s, turn - 1, turn)
-                    continue
-            messages: tuple[dict, ...] = ()
-            if prompts is not None:
-                messages = conversation(task, s, turn, prompts, by_slot, completions, turns)
-                if messages is None:
-                    log.warning("%s sample %d: incomplete history, so no turn %d", task.task_id, s, turn)
-                    continue
-            requests.append(GenerationRequest(task=task, sample=s, turn=turn, messages=messages))
+            if prompts is not None and prev is None:
+                log.warning("%s sample %d: no recorded completion of turn %d, so no turn %d", task_id, s, turn - 1, turn)
+                continue
+        messages: tuple[dict, ...] = ()
+        if prompts is not None:
+            messages = conversation(task, s, turn, prompts, by_slot, completions, turns)
+            if messages is None:
+                log.warning("%s sample %d: incomplete history, so no turn %d", task_id, s, turn)
+                continue
+        requests.append(GenerationRequest(task=task, sample=s, turn=turn, messages=messages))
     return requests
 
 

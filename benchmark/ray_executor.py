@@ -30,7 +30,6 @@ from benchmark.harness import (
     build_verdict,
     cuda_arch_list,
     evaluate,
-    finalize_verdict,
 )
 from benchmark.reward import shaped_reward
 from benchmark.task import Task, sha256_text, stage_task
@@ -189,7 +188,7 @@ class RayVerifier:
             if self._cancelling:  # cancelled by close(cancel_pending=True)
                 result.cancel()
             else:
-                result.set_result(finalize_verdict(Status.RUNTIME_ERROR, f"ray task failed: {e!r}", [], base))
+                result.set_result(Verdict.unmeasured(Status.RUNTIME_ERROR, f"ray task failed: {e!r}", **base))
             return
         if isinstance(value, str):
             result.set_exception(TaskError(value.removeprefix("task_error:")))

@@ -19,6 +19,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from benchmark import harness
 from benchmark.device_check import require_device
 from benchmark.harness import EvalConfig, default_device
 from benchmark.models.base import BackendError, BackendOptions, default_completion_cache
@@ -77,9 +78,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="where candidates run, and where hf generates (default: cuda when available)")
     g.add_argument("--baseline", choices=("eager", "compile"), default="eager",
                    help="'compile' also times torch.compile of the reference")
-    g.add_argument("--trials", type=int, default=5, help="correctness trials with fresh inputs")
-    g.add_argument("--timeout", type=float, default=300.0, help="run limit in seconds: the checks and timing of one sample")
-    g.add_argument("--build-timeout", type=float, default=900.0,
+    g.add_argument("--trials", type=int, default=harness.EvalConfig.trials, help="correctness trials with fresh inputs")
+    g.add_argument("--timeout", type=float, default=harness.EvalConfig.timeout_s, help="run limit in seconds: the checks and timing of one sample")
+    g.add_argument("--build-timeout", type=float, default=harness.EvalConfig.build_timeout_s,
                    help="build limit in seconds: compiling the candidate's extensions (waits for other builds are free)")
     g.add_argument("--no-strict", action="store_true", help="report anti-cheat flags without failing samples")
     g.add_argument("--no-timing", action="store_true", help="check correctness only")

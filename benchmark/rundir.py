@@ -3,15 +3,14 @@ and flushed as each sample finishes, so a killed run loses nothing) and summary.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import logging
-import os
-import platform
-import subprocess
+import typing
+from collections.abc import Iterator
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
-from benchmark.files import atomic_write_text
+from benchmark.records import append_jsonl, atomic_write_text
 from benchmark.verdict import Verdict
 
 log = logging.getLogger(__name__)
@@ -30,47 +29,6 @@ RESUME_FREE = {
     "sampling": {"samples"},
     "backend": {"concurrency", "request_timeout", "max_retries", "api_key_env", "batch_size", "cache"},
 }
-# Packages whose version changes a result (level 4 builds models with transformers; Triton compiles
-# candidates and the reference's torch.compile), read from their metadata without importing them.
-RESULT_PACKAGES = ("torch", "triton", "transformers", "numpy")
-
-
-def gpu_environment() -> dict[str, str | None]:
-    """GPU name, driver and CUDA as nvidia-smi and torch report them, without creating a context."""
-    import torch
-
-    env: dict[str, str | None] = {
-        **package_versions(),
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "python": platform.python_version(),
-        "host": platform.node(),
-        "gpu": None,
-        "driver": None,
-    }
-    try:
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=20, check=True,
-        ).stdout.strip().splitlines()
-        if out:
-            env["gpu"], env["driver"] = (s.strip() for s in out[0].split(",", 1))
-    except (OSError, subprocess.SubprocessError, ValueError):
-        pass
-    return env
-
-
-def package_versions() -> dict[str, str | None]:
-    """The installed version of each of RESULT_PACKAGES (None: not installed)."""
-    versions: dict[str, str | None] = {}
-    for name in RESULT_PACKAGES:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
-
-
 def _settings(key: str, value) -> dict[str, object]:
     """A recorded setting as dotted names (`sampling.temperature`), its free parts left out."""
     if not isinstance(value, dict):
@@ -92,6 +50,68 @@ def resume_conflict(before: dict, now: dict) -> str | None:
                 unrecorded = "" if key in before else " (not recorded in run.json: the default)"
                 return f"{name}={old.get(name)!r}{unrecorded}, not {new.get(name)!r}"
     return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunInfo:
+    """run.json's record of what was run and where (the run directory adds `format` and, on resume,
+    `resumed`). The fields without a default are the ones every run.json must hold, of these plain
+    types: the leaderboard's validator refuses a run without them (RUN_REQUIRED)."""
+
+    command: str
+    started: str = ""
+    model: str
+    backend: dict
+    sampling: dict
+    turns: int = 1
+    prompt: dict | None = None
+    device: str
+    baseline: str
+    timing: bool = True  # absent from run.json files written before it existed (RESUME_DEFAULTS)
+    evaluation: dict | None = None
+    lanes: int = 1
+    strict: bool
+    suite: str
+    suite_version: str
+    tasks: list
+    environment: dict
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+RUN_REQUIRED: dict[str, type] = {
+    f.name: typing.get_type_hints(RunInfo)[f.name]
+    for f in fields(RunInfo)
+    if f.default is MISSING and f.default_factory is MISSING
+}
+
+
+def verdict_lines(path: Path) -> Iterator[tuple[int, Verdict | str]]:
+    """The records of a results.jsonl, one per non-blank line with its number: the verdict, or the
+    reason the line holds none. The one reader of the format, lenient (a resumed run) or strict
+    (the leaderboard's validator) as its caller decides."""
+    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            yield lineno, f"not valid JSON ({e.msg}); a line cut short by a killed run must be removed"
+            continue
+        if not isinstance(rec, dict):
+            yield lineno, f"expected a JSON object, got {type(rec).__name__}"
+            continue
+        missing = [k for k in ("task_id", "verdict", "sample") if k not in rec]
+        if missing:
+            yield lineno, f"missing field(s) {', '.join(missing)}"
+            continue
+        try:
+            yield lineno, Verdict.from_dict(rec)
+        except ValueError as e:
+            yield lineno, str(e)
+        except TypeError as e:
+            yield lineno, f"not a verdict record ({e})"
 
 
 class RunDir:
@@ -142,25 +162,15 @@ class RunDir:
         if not self.results_path.exists():
             return []
         verdicts = []
-        for lineno, line in enumerate(self.results_path.read_text().splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                verdicts.append(Verdict.from_dict(json.loads(line)))
-            except (ValueError, KeyError, TypeError) as e:
-                log.warning("%s:%d: ignoring unreadable record (%s)", self.results_path, lineno, e)
+        for lineno, read in verdict_lines(self.results_path):
+            if isinstance(read, Verdict):
+                verdicts.append(read)
+            else:
+                log.warning("%s:%d: ignoring unreadable record (%s)", self.results_path, lineno, read)
         return verdicts
 
     def append(self, verdict: Verdict) -> None:
-        with open(self.results_path, "a") as f:
-            if f.tell() > 0:
-                with open(self.results_path, "rb") as check:
-                    check.seek(-1, os.SEEK_END)
-                    if check.read(1) != b"\n":
-                        f.write("\n")  # a previous run died mid-line
-            f.write(verdict.to_json() + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        append_jsonl(self.results_path, verdict.to_json())
 
     def write_summary(self, summary: dict) -> None:
         atomic_write_text(self.path / "summary.json", json.dumps(summary, indent=2))

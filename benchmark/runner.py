@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from benchmark import metrics
 from benchmark.device_check import require_device
+from benchmark.environment import host_environment
 from benchmark.extract import extract_code
 from benchmark.harness import EvalConfig, TaskError
 from benchmark.manifest import load_manifest, manifest_path_for
@@ -36,7 +37,7 @@ from benchmark.models import Completion, get_backend
 from benchmark.models.base import BackendOptions, GenerationRequest, SamplingParams
 from benchmark.multiturn import CompletionLog, CompletionRecord, per_turn_metrics, plan_turn
 from benchmark.prompts import PromptBuilder, PromptConfig
-from benchmark.rundir import RunDir, gpu_environment
+from benchmark.rundir import RunDir, RunInfo
 from benchmark.suite import LoadFailure, load_suite, resolve_suite
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
@@ -152,9 +153,9 @@ def _submit(completion: Completion, config: RunConfig, verifier: Verifier, sol_m
     whether the extraction found code)."""
     req = completion.request
     if completion.error:
-        verdict = Verdict(
-            task_id=req.task.task_id, status=Status.NO_CODE, sample=req.sample, turn=req.turn,
-            level=req.task.level, model=config.model, error=completion.error, device=config.eval.device,
+        verdict = Verdict.unmeasured(
+            Status.NO_CODE, completion.error, task_id=req.task.task_id, sample=req.sample, turn=req.turn,
+            level=req.task.level, model=config.model, device=config.eval.device,
         )
         return verdict, "backend error", True
     extraction = extract_code(completion.text)
@@ -323,31 +324,31 @@ def run(config: RunConfig) -> dict:
     new_run = not rundir.has_run_info()
     lanes = config.lanes or default_lanes(config.eval.device, _device_count(config))
     rundir.write_run_info(
-        {
-            "command": config.command or " ".join(sys.argv),
-            "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "model": config.model,
-            "backend": backend.describe(),
-            "sampling": asdict(config.sampling),
-            "turns": config.turns,
-            "prompt": prompts.describe() if prompts else None,
-            "device": config.eval.device,
-            "baseline": config.eval.baseline,
-            "timing": config.eval.measure,
-            "evaluation": evaluation_settings(replace(config.eval, strict=config.eval.strict and not backend.trusted)),
-            "lanes": lanes,
-            "strict": config.eval.strict and not backend.trusted,
-            "suite": config.suite or "builtin",
-            "suite_version": suite_version,
-            "tasks": [t.task_id for t in tasks],
-            "environment": gpu_environment(),
-        }
+        RunInfo(
+            command=config.command or " ".join(sys.argv),
+            started=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            model=config.model,
+            backend=backend.describe(),
+            sampling=asdict(config.sampling),
+            turns=config.turns,
+            prompt=prompts.describe() if prompts else None,
+            device=config.eval.device,
+            baseline=config.eval.baseline,
+            timing=config.eval.measure,
+            evaluation=evaluation_settings(replace(config.eval, strict=config.eval.strict and not backend.trusted)),
+            lanes=lanes,
+            strict=config.eval.strict and not backend.trusted,
+            suite=config.suite or "builtin",
+            suite_version=suite_version,
+            tasks=[t.task_id for t in tasks],
+            environment=host_environment(),
+        ).to_dict()
     )
     existing = rundir.load_verdicts()
     completions = CompletionLog(rundir.path)
     eval_cfg = replace(config.eval, strict=config.eval.strict and not backend.trusted)
     manifest = load_manifest(manifest_path_for(resolve_suite(config.suite)))
-    gpu_name = (gpu_environment().get("gpu") or None) if eval_cfg.device == "cuda" else None
+    gpu_name = (host_environment().get("gpu") or None) if eval_cfg.device == "cuda" else None
     sol = {t.task_id: manifest.sol_ms(t, gpu_name) for t in tasks} if gpu_name else {}
     verifier_cfg = VerifierConfig(eval=eval_cfg, gpus=config.gpus, lanes_per_device=lanes)
     if config.build_workers:

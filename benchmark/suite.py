@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from benchmark.environment import torch_versions
 from benchmark.task import Task, TaskLoadError, _level_from_path, load_task
 
 BUILTIN_SUITE = Path(__file__).parent / "tasks"
@@ -150,12 +151,6 @@ def _gpu_name(device: str) -> str:
     return torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
 
 
-def _environment() -> dict[str, str]:
-    import torch
-
-    return {"torch": torch.__version__, "cuda": str(torch.version.cuda)}
-
-
 def _select(args) -> tuple[Suite, list[Task]]:
     suite = load_suite(args.suite)
     tasks = suite.select(args.level or None, args.tags or None, args.tasks or None)
@@ -265,7 +260,7 @@ def cmd_manifest(args) -> int:
 
     def checkpoint(prune: bool = False) -> None:
         """Merge and save what is measured so far, so a run cut short keeps its results."""
-        state["manifest"] = merge(state["manifest"], suite, state["pending"], gpu, profile, _environment(), prune=prune)
+        state["manifest"] = merge(state["manifest"], suite, state["pending"], gpu, profile, torch_versions(), prune=prune)
         state["pending"] = []
         state["manifest"].save(manifest_path)
         if args.out:

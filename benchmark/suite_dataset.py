@@ -172,10 +172,12 @@ def parse_hub_spec(spec: str) -> tuple[str, str | None]:
     return repo_id, revision or None
 
 
-def _offline() -> bool:
+def hub_offline() -> bool:
+    """Whether the Hub is off limits: HF_HUB_OFFLINE as set now, or as huggingface_hub read it at
+    import (it reads the variable once, and honours that value whatever the environment says later)."""
     from huggingface_hub import constants
 
-    return constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").upper() in {"1", "ON", "YES", "TRUE"}
+    return constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
 
 
 def _load_snapshot(folder: Path, cache_dir: Path) -> datasets.Dataset | datasets.DatasetDict:
@@ -195,7 +197,7 @@ def load_hub_suite(spec: str, cache_dir: Path | None = None) -> Path:
     repo_id, revision = parse_hub_spec(spec)
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     snapshot = Path(
-        snapshot_download(repo_id, repo_type="dataset", revision=revision, local_files_only=_offline())
+        snapshot_download(repo_id, repo_type="dataset", revision=revision, local_files_only=hub_offline())
     )
     dest = cache_dir / "suites" / repo_id.replace("/", "--") / snapshot.name
     if (dest / ".complete").is_file():

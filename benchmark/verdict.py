@@ -101,6 +101,23 @@ class Verdict:
     strict: bool = True
     schema: int = SCHEMA_VERSION
 
+    @classmethod
+    def unmeasured(cls, status: Status, error: str | None, **fields) -> Verdict:
+        """A verdict no execution child measured: no code, a backend's or the verifier's failure, a
+        stand-in judge. It carries no flags; `fields` are the sample's identity (task_id first)."""
+        return cls(status=status, error=error, **fields)
+
+    @classmethod
+    def flagged(cls, status: Status, error: str | None, flag_details: list[str], **fields) -> Verdict:
+        """A verdict with the anti-cheat findings `flag_details` ("name: detail" each). Strict mode
+        turns any flag into the `cheat` verdict, the details leading the error text; `no_code`
+        stays as it is (there was nothing to judge)."""
+        names = tuple(dict.fromkeys(d.split(":", 1)[0] for d in flag_details))
+        if names and fields.get("strict", True) and status is not Status.NO_CODE:
+            status = Status.CHEAT
+            error = "\n".join(flag_details) + (f"\n{error}" if error else "")
+        return cls(status=status, error=error, flags=names, **fields)
+
     @property
     def correct(self) -> bool:
         return self.status is Status.PASS

@@ -33,8 +33,8 @@ from benchmark.harness import (
     build,
     build_verdict,
     evaluate,
-    finalize_verdict,
     precheck,
+    sample_fields,
 )
 from benchmark.reference_store import DEFAULT_ENTRY_BYTES, DEFAULT_STORE_BYTES, ReferenceStore
 from benchmark.reward import RewardConfig, shaped_reward
@@ -104,11 +104,7 @@ class Request:
 
 def verdict_base(req: Request, cfg: EvalConfig) -> dict:
     """The fields every verdict on this request carries, however it is decided."""
-    return dict(
-        task_id=req.task.task_id, sample=req.sample, turn=req.turn, level=req.task.level, model=req.model,
-        task_hash=req.task.hash, code_hash=sha256_text(req.code or ""), device=cfg.device,
-        strict=cfg.strict, sol_ms=req.sol_ms,
-    )
+    return sample_fields(req.task, req.code, cfg, req.sample, req.turn, req.model, req.sol_ms)
 
 
 def decided_without_running(req: Request, cfg: EvalConfig) -> Verdict | None:
@@ -224,7 +220,7 @@ class Verifier:
             result.set_exception(e)
         except BaseException as e:  # noqa: BLE001 - every submitted sample gets an answer
             result.set_result(
-                finalize_verdict(Status.RUNTIME_ERROR, f"harness error: {e!r}", [], verdict_base(req, self.config.eval))
+                Verdict.unmeasured(Status.RUNTIME_ERROR, f"harness error: {e!r}", **verdict_base(req, self.config.eval))
             )
         finally:
             self._lanes.put(device)

@@ -40,6 +40,7 @@ from benchmark.channel import CLOCK_PREFIX, sign
 from benchmark.contention import census as gpu_census
 from benchmark.contention import wait_until_alone
 from benchmark.correctness import compare_outputs, flatten_outputs, rule_text, tolerance
+from benchmark.environment import device_environment
 from benchmark.exact import ExactReference
 from benchmark.gpu_lock import DeviceLock
 from benchmark.program import (
@@ -68,12 +69,6 @@ from benchmark.timing import Timer, TimingConfig
 CONTENTION_RETRIES = 2  # timed phases repeated when a neighbour was seen around them
 
 
-def environment(device: torch.device) -> dict[str, str]:
-    env = {"torch": torch.__version__, "python": sys.version.split()[0], "device": str(device)}
-    if device.type == "cuda":
-        props = torch.cuda.get_device_properties(device)
-        env.update(gpu=props.name, cuda=str(torch.version.cuda), sm=f"{props.major}.{props.minor}")
-    return env
 
 
 REFERENCE_KEYS = {"trial": ("outputs", "exact"), "timed": ("timed", "timed_exact"), "restated": ("restated", "restated_exact")}
@@ -183,7 +178,7 @@ class Evaluation:
         except BaseException as e:  # noqa: BLE001 - any failure of a task file is reported, not raised
             return self.finish("task_error", f"task {job['task_path']} failed to import: {e!r}")
         program = TaskProgram(task_module, self.device)
-        self.result["env"] = environment(self.device)
+        self.result["env"] = device_environment(self.device)
         plan = trial_plan(job["trials"], program.n_alt(), self.seed, job.get("magnitude", 0.0))
         t0 = time.monotonic()
         try:

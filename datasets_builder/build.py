@@ -31,6 +31,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from benchmark.environment import torch_versions
+from benchmark.multiturn import open_samples
 from benchmark.suite import Suite, load_suite
 from benchmark.task import Task, load_task
 from benchmark.verdict import Verdict
@@ -410,24 +412,21 @@ class Builder:
                 c = Candidate.from_dict(r["candidate"])
                 if c.teacher == teacher.name:
                     history[(c.task_id, c.sample)][c.turn] = (c, Verdict.from_dict(r["verdict"]))
+            judged = {(tid, s, t): v for (tid, s), turns in history.items() for t, (_, v) in turns.items()}
             requests, parents = [], {}
-            for tid in valid:
+            for tid, s in open_samples(turn, valid, cfg.samples, judged, finished=kept):
                 task = self.task(tid)
-                meta = (self.records.get(tid) or {}).get("metadata")
-                for s in range(cfg.samples):
-                    turns = history.get((tid, s), {})
-                    if turn in turns:
+                if turn == 1:
+                    meta = (self.records.get(tid) or {}).get("metadata")
+                    messages = first_turn(builder, task, TaskMetadata.from_dict(meta) if meta else None,
+                                          self.config.prompts)
+                else:
+                    prev, verdict = history[(tid, s)][turn - 1]
+                    if prev.completion is None:
                         continue
-                    if turn == 1:
-                        messages = first_turn(builder, task, TaskMetadata.from_dict(meta) if meta else None,
-                                              self.config.prompts)
-                    else:
-                        prev = turns.get(turn - 1)
-                        if prev is None or kept(prev[1]) or prev[0].completion is None:
-                            continue
-                        messages = builder.next_turn(prev[0].messages, prev[0].completion, prev[1], cfg.turns)
-                        parents[(tid, s)] = prev[0].candidate_id
-                    requests.append(GenerationRequest(task=task, sample=s, turn=turn, messages=tuple(messages)))
+                    messages = builder.next_turn(prev.messages, prev.completion, verdict, cfg.turns)
+                    parents[(tid, s)] = prev.candidate_id
+                requests.append(GenerationRequest(task=task, sample=s, turn=turn, messages=tuple(messages)))
             if not requests:
                 continue
             bar = self._bar(total=0, desc=f"teach turn {turn}", unit="cand")
@@ -514,14 +513,14 @@ class Builder:
         valid_tasks = tuple(data.tasks[t] for t in data.valid())
         synth_suite = Suite(root=self.pool_root.resolve(), tasks=valid_tasks)
         reports = [TaskReport.from_dict(self.records.get(t.task_id)["report"]) for t in valid_tasks]
-        manifest = merge(Manifest(), synth_suite, reports, self.gpu, self.profile, _environment(), prune=True)
+        manifest = merge(Manifest(), synth_suite, reports, self.gpu, self.profile, torch_versions(("triton",)), prune=True)
         manifest.save(self.pool_root / "manifest.json")
         tasks_rows = task_rows(synth_suite, manifest)
         this_run = time.monotonic() - self.t0
         runs = self.state.stages().get("runs", {}).get("seconds", {})
         stats = {
             "device": self.gpu,
-            "versions": _environment(),
+            "versions": torch_versions(("triton",)),
             "config": self.config.to_dict(),
             "time": {"total_s": round(self._elapsed_total(), 1), "this_run_s": round(this_run, 1),
                      "runs": len(set(runs) | {self.run_id}),
@@ -548,19 +547,6 @@ class Builder:
         (self.out / "stats.md").write_text(stats_markdown(stats))
         log.info("dataset: %s; %s", dataset, ", ".join(f"{k} {v}" for k, v in stats["splits"].items()))
         return BuildResult(self.out, dataset, suite_dir, stats)
-
-
-def _environment() -> dict[str, str]:
-    import torch
-
-    env = {"torch": torch.__version__, "cuda": str(torch.version.cuda)}
-    try:
-        import triton
-
-        env["triton"] = triton.__version__
-    except ImportError:
-        pass
-    return env
 
 
 def _teacher_info(config: BuildConfig, offline_teacher=None) -> dict:

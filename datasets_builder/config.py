@@ -16,6 +16,7 @@ from pathlib import Path
 import pydantic
 import yaml
 
+from benchmark.harness import EvalConfig
 from datasets_builder.decontam import MODEL_THRESHOLD, PROGRAM_THRESHOLD
 from datasets_builder.prompting import PromptOptions
 from datasets_builder.rft import DEFAULT_THRESHOLD as RFT_THRESHOLD
@@ -85,10 +86,10 @@ class TeacherConfig:
 
 @dataclass(frozen=True)
 class VerifyConfig:
-    trials: int = 5
+    trials: int = EvalConfig.trials
     measure: bool = False  # time every candidate (slow); the timing stage times a subset instead
     strict: bool = True  # anti-cheat flags fail a candidate (keep on for real builds)
-    timeout_s: float = 300.0
+    timeout_s: float = EvalConfig.timeout_s
     lanes_per_device: int = 4  # concurrent executions per GPU (correctness only; timing uses 1)
     build_workers: int = 4
 

@@ -34,8 +34,13 @@ def kept(verdict: Verdict) -> bool:
 
 def task_error_verdict(candidate: Candidate, error: Exception) -> Verdict:
     """The task's own reference failed inside the verifier: recorded, never kept."""
-    return Verdict(task_id=candidate.task_id, status=Status.RUNTIME_ERROR, sample=candidate.sample,
-                   turn=candidate.turn, model=candidate.teacher, error=f"task error: {error}"[:2000])
+    return lost_verdict(candidate, f"task error: {error}")
+
+
+def lost_verdict(candidate: Candidate, error: str) -> Verdict:
+    """A candidate the verifier gave no verdict: a runtime error, its reason kept short."""
+    return Verdict.unmeasured(Status.RUNTIME_ERROR, error[:2000], task_id=candidate.task_id, sample=candidate.sample,
+                              turn=candidate.turn, model=candidate.teacher)
 
 
 class RejectionFilter:
@@ -72,8 +77,7 @@ class RejectionFilter:
             verdict = task_error_verdict(candidate, e)
         except Exception as e:  # noqa: BLE001 - a lost sample is recorded as such, never dropped silently
             log.warning("verification of %s failed: %r", candidate.candidate_id, e)
-            verdict = Verdict(task_id=candidate.task_id, status=Status.RUNTIME_ERROR, sample=candidate.sample,
-                              turn=candidate.turn, model=candidate.teacher, error=f"verifier failure: {e!r}"[:2000])
+            verdict = lost_verdict(candidate, f"verifier failure: {e!r}")
         try:
             self.on_verdict(candidate, verdict)
         finally:

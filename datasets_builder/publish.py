@@ -8,10 +8,11 @@ before any request is attempted.
 from __future__ import annotations
 
 import logging
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from benchmark.suite_dataset import hub_offline
 
 log = logging.getLogger(__name__)
 IGNORE = ["state/**", "cache/**", "*.tmp", "**/.cache/**"]
@@ -40,10 +41,6 @@ class PublishResult:
         return "\n".join(lines)
 
 
-def offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
-
-
 def check_folder(folder: Path) -> list[tuple[str, int]]:
     folder = Path(folder)
     if not folder.is_dir():
@@ -68,7 +65,7 @@ def publish(folder: str | Path, repo_id: str, private: bool = False, dry_run: bo
     files = check_folder(Path(folder))
     if dry_run:
         return PublishResult(repo_id, files, dry_run=True)
-    if offline():
+    if hub_offline():
         raise PublishError(
             "HF_HUB_OFFLINE=1 is set, so nothing can be uploaded to the Hub; unset it (and log in with "
             "`huggingface-cli login` or HF_TOKEN) to publish, or use --dry-run to see what would be uploaded"

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmark.files import atomic_write_text
+from benchmark.records import append_jsonl, atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +55,7 @@ class Journal:
     def append(self, record: dict) -> None:
         line = json.dumps(record, sort_keys=True, default=str)
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a") as f:
-                f.write(line + "\n")
-                f.flush()
-                os.fsync(f.fileno())
+            append_jsonl(self.path, line)
             self.records[self.key(record)] = record
 
 

@@ -1,14 +1,19 @@
-"""Geometry of the fast_p chart, drawn as inline SVG by the templates (no charting library, no
-network): speedup threshold p on the x axis, fraction of samples correct and faster than p x eager
-on the y axis, one polyline per model."""
+"""Line charts drawn as inline SVG (no charting library, no network): the geometry here, the
+drawing in templates/chart.svg.j2, the one SVG chart of the project. The leaderboard's fast_p
+chart (speedup threshold p on the x axis, fraction of samples correct and faster than p x eager on
+the y axis, one polyline per model) is one; the RL demo's learning curves are another."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import jinja2
 
 # Distinguishable on white and for the common colour-vision deficiencies, in this order.
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#8c564b", "#000000",
            "#7f7f7f", "#bcbd22")
+TEMPLATE = Path(__file__).parent / "templates" / "chart.svg.j2"
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,8 @@ class Series:
     slug: str
     color: str
     points: str  # SVG polyline "x,y x,y ..."
-    fast_1: float | None  # None: the entry was never timed
+    title: str  # the line's tooltip
+    fast_1: float | None = None  # fast_p charts: the value at p = 1 (None: the entry was never timed)
 
 
 @dataclass(frozen=True)
@@ -36,8 +42,47 @@ class Chart:
     bottom: int  # y pixel of the plot's bottom edge
     x_ticks: list[Tick]
     y_ticks: list[Tick]
-    p1_x: float  # where p = 1 (the fast_1 line) falls
+    p1_x: float | None  # where the dashed marker line falls (fast_p: p = 1); None: no marker
     series: list[Series]
+    x_label: str = ""
+    y_label: str = ""
+    aria_label: str = "line chart"
+
+
+def line_chart(
+    curves: list[tuple[str, str, list[tuple[float, float]]]],
+    x_max: float,
+    x_step: float,
+    x_label: str,
+    y_label: str,
+    marker_x: float | None = None,
+    aria_label: str = "line chart",
+    width: int = 720,
+    height: int = 340,
+) -> Chart:
+    """`curves`: (label, slug, [(x, fraction), ...]) per line, in legend order; x runs from 0 to
+    `x_max` with a tick every `x_step`, the fraction from 0 to 1."""
+    left, right, top, bottom = 56, width - 16, 16, height - 44
+
+    def x(v: float) -> float:
+        return left + (right - left) * v / x_max
+
+    def y(f: float) -> float:
+        return bottom - (bottom - top) * f
+
+    series = [
+        Series(label=label, slug=slug, color=PALETTE[i % len(PALETTE)], title=label,
+               points=" ".join(f"{x(p):.1f},{y(f):.1f}" for p, f in pts))
+        for i, (label, slug, pts) in enumerate(curves)
+    ]
+    steps = round(x_max / x_step)
+    return Chart(
+        width=width, height=height, left=left, right=right, top=top, bottom=bottom,
+        x_ticks=[Tick(x(i * x_step), f"{i * x_step:g}") for i in range(steps + 1)],
+        y_ticks=[Tick(y(f), f"{f:.2f}") for f in (0.0, 0.25, 0.5, 0.75, 1.0)],
+        p1_x=x(marker_x) if marker_x is not None else None,
+        series=series, x_label=x_label, y_label=y_label, aria_label=aria_label,
+    )
 
 
 def fast_p_chart(
@@ -47,29 +92,18 @@ def fast_p_chart(
     height: int = 340,
 ) -> Chart:
     """`curves`: (label, slug, [(p, fraction), ...]) per model, in legend order."""
-    left, right, top, bottom = 56, width - 16, 16, height - 44
-
-    def x(p: float) -> float:
-        return left + (right - left) * p / p_max
-
-    def y(f: float) -> float:
-        return bottom - (bottom - top) * f
-
+    c = line_chart(curves, p_max, 0.5, "speedup threshold p (over eager PyTorch)", "fast_p: fraction of samples",
+                   marker_x=1.0, aria_label="fast_p curve", width=width, height=height)
     series = []
-    for i, (label, slug, pts) in enumerate(curves):
+    for s, (_, _, pts) in zip(c.series, curves, strict=True):
         at_1 = next((f for p, f in pts if abs(p - 1.0) < 1e-9), None)
-        series.append(Series(
-            label=label,
-            slug=slug,
-            color=PALETTE[i % len(PALETTE)],
-            points=" ".join(f"{x(p):.1f},{y(f):.1f}" for p, f in pts),
-            fast_1=at_1,
-        ))
-    steps = round(p_max / 0.5)
-    return Chart(
-        width=width, height=height, left=left, right=right, top=top, bottom=bottom,
-        x_ticks=[Tick(x(i * 0.5), f"{i * 0.5:g}") for i in range(steps + 1)],
-        y_ticks=[Tick(y(f), f"{f:.2f}") for f in (0.0, 0.25, 0.5, 0.75, 1.0)],
-        p1_x=x(1.0),
-        series=series,
-    )
+        shown = "–" if at_1 is None else f"{at_1:.3f}"
+        series.append(Series(s.label, s.slug, s.color, s.points, f"{s.label}: fast_1 = {shown}", at_1))
+    return replace(c, series=series)
+
+
+def svg(chart: Chart) -> str:
+    """The chart as a standalone SVG file (the leaderboard's pages include the same template)."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    return env.get_template(TEMPLATE.name).render(c=chart, standalone=True) + "\n"

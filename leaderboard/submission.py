@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmark.files import atomic_write_text
+from benchmark.records import atomic_write_text
 from benchmark.verdict import Verdict
 
 SUBMISSION_FORMAT = 1

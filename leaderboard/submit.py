@@ -16,11 +16,11 @@ import argparse
 import datetime as dt
 import json
 import logging
-import re
 import sys
 from pathlib import Path
 
 from benchmark import metrics
+from benchmark.device_profile import slugify
 from benchmark.extract import extract_code
 from benchmark.harness import default_cache_dir, source_path
 from benchmark.task import sha256_text
@@ -29,13 +29,6 @@ from leaderboard.suites import SUITE_VERSIONS_PATH, SuiteRegistry
 from leaderboard.validate import ValidatedRun, ValidationError, validate_run_dir
 
 log = logging.getLogger(__name__)
-
-
-def slugify(name: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    if not slug:
-        raise ValueError(f"name {name!r} has no letters or digits to make a file name from")
-    return slug
 
 
 def completion_sources(run_dir: Path) -> dict[str, str]:

@@ -30,6 +30,7 @@ from typing import Any
 
 from benchmark import metrics
 from benchmark.models import is_trusted
+from benchmark.rundir import RUN_REQUIRED, verdict_lines
 from benchmark.verdict import Verdict
 from leaderboard.submission import CPU_RUN, PARTIAL
 from leaderboard.suites import SuiteRegistry, SuiteVersion
@@ -72,27 +73,12 @@ def _read_json(path: Path, problems: list[str]) -> Any:
         return None
 
 
-_RUN_FIELDS: dict[str, type] = {
-    "command": str,
-    "model": str,
-    "backend": dict,
-    "sampling": dict,
-    "device": str,
-    "baseline": str,
-    "strict": bool,
-    "suite": str,
-    "suite_version": str,
-    "tasks": list,
-    "environment": dict,
-}
-
-
 def check_run_info(run: Any) -> list[str]:
     """Problems with run.json's fields (empty when it is sound)."""
     if not isinstance(run, dict):
         return ["run.json must be a JSON object"]
     problems = []
-    for name, kind in _RUN_FIELDS.items():
+    for name, kind in RUN_REQUIRED.items():
         if name not in run:
             problems.append(f"run.json: field '{name}' is missing")
         elif not isinstance(run[name], kind):
@@ -136,29 +122,10 @@ def read_results(path: Path, run: dict) -> tuple[list[Verdict], list[str]]:
     seen: dict[tuple[str, int, int], int] = {}
     selected = set(run["tasks"])
     samples = run["sampling"]["samples"]
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
+    for lineno, v in verdict_lines(path):
         where = f"results.jsonl line {lineno}"
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(f"{where}: not valid JSON ({e.msg}); a line cut short by a killed run must be removed")
-            continue
-        if not isinstance(rec, dict):
-            problems.append(f"{where}: expected a JSON object, got {type(rec).__name__}")
-            continue
-        missing = [k for k in ("task_id", "verdict", "sample") if k not in rec]
-        if missing:
-            problems.append(f"{where}: missing field(s) {', '.join(missing)}")
-            continue
-        try:
-            v = Verdict.from_dict(rec)
-        except ValueError as e:
-            problems.append(f"{where}: {e}")
-            continue
-        except TypeError as e:
-            problems.append(f"{where}: not a verdict record ({e})")
+        if not isinstance(v, Verdict):
+            problems.append(f"{where}: {v}")
             continue
         if v.model != run["model"]:
             problems.append(f"{where}: model {v.model!r} differs from run.json's {run['model']!r}")

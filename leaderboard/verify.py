@@ -23,9 +23,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from benchmark import metrics
+from benchmark.environment import host_environment
 from benchmark.harness import EvalConfig, TaskError, default_cache_dir, default_device, evaluate
 from benchmark.models import is_trusted
-from benchmark.rundir import gpu_environment
 from benchmark.suite import load_suite
 from benchmark.timing import TimingConfig
 from benchmark.verdict import Status, Verdict
@@ -45,8 +45,8 @@ class VerifyConfig:
     seed: int = 0  # which samples are drawn
     speedup_tolerance: float = 0.25  # observed may fall below claimed / (1 + tolerance) before it disagrees
     suite: str | None = None  # task folder (default: the built-in suite)
-    timeout_s: float = 300.0
-    trials: int = 5  # correctness trials per sample, as in benchmark.run
+    timeout_s: float = EvalConfig.timeout_s
+    trials: int = EvalConfig.trials  # correctness trials per sample, as in benchmark.run
     timing: TimingConfig = field(default_factory=TimingConfig)
     cache_dir: Path = field(default_factory=default_cache_dir)
 
@@ -96,7 +96,7 @@ def verify(sub: Submission, config: VerifyConfig = VerifyConfig(), progress: boo
         if v.task_hash and task.hash != v.task_hash:
             raise VerifyError(f"task {v.task_id} changed since the run (hash {task.hash[:12]}, run {v.task_hash[:12]}); "
                               f"pass --suite with the files of suite version {sub.run.get('suite_version')}")
-    env = gpu_environment()
+    env = host_environment()
     timing_comparable = _same_hardware(sub, device, env.get("gpu"))
     eval_cfg = EvalConfig(device=device, baseline=sub.run.get("baseline", "eager"), strict=bool(sub.run.get("strict", True)),
                           timeout_s=config.timeout_s, trials=config.trials, timing=config.timing,
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--speedup-tolerance", type=float, default=0.25,
                    help="relative shortfall of the re-run speedup tolerated on the same hardware (default 0.25)")
     p.add_argument("--suite", default=None, help="task folder of the run's suite version (default: built-in)")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds per sample, build included")
+    p.add_argument("--timeout", type=float, default=EvalConfig.timeout_s, help="seconds per sample, build included")
     p.add_argument("--cache-dir", type=Path, default=None, help="harness cache (default: $SOLBENCH_CACHE or ~/.cache/solbench)")
     p.add_argument("--dry-run", action="store_true", help="report without writing the record into the submission")
     args = p.parse_args(argv)

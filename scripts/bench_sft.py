@@ -36,6 +36,7 @@ from synthetic import (
 )
 from transformers import TrainerCallback
 
+from benchmark.environment import gpu_name, package_versions
 from trainers.data import TokenizeOptions, tokenize_dataset
 from trainers.sft import KernelSFTTrainer
 from trainers.sft_config import KernelSFTConfig
@@ -158,19 +159,11 @@ def train_once(args, cuset: bool, tokenizer, make_model, tokenized, out: Path) -
 
 
 def environment() -> dict:
-    import accelerate
-    import peft
-    import transformers
-    import trl
-
     return {
         "python": platform.python_version(),
         "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "trl": trl.__version__,
-        "peft": peft.__version__,
-        "accelerate": accelerate.__version__,
-        "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
+        **package_versions(("transformers", "trl", "peft", "accelerate")),
+        "gpu": gpu_name(),
         "cuda": torch.version.cuda,
     }
 

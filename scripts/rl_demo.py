@@ -48,6 +48,7 @@ import torch
 from synthetic import build_model, build_tokenizer, save_model_folder
 from transformers import TrainerCallback
 
+from benchmark.environment import gpu_name
 from benchmark.extract import extract_code
 from benchmark.harness import EvalConfig
 from benchmark.prompts import PromptBuilder, PromptConfig
@@ -56,6 +57,7 @@ from benchmark.task import Task, load_task
 from benchmark.timing import TimingConfig
 from benchmark.verdict import Correctness, Status, Verdict
 from benchmark.verifier import VerifierConfig
+from leaderboard import chart
 from trainers.model import save_final_model
 from trainers.rl import KernelRLTrainer
 from trainers.rl_config import KernelRLConfig
@@ -206,9 +208,10 @@ def wrong_variant(spec: Spec, rng: random.Random) -> tuple[str, Verdict]:
         code = solution(spec, b=rng.choice([v for v in B_VALUES if v != spec.b]))
     else:
         code = solution(spec, act=rng.choice([k for k in ACTS if k != spec.act]))
-    verdict = Verdict(
+    verdict = Verdict.unmeasured(
+        Status.INCORRECT,
+        None,
         task_id="",
-        status=Status.INCORRECT,
         correctness=Correctness(
             trials=4, passed=0, detail="output differs from the reference at element [0, 0]"
         ),
@@ -278,7 +281,7 @@ def programmatic_judge(tasks: dict, builder: PromptBuilder):
                 status, error = Status.PASS, None
             else:
                 status, error = Status.INCORRECT, "output differs from the reference"
-        verdict = Verdict(task_id=task.task_id, status=status, turn=turn, error=error, speedup=None)
+        verdict = Verdict.unmeasured(status, error, task_id=task.task_id, turn=turn)
         feedback = builder.next_turn((), text, verdict, 3)[-1]["content"]
         return Score(shaped_reward(verdict), status.value, error=error, feedback=feedback, code=code)
 
@@ -524,31 +527,18 @@ def tables(results: dict) -> str:
 
 
 def svg_curves(results: dict, key: str = "kernel/pass_rate", width: int = 640, height: int = 320) -> str:
-    """Learning curves (one line per arm) as a dependency-free SVG."""
-    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
-    pad = 40
+    """Learning curves (one line per arm) as an SVG file: the leaderboard's line chart."""
     series = {
         name: [c[key] for c in arm.get("curve", []) if key in c]
         for name, arm in results.get("arms", {}).items()
     }
     longest = max((len(v) for v in series.values()), default=1)
-    x = lambda i: pad + (width - 2 * pad) * (i / max(1, longest - 1))  # noqa: E731
-    y = lambda v: height - pad - (height - 2 * pad) * v  # noqa: E731
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">',
-        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="black"/>',
-        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="black"/>',
-        f'<text x="{pad}" y="{pad - 10}">{key} per generation (0 to 1)</text>',
-    ]
-    for k, (name, values) in enumerate(series.items()):
-        if not values:
-            continue
-        points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
-        colour = colours[k % len(colours)]
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>')
-        parts.append(f'<text x="{width - pad - 90}" y="{pad + 14 * k}" fill="{colour}">{name}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    x_max = max(1, longest - 1)
+    curves = [(name, name, list(enumerate(values))) for name, values in series.items() if values]
+    return chart.svg(chart.line_chart(
+        curves, x_max, max(1, math.ceil(x_max / 10)), "generation", f"{key} (0 to 1)",
+        aria_label="learning curves", width=width, height=height,
+    ))
 
 
 # ---------------------------------------------------------------------------------------- main
@@ -651,7 +641,7 @@ def main(argv=None) -> dict:
         "environment": {
             "python": platform.python_version(),
             "torch": torch.__version__,
-            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+            "gpu": gpu_name(),
         },
         "timing": {},
     }

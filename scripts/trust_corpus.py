@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmark.environment import gpu_name, package_versions  # noqa: E402
 from benchmark.stats import geomean  # noqa: E402
 from benchmark.task import Task  # noqa: E402
 from datasets_builder.state import Journal  # noqa: E402
@@ -701,7 +702,6 @@ def make_verifier(lanes: int, build_workers: int, cache: Path | None, measure: b
     config = EvalConfig(
         device="cuda",
         strict=True,
-        trials=5,
         measure=measure,
         timeout_s=120.0,
         timing=timing_config(),
@@ -713,26 +713,12 @@ def make_verifier(lanes: int, build_workers: int, cache: Path | None, measure: b
 def report(rows: list[Row], not_run: list[str], out: Path, context: dict) -> dict:
     summary = summarize(rows, not_run)
     text = render_markdown(summary, context)
-    from benchmark.files import atomic_write_text
+    from benchmark.records import atomic_write_text
 
     atomic_write_text(out / "corpus.md", text)
     atomic_write_text(out / "summary.json", json.dumps({"context": context, **summary}, indent=2))
     print(text)
     return summary
-
-
-def _environment() -> dict:
-    import torch
-
-    env = {"torch": torch.__version__}
-    try:
-        import triton
-
-        env["triton"] = triton.__version__
-    except ImportError:
-        env["triton"] = "not installed"
-    env["gpu"] = torch.cuda.get_device_name() if torch.cuda.is_available() else "none"
-    return env
 
 
 def _describe_verifier() -> str:
@@ -776,12 +762,15 @@ def main(argv: list[str] | None = None, *, translator=None, verifier=None) -> in
                 file=sys.stderr,
             )
             return 2
+    versions = package_versions(("torch", "triton"))
     context = {
         "suite": f"{suite.root} (version {suite.version})",
         "selected": len(tasks),
         "done before this run": sum(t.task_id in journal for t in tasks),
         "date": datetime.date.today().isoformat(),
-        **_environment(),
+        "torch": versions["torch"],
+        "triton": versions["triton"] or "not installed",
+        "gpu": gpu_name() or "none",
         "workers": args.workers,
         "lanes": args.lanes,
         "verifier": _describe_verifier(),

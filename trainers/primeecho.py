@@ -29,8 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from benchmark.extract import strip_reasoning
-from trainers.retry_buffer import EMPTY_ANSWER
+from benchmark.prompts.render import continued, shown_answer
 from trainers.rl_rewards import Score
 
 DEFAULT_ALPHA = 0.75
@@ -102,14 +101,10 @@ class Episode:
 
     def conversation(self) -> list[dict]:
         """The messages of the next turn: the prompt, then each answer and the feedback on it."""
-        messages = [dict(m) for m in self.prompt]
+        messages = tuple(dict(m) for m in self.prompt)
         for t in self.turns:
-            answer = strip_reasoning(t.completion).strip() or EMPTY_ANSWER
-            messages += [
-                {"role": "assistant", "content": answer},
-                {"role": "user", "content": t.score.feedback},
-            ]
-        return messages
+            messages = continued(messages, shown_answer(t.completion), t.score.feedback)
+        return list(messages)
 
 
 ScoreFn = Callable[[Sequence[dict], Sequence[str], Sequence[int]], list[Score]]

@@ -24,9 +24,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from benchmark.extract import strip_reasoning
-
-EMPTY_ANSWER = "(no answer)"
+from benchmark.prompts.render import continued, shown_answer
 
 
 @dataclass(frozen=True)
@@ -44,16 +42,12 @@ def failed_answer(completion: str, code: str | None) -> str:
     completion without its reasoning when no code was found (so the feedback still makes sense)."""
     if code:
         return f"```python\n{code.rstrip()}\n```"
-    return strip_reasoning(completion).strip() or EMPTY_ANSWER
+    return shown_answer(completion)
 
 
 def repair_prompt(entry: RetryEntry) -> list[dict]:
     """The replay's messages: the original conversation, the failed attempt, the feedback."""
-    return [
-        *(dict(m) for m in entry.prompt),
-        {"role": "assistant", "content": entry.answer},
-        {"role": "user", "content": entry.feedback},
-    ]
+    return list(continued((dict(m) for m in entry.prompt), entry.answer, entry.feedback))
 
 
 class RetryBuffer:

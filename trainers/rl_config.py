@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig, ScriptArguments
 
+from benchmark.harness import EvalConfig
 from benchmark.prompts.render import BACKENDS as PROMPT_BACKENDS
+from benchmark.verifier import VerifierConfig
 from trainers.mirrorpop import RULES
 from trainers.primeecho import DEFAULT_ALPHA, DEFAULT_EARLY_BONUS, PrimeEchoParams
 
@@ -109,26 +111,26 @@ class KernelRLConfig(GRPOConfig):
         },
     )
     verifier_strict: bool = field(
-        default=True,
+        default=EvalConfig.strict,
         metadata={
             "help": "Strict anti-cheat: any flag makes the sample a cheat (reward -1). Keep it on for training."
         },
     )
     verifier_measure: bool = field(
-        default=True,
+        default=EvalConfig.measure,
         metadata={
             "help": "Time candidate and reference (the speedup term of the reward). Off: correctness only."
         },
     )
-    verifier_trials: int = field(default=5, metadata={"help": "Correctness trials per sample (fresh seeds)."})
+    verifier_trials: int = field(default=EvalConfig.trials, metadata={"help": "Correctness trials per sample (fresh seeds)."})
     verifier_timeout_s: float = field(
-        default=300.0, metadata={"help": "Wall-clock limit per sample: build, checks and timing together."}
+        default=EvalConfig.timeout_s, metadata={"help": "Wall-clock limit per sample: build, checks and timing together."}
     )
     verifier_build_workers: int | None = field(
-        default=None, metadata={"help": "CPU workers compiling candidates (None: one per core, less one)."}
+        default=VerifierConfig.build_workers, metadata={"help": "CPU workers compiling candidates (None: one per core, less one)."}
     )
     verifier_lanes_per_device: int = field(
-        default=1,
+        default=VerifierConfig.lanes_per_device,
         metadata={
             "help": "Concurrent executions per GPU. 1 keeps timings clean; more trades timing noise for speed."
         },

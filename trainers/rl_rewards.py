@@ -146,14 +146,14 @@ class VerifierRewards:
             key = (task.hash, sha256_text(extraction.code)) if extraction.code else None
             cached = self._cache.get(key) if self._cache is not None and key else None
             if extraction.code is None:
-                verdict = Verdict(
+                verdict = Verdict.unmeasured(
+                    Status.NO_CODE,
+                    extraction.reason,
                     task_id=task.task_id,
-                    status=Status.NO_CODE,
                     sample=sample,
                     turn=turn,
                     level=task.level,
                     model=self.model,
-                    error=extraction.reason,
                     task_hash=task.hash,
                     device=self.verifier.config.eval.device,
                     strict=self.verifier.config.eval.strict,

@@ -15,8 +15,8 @@ import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from benchmark.files import atomic_write_text
 from benchmark.models.base import Backend, Completion, GenerationRequest, SamplingParams
+from benchmark.records import atomic_write_text
 
 log = logging.getLogger(__name__)
 CACHE_FORMAT = 1

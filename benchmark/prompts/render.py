@@ -29,6 +29,18 @@ class PromptError(ValueError):
     pass
 
 
+def shown_answer(completion: str) -> str:
+    """How a model's answer appears in a later turn: its reasoning section dropped."""
+    return strip_reasoning(completion).strip() or EMPTY_ANSWER
+
+
+def continued(messages, answer: str, feedback: str) -> tuple[dict, ...]:
+    """The conversation continued by an answer, as shown (shown_answer, or a repair prompt's fenced
+    code), and the feedback on it: the one shape of every later turn, in evaluation, dataset
+    building and RL alike."""
+    return (*messages, {"role": "assistant", "content": answer}, {"role": "user", "content": feedback})
+
+
 @dataclass(frozen=True)
 class PromptConfig:
     name: str = "zero-shot"  # a built-in prompt (zero-shot, one-shot) or the path of a .j2 file
@@ -130,11 +142,7 @@ class PromptBuilder:
         feedback = self._render(
             "feedback.j2", **self._common(), **feedback_context(verdict), turn=verdict.turn + 1, turns=turns
         )
-        return (
-            *messages,
-            {"role": "assistant", "content": strip_reasoning(answer).strip() or EMPTY_ANSWER},
-            {"role": "user", "content": feedback},
-        )
+        return continued(messages, shown_answer(answer), feedback)
 
     def describe(self) -> dict:
         """What run.json records: the choices and a hash of the template texts used."""

@@ -12,7 +12,7 @@ from benchmark import metrics
 from benchmark.harness import EvalConfig
 from benchmark.models import Backend, Completion
 from benchmark.models import base as models_base
-from benchmark.multiturn import per_turn_metrics
+from benchmark.multiturn import open_samples, per_turn_metrics
 from benchmark.runner import RunConfig, SamplingParams, run
 from benchmark.verdict import Status, Verdict
 
@@ -212,3 +212,15 @@ def test_a_slot_generated_again_after_a_kill_keeps_one_line(tmp_path):
     lines = [json.loads(line) for line in (tmp_path / "completions.jsonl").read_text().splitlines()]
     assert [(r["task_id"], r["cached"]) for r in lines] == [("level1/a", True), ("level1/b", False)]
     assert CompletionLog(tmp_path).get("level1/a", 0, 1).cached
+
+
+def test_open_samples_go_on_after_an_unfinished_turn_only():
+    judged = {
+        ("a", 0, 1): Verdict(task_id="a", sample=0, status=Status.PASS, flags=("x",)),
+        ("a", 1, 1): Verdict(task_id="a", sample=1, status=Status.INCORRECT),
+        ("a", 2, 1): Verdict(task_id="a", sample=2, status=Status.INCORRECT),
+        ("a", 2, 2): Verdict(task_id="a", sample=2, turn=2, status=Status.INCORRECT),
+    }
+    assert list(open_samples(1, ["a"], 4, judged)) == [("a", 3)]
+    assert list(open_samples(2, ["a"], 4, judged)) == [("a", 1)]
+    assert list(open_samples(2, ["a"], 4, judged, finished=lambda v: not v.flags and v.correct)) == [("a", 0), ("a", 1)]

@@ -121,9 +121,10 @@ def test_settings_an_older_run_json_lacks_are_not_compared(tmp_path):
     assert len(rundir.run_info()["resumed"]) == 1
 
 
-def test_the_environment_records_the_versions_that_change_results():
-    from benchmark.rundir import RESULT_PACKAGES, gpu_environment
+def test_run_info_is_the_schema_the_leaderboard_requires():
+    from benchmark.rundir import RUN_REQUIRED, RunInfo
 
-    env = gpu_environment()
-    assert set(RESULT_PACKAGES) <= set(env)
-    assert env["numpy"] and env["torch"]
+    assert RUN_REQUIRED["tasks"] is list and RUN_REQUIRED["strict"] is bool
+    assert not {"started", "turns", "prompt", "timing", "evaluation", "lanes"} & set(RUN_REQUIRED)
+    with pytest.raises(TypeError):
+        RunInfo(command="x")  # the required fields have no default

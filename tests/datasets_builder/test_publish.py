@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datasets
 import pytest
+from huggingface_hub import constants
 
 from datasets_builder.__main__ import main
 from datasets_builder.publish import PublishError, publish
@@ -19,6 +20,12 @@ def folder(tmp_path):
     (out / "state").mkdir()
     (out / "state" / "tasks.jsonl").write_text("{}\n")
     return out
+
+
+def online(monkeypatch):
+    """The Hub reachable, whatever HF_HUB_OFFLINE was when huggingface_hub was imported."""
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
 
 
 class FakeApi:
@@ -40,7 +47,7 @@ class FakeApi:
 
 
 def test_publish_creates_the_repo_and_uploads_the_folder(folder, monkeypatch):
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    online(monkeypatch)
     api = FakeApi()
     result = publish(folder, "org/name", private=True, api=api)
     (c1, repo, kw1), (c2, repo2, kw2) = api.calls
@@ -54,7 +61,7 @@ def test_publish_creates_the_repo_and_uploads_the_folder(folder, monkeypatch):
 def test_publish_through_patched_hfapi_methods(folder, monkeypatch):
     import huggingface_hub
 
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    online(monkeypatch)
     calls = []
     monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", lambda self, repo_id, **kw: calls.append(("create", repo_id, kw)))
     monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", lambda self, **kw: calls.append(("upload", kw)))
@@ -82,7 +89,7 @@ def test_offline_mode_is_a_clear_error(folder, monkeypatch, capsys):
 
 
 def test_bad_inputs_are_refused(folder, tmp_path, monkeypatch):
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    online(monkeypatch)
     with pytest.raises(PublishError, match="ORG/NAME"):
         publish(folder, "not-a-repo", api=FakeApi())
     with pytest.raises(PublishError, match="not a folder"):
@@ -93,7 +100,7 @@ def test_bad_inputs_are_refused(folder, tmp_path, monkeypatch):
 
 
 def test_hub_errors_are_reported(folder, monkeypatch):
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    online(monkeypatch)
 
     class Denied(FakeApi):
         def create_repo(self, repo_id, **kw):

@@ -62,7 +62,7 @@ def test_chart_geometry_maps_the_unit_square():
     assert [s.points.split()[0] for s in c.series] == [f"{c.left:.1f},{c.top:.1f}", f"{c.left:.1f},{(c.top + c.bottom) / 2:.1f}"]
     assert c.series[0].points.split()[-1] == f"{c.right:.1f},{c.bottom:.1f}"
     assert c.series[0].color != c.series[1].color and c.series[1].fast_1 == 0.5
-    assert c.p1_x == pytest.approx(c.left + (c.right - c.left) / 3)
+    assert c.series[0].title == "a: fast_1 = –" and c.p1_x == pytest.approx(c.left + (c.right - c.left) / 3)
 
 
 def untimed_submission(name: str, failing: int = 0):

@@ -1,6 +1,8 @@
 from concurrent.futures import ThreadPoolExecutor
 
-from benchmark.files import atomic_write_text
+import pytest
+
+from benchmark.records import append_jsonl, atomic_write_text
 
 
 def test_concurrent_writers_of_one_path_all_succeed(tmp_path):
@@ -28,3 +30,18 @@ def test_written_files_get_the_mode_open_gives(tmp_path):
     opened = tmp_path / "results.jsonl"
     opened.write_text("")
     assert written.stat().st_mode & 0o777 == opened.stat().st_mode & 0o777
+
+
+def test_append_jsonl_ends_a_torn_line_before_its_record(tmp_path):
+    path = tmp_path / "results.jsonl"
+    append_jsonl(path, '{"n": 1}')
+    with open(path, "a") as f:
+        f.write('{"n": 2, "cut')  # a kill mid-line
+    append_jsonl(path, '{"n": 3}')
+    assert path.read_text().splitlines() == ['{"n": 1}', '{"n": 2, "cut', '{"n": 3}']
+
+
+def test_append_jsonl_refuses_a_record_of_several_lines(tmp_path):
+    with pytest.raises(ValueError, match="single line"):
+        append_jsonl(tmp_path / "x.jsonl", '{"a":\n1}')
+    assert not (tmp_path / "x.jsonl").exists()

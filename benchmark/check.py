@@ -10,9 +10,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmark import harness
-from benchmark.device_check import DeviceUnavailable, require_device
-from benchmark.harness import EvalConfig, TaskError, default_device, evaluate
+from benchmark.evaluate import harness
+from benchmark.evaluate.device_check import DeviceUnavailable, require_device
+from benchmark.evaluate.harness import EvalConfig, TaskError, default_device, evaluate
 from benchmark.task import TaskLoadError, load_task
 
 

@@ -19,9 +19,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from benchmark import harness
-from benchmark.device_check import require_device
-from benchmark.harness import EvalConfig, default_device
+from benchmark.evaluate import harness
+from benchmark.evaluate.device_check import require_device
+from benchmark.evaluate.harness import EvalConfig, default_device
 from benchmark.models.base import BackendError, BackendOptions, default_completion_cache
 from benchmark.prompts import BUILTIN, PromptConfig
 from benchmark.runner import RunConfig, SamplingParams, format_table, run
@@ -116,7 +116,7 @@ def gpu_description(spec: str) -> dict:
     found = {"name": props.name, "multi_processor_count": props.multi_processor_count,
              "total_memory": props.total_memory}
     try:
-        from benchmark.device_profile import load_profile
+        from benchmark.evaluate.device_profile import load_profile
 
         profile = load_profile(props.name)
     except ImportError:

@@ -28,20 +28,20 @@ from pathlib import Path
 from tqdm import tqdm
 
 from benchmark import metrics
-from benchmark.device_check import require_device
 from benchmark.environment import host_environment
+from benchmark.evaluate.device_check import require_device
+from benchmark.evaluate.harness import EvalConfig, TaskError
 from benchmark.extract import extract_code
-from benchmark.harness import EvalConfig, TaskError
-from benchmark.manifest import load_manifest, manifest_path_for
 from benchmark.models import Completion, get_backend
 from benchmark.models.base import BackendOptions, GenerationRequest, SamplingParams
 from benchmark.multiturn import CompletionLog, CompletionRecord, per_turn_metrics, plan_turn
 from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.rundir import RunDir, RunInfo
 from benchmark.suite import LoadFailure, load_suite, resolve_suite
+from benchmark.suite.manifest import load_manifest, manifest_path_for
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
-from benchmark.verifier import Request, Verifier, VerifierConfig, visible_gpus
+from benchmark.verify.verifier import Request, Verifier, VerifierConfig, visible_gpus
 
 log = logging.getLogger(__name__)
 

@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from benchmark.harness import EvalConfig, TaskError, default_device
-from benchmark.reward import shaped_reward
+from benchmark.evaluate.harness import EvalConfig, TaskError, default_device
 from benchmark.suite import load_suite
 from benchmark.task import Task, TaskLoadError, load_task, sha256_text
 from benchmark.verdict import Verdict
-from benchmark.verifier import Request, Verifier, VerifierConfig
+from benchmark.verify.reward import shaped_reward
+from benchmark.verify.verifier import Request, Verifier, VerifierConfig
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from benchmark.files import atomic_write_text
+from benchmark.records import atomic_write_text
 
+BUILTIN_SUITE = Path(__file__).parent / "tasks"  # the built-in suite's task files (benchmark.suite)
 REQUIRED_NAMES = ("Model", "get_inputs", "get_init_inputs")
 KNOWN_META_KEYS = {"level", "tags", "dtype", "difficulty", "atol", "rtol", "description"}
 

@@ -108,7 +108,7 @@ class Builder:
             return "cpu", None
         import torch
 
-        from benchmark.device_profile import load_profile, measure_profile, save_profile
+        from benchmark.evaluate.device_profile import load_profile, measure_profile, save_profile
 
         if not torch.cuda.is_available():
             raise RuntimeError("the build config asks for device cuda, but no CUDA device is visible")
@@ -170,9 +170,9 @@ class Builder:
         return meta.get("sol_ms") if meta else None
 
     def _make_verifier(self, measure: bool, lanes: int):
-        from benchmark.harness import EvalConfig
-        from benchmark.timing import TimingConfig
-        from benchmark.verifier import Verifier, VerifierConfig
+        from benchmark.evaluate.harness import EvalConfig
+        from benchmark.evaluate.timing import TimingConfig
+        from benchmark.verify.verifier import Verifier, VerifierConfig
 
         v = self.config.verify
         eval_config = EvalConfig(
@@ -491,8 +491,8 @@ class Builder:
         bar.close()
 
     def assemble(self) -> BuildResult:
-        from benchmark.manifest import Manifest, merge
-        from benchmark.validate import TaskReport
+        from benchmark.suite.manifest import Manifest, merge
+        from benchmark.suite.validate import TaskReport
 
         data = BuildData(
             tasks={t: self.task(t) for t in self.records.records if t in self.synth},

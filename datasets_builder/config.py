@@ -16,7 +16,7 @@ from pathlib import Path
 import pydantic
 import yaml
 
-from benchmark.harness import EvalConfig
+from benchmark.evaluate.harness import EvalConfig
 from datasets_builder.decontam import MODEL_THRESHOLD, PROGRAM_THRESHOLD
 from datasets_builder.prompting import PromptOptions
 from datasets_builder.rft import DEFAULT_THRESHOLD as RFT_THRESHOLD

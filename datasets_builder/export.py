@@ -7,7 +7,7 @@ Two folders come out of a build:
 - the training data, in the repository scheme of schema.py: one configuration per kind of row
   (sft, rft, repair, rl_prompts) and the task programs as configuration `tasks`, each with the one
   split `train`, in `data/<config>/train-<fingerprint>-00000-of-00001.parquet`;
-- optionally, the benchmark suite itself (benchmark.suite_dataset): one configuration, one split
+- optionally, the benchmark suite itself (benchmark.suite.dataset): one configuration, one split
   per level, in `data/<level>-<fingerprint>-00000-of-00001.parquet`."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 import datasets
 
 from benchmark.suite import Suite
-from benchmark.suite_dataset import FEATURES as SUITE_FEATURES
-from benchmark.suite_dataset import export_suite, suite_rows
+from benchmark.suite.dataset import FEATURES as SUITE_FEATURES
+from benchmark.suite.dataset import export_suite, suite_rows
 from datasets_builder.card import suite_card, train_card
 from datasets_builder.schema import CONFIGS, DEFAULT_CONFIG, FEATURES, SPLIT, TASKS_CONFIG
 

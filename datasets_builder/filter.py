@@ -1,5 +1,5 @@
 """Rejection filtering: every candidate, from every teacher, goes through the strict verifier
-(benchmark.verifier, the one evaluation path the benchmark, RL rewards and the leaderboard also use),
+(benchmark.verify.verifier, the one evaluation path the benchmark, RL rewards and the leaderboard also use),
 and only correct, legal ones are kept, with their verdict (and speedup, where timed).
 
 Submissions are asynchronous (the verifier builds and executes in pools), so candidates can be
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Protocol
 
-from benchmark.harness import TaskError
+from benchmark.evaluate.harness import TaskError
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
 from datasets_builder.teachers.base import Candidate

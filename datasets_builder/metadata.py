@@ -1,8 +1,8 @@
 """Tensor metadata of a task (stage 2 of the synthesis): what a prompt tells the model beyond the
 program text. Shapes, strides and dtypes of every input, parameter, buffer and output at full size,
 the alternate input shapes the candidate must also handle, the matrix FLOPs and least bytes of one
-forward (benchmark.sol.count) and, when the GPU's profile is known, the speed-of-light floor
-(benchmark.sol.floor_ms): the time below which no kernel can run.
+forward (benchmark.evaluate.sol.count) and, when the GPU's profile is known, the speed-of-light floor
+(benchmark.evaluate.sol.floor_ms): the time below which no kernel can run.
 
 The reference runs once, on the device the build uses, with the harness's seeding conventions."""
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import torch
 
-from benchmark import sol
-from benchmark.device_profile import DeviceProfile
-from benchmark.program import TaskProgram, clone_args
+from benchmark.evaluate import sol
+from benchmark.evaluate.device_profile import DeviceProfile
+from benchmark.evaluate.program import TaskProgram, clone_args
 from benchmark.task import Task
 
 

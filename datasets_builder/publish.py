@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmark.suite_dataset import hub_offline
+from benchmark.suite.dataset import hub_offline
 
 log = logging.getLogger(__name__)
 IGNORE = ["state/**", "cache/**", "*.tmp", "**/.cache/**"]

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import torch
 
-from benchmark.device_profile import DeviceProfile
+from benchmark.evaluate.device_profile import DeviceProfile
+from benchmark.suite.validate import TaskTimeout, ValidationConfig, deadline, validate_task, validation_timing
 from benchmark.task import import_file, load_task
-from benchmark.validate import TaskTimeout, ValidationConfig, deadline, validate_task, validation_timing
 from datasets_builder.metadata import describe
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ class WorkerOptions:
     seed: int = 0
     teacher: str | None = None  # "inductor" or None (model teachers run in the build process)
     variants: tuple[str, ...] = ("default",)
-    profile: dict | None = None  # benchmark.device_profile record of the GPU
+    profile: dict | None = None  # benchmark.evaluate.device_profile record of the GPU
 
 
 _state: dict = {}

@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.harness import EvalConfig
+from benchmark.evaluate.harness import EvalConfig
 from benchmark.models.base import BackendOptions, SamplingParams
 from benchmark.rundir import RunDir
 from benchmark.runner import RunConfig, run

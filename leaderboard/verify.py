@@ -3,7 +3,7 @@
     python -m leaderboard.verify leaderboard/submissions/SLUG.json --sample 5 [--device cuda]
 
 Draws N passing samples at random (seeded), evaluates each one's stored candidate source with
-benchmark.harness.evaluate against the same task file (checked by hash) under the run's baseline and
+benchmark.evaluate.harness.evaluate against the same task file (checked by hash) under the run's baseline and
 strictness, and appends a verification record to the submission file: each sample agrees when it
 passes again and, on the same hardware, its speedup is not below the claimed one by more than the
 tolerance. A submission is "verified" when every checked sample agrees. Timing is compared only
@@ -24,10 +24,10 @@ from tqdm import tqdm
 
 from benchmark import metrics
 from benchmark.environment import host_environment
-from benchmark.harness import EvalConfig, TaskError, default_cache_dir, default_device, evaluate
+from benchmark.evaluate.harness import EvalConfig, TaskError, default_cache_dir, default_device, evaluate
+from benchmark.evaluate.timing import TimingConfig
 from benchmark.models import is_trusted
 from benchmark.suite import load_suite
-from benchmark.timing import TimingConfig
 from benchmark.verdict import Status, Verdict
 from leaderboard.submission import Submission, SubmissionFormatError, load_submission
 

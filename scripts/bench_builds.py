@@ -10,11 +10,11 @@ half the cores, one compiler each), so the load of the host falls on both. Route
 
 - old: what the harness did before: load_inline compiles torch/extension.h in every main.cpp, and on
   CUDA the environment's TORCH_CUDA_ARCH_LIST, if it has one, wins over the GPU's own architecture;
-- new: main.cpp from the shared precompiled header (benchmark.candidate.HeaderRoute), made once per
+- new: main.cpp from the shared precompiled header (benchmark.evaluate.candidate.HeaderRoute), made once per
   set of flags before the pairs (its cost is reported apart: a long run pays it once per set of
-  flags), and the GPU's architecture alone (benchmark.harness.child_env).
+  flags), and the GPU's architecture alone (benchmark.evaluate.harness.child_env).
 
-C++ and CUDA builds go through benchmark.harness.build (a sandboxed build child with the GPU hidden,
+C++ and CUDA builds go through benchmark.evaluate.harness.build (a sandboxed build child with the GPU hidden,
 MAX_JOBS=1 for both routes, as the verifier's default pool runs them, so the cores are never
 oversubscribed); the time is the child's import and compile time. Triton and raw CUDA
 (benchmark.cuda_raw) compile in the execution child and have no other route: they are timed the
@@ -42,8 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmark.candidate import FAILED_MARK, PCH_DIR, PCH_FILE, SEEN_MARK, header_route  # noqa: E402
-from benchmark.harness import EvalConfig, build  # noqa: E402
+from benchmark.evaluate.candidate import FAILED_MARK, PCH_DIR, PCH_FILE, SEEN_MARK, header_route  # noqa: E402
+from benchmark.evaluate.harness import EvalConfig, build  # noqa: E402
 
 ROUTES = ("old", "new")
 

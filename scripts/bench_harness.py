@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmark.harness import EvalConfig, default_device, evaluate
+from benchmark.evaluate.harness import EvalConfig, default_device, evaluate
 from benchmark.suite import BUILTIN_SUITE
 from benchmark.task import load_task
 
@@ -120,8 +120,8 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     warm workers), then as many times through the Verifier's pool (children forked from the zygote,
     the reference store on): how far the reported speedup moves between runs, next to the spread
     each verdict measured within its own interleaved timing, and whether forking moves it."""
-    from benchmark import sandbox
-    from benchmark.verifier import Verifier, VerifierConfig
+    from benchmark.evaluate import sandbox
+    from benchmark.verify.verifier import Verifier, VerifierConfig
 
     report["repeats"] = []
     for (spec, cand), protocol in itertools.product(REPEAT_CASES[base.device], args.protocols):
@@ -200,10 +200,10 @@ STARTUP_CASES = {  # samples that start no build child, so start-up is the execu
 def startup(base: EvalConfig, args, report: dict) -> None:
     """Per-sample child start-up (the verdict's `startup_s`: the child's wall time its own clock did
     not see: process start, imports, confinement, reading the job), spawned as `python -m
-    benchmark.worker` against forked from the warm zygote: the same sample `--repeats` times each
+    benchmark.evaluate.worker` against forked from the warm zygote: the same sample `--repeats` times each
     way, alternating, after one unmeasured sample each way; and the zygote's own start, paid once."""
-    from benchmark import sandbox
-    from benchmark.zygote import Zygote
+    from benchmark.evaluate import sandbox
+    from benchmark.evaluate.zygote import Zygote
 
     fresh = Zygote(sandbox.scrubbed_env)
     t0 = time.monotonic()

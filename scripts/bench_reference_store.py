@@ -16,10 +16,10 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from benchmark.harness import EvalConfig, build, default_device
+from benchmark.evaluate.harness import EvalConfig, build, default_device
 from benchmark.suite import BUILTIN_SUITE
 from benchmark.task import load_task
-from benchmark.verifier import Verifier, VerifierConfig
+from benchmark.verify.verifier import Verifier, VerifierConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "benchmark" / "data"

@@ -46,13 +46,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gpu_candidates as gc  # noqa: E402
 
-from benchmark.harness import EvalConfig, TaskError, evaluate  # noqa: E402
+from benchmark.evaluate.harness import EvalConfig, TaskError, evaluate  # noqa: E402
+from benchmark.evaluate.timing import TimingConfig  # noqa: E402
 from benchmark.stats import quantile  # noqa: E402
 from benchmark.suite import BUILTIN_SUITE  # noqa: E402
 from benchmark.task import load_task  # noqa: E402
-from benchmark.timing import TimingConfig  # noqa: E402
 from benchmark.verdict import Verdict  # noqa: E402
-from benchmark.verifier import Request, Verifier, VerifierConfig  # noqa: E402
+from benchmark.verify.verifier import Request, Verifier, VerifierConfig  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "benchmark" / "data"
 MIXES = {

@@ -37,16 +37,16 @@ stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers
 # GPU_TESTS (a list of test paths) replaces the list for one call.
 if [ -z "${GPU_TESTS:-}" ]; then
     GPU_TESTS="tests/honest tests/cheats/test_cheats_gpu.py tests/benchmark/test_cuda_raw.py tests/benchmark/test_prompts.py"
-    GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/test_verdicts_gpu.py tests/benchmark/test_trust_gpu.py"
-    GPU_TESTS="$GPU_TESTS tests/benchmark/test_mixed_run_gpu.py tests/datasets_builder/test_inductor_gpu.py tests/benchmark/test_timing.py"
-    GPU_TESTS="$GPU_TESTS tests/benchmark/test_kernel_evidence.py"
+    GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/evaluate/test_verdicts_gpu.py tests/benchmark/test_trust_gpu.py"
+    GPU_TESTS="$GPU_TESTS tests/benchmark/verify/test_mixed_run_gpu.py tests/datasets_builder/test_inductor_gpu.py tests/benchmark/evaluate/test_timing.py"
+    GPU_TESTS="$GPU_TESTS tests/benchmark/evaluate/test_kernel_evidence.py"
 fi
 SERIAL="foreign_process or launch_behind_flush"
 stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache bash -c "
     timeout $((${TESTS_S:-480} - 60)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
         -k 'not ($SERIAL)' $GPU_TESTS; a=\$?
     timeout 60 python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 55 -rfE -k '$SERIAL' \
-        tests/benchmark/test_verdicts_gpu.py tests/benchmark/test_timing.py; b=\$?
+        tests/benchmark/evaluate/test_verdicts_gpu.py tests/benchmark/evaluate/test_timing.py; b=\$?
     exit \$((a | b))"
 # trust: the Inductor trust corpus (docs/trust-corpus.md); it keeps what finished if cut. It continues the
 # committed results (TRUST_RESUME, default docs/trust-corpus-results.jsonl; empty: start afresh), so each

@@ -53,9 +53,9 @@ def judged(case: Case, verdict) -> bool:
 
 def run(root: Path, device: str, build_workers: int, cache: Path | None, out: Path) -> list[dict]:
     """Strict first, then no-strict; the rows so far are saved after each mode."""
-    from benchmark.harness import EvalConfig, default_cache_dir
+    from benchmark.evaluate.harness import EvalConfig, default_cache_dir
     from benchmark.task import load_task
-    from benchmark.verifier import Request, Verifier, VerifierConfig
+    from benchmark.verify.verifier import Request, Verifier, VerifierConfig
 
     missing = [p for c in CASES for p in (c.task, c.candidate) if not (root / p).is_file()]
     if missing:
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", type=Path, default=None, help="build cache (default: the harness's)")
     p.add_argument("--out", type=Path, default=Path("runs/kernelbench-files"))
     args = p.parse_args(argv)
-    from benchmark.device_check import DeviceUnavailable, require_device
+    from benchmark.evaluate.device_check import DeviceUnavailable, require_device
 
     try:
         require_device(args.device)

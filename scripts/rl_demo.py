@@ -49,14 +49,14 @@ from synthetic import build_model, build_tokenizer, save_model_folder
 from transformers import TrainerCallback
 
 from benchmark.environment import gpu_name
+from benchmark.evaluate.harness import EvalConfig
+from benchmark.evaluate.timing import TimingConfig
 from benchmark.extract import extract_code
-from benchmark.harness import EvalConfig
 from benchmark.prompts import PromptBuilder, PromptConfig
-from benchmark.reward import shaped_reward
 from benchmark.task import Task, load_task
-from benchmark.timing import TimingConfig
 from benchmark.verdict import Correctness, Status, Verdict
-from benchmark.verifier import VerifierConfig
+from benchmark.verify.reward import shaped_reward
+from benchmark.verify.verifier import VerifierConfig
 from leaderboard import chart
 from trainers.model import save_final_model
 from trainers.rl import KernelRLTrainer
@@ -669,7 +669,7 @@ def main(argv=None) -> dict:
             strict=True,
             timeout_s=240.0,
             seed=args.seed,
-            # short timing: lanes take turns for it (benchmark/gpu_lock.py), and the launch-size effect is several-fold
+            # short timing: lanes take turns for it (benchmark/evaluate/gpu_lock.py), and the launch-size effect is several-fold
             timing=TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, max_runs=100, max_seconds=0.1),
         )
         source = VerifierRewards(

@@ -21,10 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gpu_candidates import TASK, fault_set  # noqa: E402
 
-from benchmark.harness import EvalConfig  # noqa: E402
+from benchmark.evaluate.harness import EvalConfig  # noqa: E402
 from benchmark.suite import BUILTIN_SUITE  # noqa: E402
 from benchmark.task import load_task  # noqa: E402
-from benchmark.verifier import Request, Verifier, VerifierConfig  # noqa: E402
+from benchmark.verify.verifier import Request, Verifier, VerifierConfig  # noqa: E402
 
 
 def main() -> None:

@@ -120,8 +120,8 @@ def order_tasks(tasks: list[Task], seed: int = 0) -> list[Task]:
 # ------------------------------------------------------------------------------------ translation
 def translate_task(teacher, task: Task, timeout_s: float) -> dict:
     """The teacher's first candidate for `task` (or why there is none), as a plain dict."""
+    from benchmark.suite.validate import TaskTimeout, deadline
     from benchmark.task import import_file
-    from benchmark.validate import TaskTimeout, deadline
 
     t0 = time.monotonic()
     out = {
@@ -466,7 +466,7 @@ class Corpus:
         )
 
     def judged(self, f: Future) -> None:
-        from benchmark.harness import TaskError
+        from benchmark.evaluate.harness import TaskError
 
         task, res, attempt = self.verifying.pop(f)
         base = dict(
@@ -680,7 +680,7 @@ def timing_config():
     """Short timing, so ~300 candidates fit a few minutes; speedups are indicative, not benchmark-grade.
     The translation workers share the GPU outside the device lock, so timing never waits for them
     (`contention_wait_s=0`): such verdicts come back `contended`, with the checks done, and no speedup."""
-    from benchmark.timing import TimingConfig
+    from benchmark.evaluate.timing import TimingConfig
 
     return TimingConfig(
         contention_wait_s=0.0,
@@ -696,8 +696,8 @@ def timing_config():
 
 def make_verifier(lanes: int, build_workers: int, cache: Path | None, measure: bool = True):
     """The strict verifier on the GPU; `measure=False` skips timing (and the checks that need it)."""
-    from benchmark.harness import EvalConfig, default_cache_dir
-    from benchmark.verifier import Verifier, VerifierConfig
+    from benchmark.evaluate.harness import EvalConfig, default_cache_dir
+    from benchmark.verify.verifier import Verifier, VerifierConfig
 
     config = EvalConfig(
         device="cuda",

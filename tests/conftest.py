@@ -39,8 +39,8 @@ def build_cache(tmp_path_factory) -> Path:
 @pytest.fixture
 def fast_eval(build_cache):
     """An EvalConfig for tiny CPU tasks: few trials, short timing, short timeout."""
-    from benchmark.harness import EvalConfig
-    from benchmark.timing import TimingConfig
+    from benchmark.evaluate.harness import EvalConfig
+    from benchmark.evaluate.timing import TimingConfig
 
     return EvalConfig(
         device="cpu",
@@ -53,11 +53,11 @@ def fast_eval(build_cache):
 
 @pytest.fixture
 def fresh_zygote(monkeypatch):
-    """A zygote of the test's own in place of the process's (benchmark.sandbox.ZYGOTE), killed after."""
+    """A zygote of the test's own in place of the process's (benchmark.evaluate.sandbox.ZYGOTE), killed after."""
     import signal
 
-    from benchmark import sandbox
-    from benchmark.zygote import Zygote
+    from benchmark.evaluate import sandbox
+    from benchmark.evaluate.zygote import Zygote
 
     monkeypatch.setenv(sandbox.ZYGOTE_SWITCH, "1")
     zygote = Zygote(sandbox.scrubbed_env)

@@ -38,13 +38,13 @@ import torch
 from accelerate.utils import gather, gather_object
 from trl import GRPOTrainer, get_peft_config, get_quantization_config
 
-from benchmark.harness import EvalConfig, default_cache_dir
+from benchmark.evaluate.harness import EvalConfig, default_cache_dir
 from benchmark.prompts import PromptBuilder, PromptConfig
-from benchmark.reward import RewardConfig
 from benchmark.suite import load_suite
 from benchmark.task import Task
 from benchmark.verdict import Status
-from benchmark.verifier import VerifierConfig
+from benchmark.verify.reward import RewardConfig
+from benchmark.verify.verifier import VerifierConfig
 from trainers import mirrorpop
 from trainers.cli import KernelParser
 from trainers.data import load_sft_dataset
@@ -403,7 +403,7 @@ def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task], model: str 
     )
     executor = None
     if ray:
-        from benchmark.ray_executor import RayVerifier
+        from benchmark.verify.ray_executor import RayVerifier
 
         executor = RayVerifier(verifier, address=config.ray_address)
     return VerifierRewards(

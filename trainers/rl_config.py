@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from trl import GRPOConfig, ScriptArguments
 
-from benchmark.harness import EvalConfig
+from benchmark.evaluate.harness import EvalConfig
 from benchmark.prompts.render import BACKENDS as PROMPT_BACKENDS
-from benchmark.verifier import VerifierConfig
+from benchmark.verify.verifier import VerifierConfig
 from trainers.mirrorpop import RULES
 from trainers.primeecho import DEFAULT_ALPHA, DEFAULT_EARLY_BONUS, PrimeEchoParams
 
@@ -91,7 +91,7 @@ class KernelRLConfig(GRPOConfig):
         default="local",
         metadata={
             "help": "Where the verifier runs: 'local' (pools inside each training process, on its GPU) or 'ray' "
-            "(benchmark.ray_executor.RayVerifier: builds and executions scheduled on a Ray cluster, e.g. on "
+            "(benchmark.verify.ray_executor.RayVerifier: builds and executions scheduled on a Ray cluster, e.g. on "
             "separate verifier nodes; needs `pip install ray`).",
             "choices": list(VERIFIER_BACKENDS),
         },

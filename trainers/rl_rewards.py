@@ -1,16 +1,16 @@
 """Rewards for RL: the adapter between a batch of completions and the verifier.
 
 The trainer never judges code itself. `VerifierRewards` extracts the code of each completion
-(`benchmark.extract`), submits every (task, code) pair of the batch to one `benchmark.verifier.Verifier`
+(`benchmark.extract`), submits every (task, code) pair of the batch to one `benchmark.verify.verifier.Verifier`
 at once (builds and executions overlap in its pools), waits, and turns each Verdict into a `Score`:
-the shaped reward (`Verifier.reward`, MooreEval's shaping from `benchmark.reward`), the status, the
+the shaped reward (`Verifier.reward`, MooreEval's shaping from `benchmark.verify.reward`), the status, the
 speedup, the anti-cheat flags, and the feedback message the next turn would show the policy
 (rendered by the benchmark's own feedback template, so RL and multi-turn evaluation speak alike).
 Identical (task, code) pairs in one run are judged once (`cache`), which matters when a policy
 repeats itself.
 
-The verifier is any object with `benchmark.verifier.Verifier`'s API: the local pools, or
-`benchmark.ray_executor.RayVerifier` (builds and executions scheduled on a Ray cluster), which is
+The verifier is any object with `benchmark.verify.verifier.Verifier`'s API: the local pools, or
+`benchmark.verify.ray_executor.RayVerifier` (builds and executions scheduled on a Ray cluster), which is
 how a large run keeps candidate execution off the training GPUs.
 
 `FunctionRewards` wraps a plain Python function instead; it exists for CPU tests and smoke runs,
@@ -32,7 +32,7 @@ from benchmark.extract import extract_code
 from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.task import Task, load_task, sha256_text
 from benchmark.verdict import Status, Verdict
-from benchmark.verifier import Verifier, VerifierConfig
+from benchmark.verify.verifier import Verifier, VerifierConfig
 
 logger = logging.getLogger(__name__)
 

@@ -128,8 +128,8 @@ class Backend(abc.ABC):
         return []
 
 
-_REGISTRY: dict[str, Callable[..., Backend]] = {}
-_TRUSTED: set[str] = set()  # schemes whose code is the task's own PyTorch
+BACKENDS: dict[str, Callable[..., Backend]] = {}
+TRUSTED_SCHEMES: set[str] = set()  # schemes whose code is the task's own PyTorch
 
 
 def register_backend(scheme: str, *, trusted: bool = False):
@@ -137,43 +137,9 @@ def register_backend(scheme: str, *, trusted: bool = False):
     the anti-cheat rules do not hold (see Backend)."""
 
     def wrap(factory: Callable[..., Backend]):
-        _REGISTRY[scheme] = factory
+        BACKENDS[scheme] = factory
         if trusted:
-            _TRUSTED.add(scheme)
+            TRUSTED_SCHEMES.add(scheme)
         return factory
 
     return wrap
-
-
-def _register_builtins() -> None:
-    import benchmark.models.hf_backend  # noqa: F401 - registers built-in backends
-    import benchmark.models.openai_backend  # noqa: F401
-    import benchmark.models.reference  # noqa: F401
-    import benchmark.models.replay  # noqa: F401
-
-
-def is_trusted(spec: str) -> bool:
-    """Whether `spec` (a run's --model) names a trusted backend, without making one (which may
-    need a file, a key or weights): what the leaderboard asks of a recorded run."""
-    _register_builtins()
-    return spec.partition(":")[0] in _TRUSTED
-
-
-def get_backend(
-    spec: str, sampling: SamplingParams | None = None, options: BackendOptions | None = None
-) -> Backend:
-    """`reference`, `replay:FILE.jsonl`, `openai:MODEL`, `hf:PATH_OR_ID`, and whatever else has
-    been registered. Factories are called as `factory(arg, sampling=..., options=...)`."""
-    _register_builtins()
-    from benchmark.models.cache import CachedBackend, CompletionCache
-
-    sampling = sampling or SamplingParams()
-    options = options or BackendOptions()
-    scheme, _, arg = spec.partition(":")
-    if scheme not in _REGISTRY:
-        raise ValueError(f"unknown model {spec!r}; known schemes: {', '.join(sorted(_REGISTRY))}")
-    backend = _REGISTRY[scheme](arg, sampling=sampling, options=options)
-    backend.trusted = scheme in _TRUSTED
-    if options.cache and backend.cache_identity() is not None:
-        backend = CachedBackend(backend, CompletionCache(options.cache_dir), sampling)
-    return backend

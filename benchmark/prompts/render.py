@@ -64,7 +64,7 @@ def _first(d: dict, *keys):
 
 
 def gpu_context(profile: dict) -> dict:
-    """The GPU block's variables from a device description: a benchmark.device_profile record
+    """The GPU block's variables from a device description: a benchmark.evaluate.device_profile record
     (gpu, bandwidth in bytes/s, matmul in FLOP/s) plus what torch reports (multi_processor_count,
     total_memory), or plain keys (name, sms, bandwidth_gbs, memory_gib)."""
     name = _first(profile, "name", "gpu")

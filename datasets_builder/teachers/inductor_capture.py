@@ -357,7 +357,7 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
     import torch._inductor.config as inductor_config
     from torch.fx.experimental import _config as fx_config
 
-    from benchmark.program import TaskProgram, pin_precision
+    from benchmark.evaluate.program import TaskProgram, pin_precision
 
     if variant not in VARIANTS:
         raise ValueError(f"unknown Inductor variant {variant!r}; known: {sorted(VARIANTS)}")

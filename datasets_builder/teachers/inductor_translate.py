@@ -30,7 +30,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from benchmark.anticheat.allowlist import TORCH_PLUMBING
+from benchmark.evaluate.anticheat.allowlist import TORCH_PLUMBING
 from datasets_builder.teachers.inductor_helpers import HelperError, helper_name, helper_source
 from datasets_builder.teachers.inductor_record import (
     Capture,

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from benchmark.sandbox import PROJECT_ROOT
+from benchmark.evaluate.sandbox import PROJECT_ROOT
 
 
 def check(*args):

@@ -331,7 +331,7 @@ def test_cli_auth_error_stops_before_evaluating(server, tmp_path, task, monkeypa
 def test_an_unreachable_server_stops_the_run_quickly_and_leaves_no_run_directory(tmp_path, monkeypatch, data_dir):
     import time
 
-    from benchmark.harness import EvalConfig
+    from benchmark.evaluate.harness import EvalConfig
     from benchmark.runner import RunConfig, run
 
     monkeypatch.setenv("SOLBENCH_TEST_KEY", KEY)

@@ -9,7 +9,7 @@ import pytest
 
 import benchmark.runner as runner
 from benchmark import metrics
-from benchmark.harness import EvalConfig
+from benchmark.evaluate.harness import EvalConfig
 from benchmark.models import Backend, Completion
 from benchmark.models import base as models_base
 from benchmark.multiturn import open_samples, per_turn_metrics
@@ -69,7 +69,7 @@ class ScriptedBackend(Backend):
 @pytest.fixture
 def scripted(monkeypatch, request):
     backend = ScriptedBackend(getattr(request, "param", ["fix", "prose", "error"]))
-    monkeypatch.setitem(models_base._REGISTRY, "scripted", lambda arg, **kw: backend)
+    monkeypatch.setitem(models_base.BACKENDS, "scripted", lambda arg, **kw: backend)
     return backend
 
 

@@ -32,7 +32,7 @@ def get_inputs():
 def get_init_inputs():
     return []
 """
-H200 = {  # a benchmark.device_profile record plus what torch reports
+H200 = {  # a benchmark.evaluate.device_profile record plus what torch reports
     "gpu": "NVIDIA H200", "bandwidth": 4.3e12, "matmul": {"float32": 5.1e13, "tf32": 4.0e14, "bfloat16": 7.9e14,
                                                           "float16": 7.9e14},
     "measured": "2026-01-01", "method": "copy + matmul", "multi_processor_count": 132, "total_memory": 150 * 2**30,
@@ -204,7 +204,7 @@ def test_trim_error_keeps_head_and_tail():
 
 
 def test_raw_cuda_prompt_teaches_the_helper():
-    from benchmark.anticheat.static import analyze
+    from benchmark.evaluate.anticheat.static import analyze
 
     rules = PromptBuilder(PromptConfig(name="one-shot", backend="cuda-raw")).env.get_template("rules_cuda-raw.j2").render()
     assert "compile_cuda" in rules and "PPq" in rules
@@ -247,7 +247,7 @@ def test_example_answers_parse(backend):
 @pytest.mark.gpu
 @pytest.mark.parametrize("backend", ["cuda", "triton", "cuda-raw"])
 def test_example_answers_pass_the_harness(backend, tmp_path):
-    from benchmark.harness import EvalConfig, evaluate
+    from benchmark.evaluate.harness import EvalConfig, evaluate
 
     task = load_task(example_task(tmp_path), root=tmp_path)
     v = evaluate(task, example_answer(backend), EvalConfig(device="cuda", cache_dir=tmp_path / "cache"))

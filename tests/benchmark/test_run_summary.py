@@ -141,7 +141,7 @@ def test_check_without_cuda_is_one_line_and_exit_2(data_dir, capsys, no_cuda, mo
 
 
 def test_missing_cuda_reason_names_the_build(monkeypatch, no_cuda):
-    from benchmark.device_check import DeviceUnavailable, cuda_missing_reason, require_device
+    from benchmark.evaluate.device_check import DeviceUnavailable, cuda_missing_reason, require_device
 
     monkeypatch.setattr(torch.version, "cuda", None)
     assert cuda_missing_reason() == f"torch {torch.__version__}, built without CUDA"

@@ -91,7 +91,7 @@ class ScriptedBackend(Backend):
 @pytest.fixture
 def register(monkeypatch):
     def put(backend: Backend) -> str:
-        monkeypatch.setitem(models_base._REGISTRY, "streaming", lambda arg, **kw: backend)
+        monkeypatch.setitem(models_base.BACKENDS, "streaming", lambda arg, **kw: backend)
         return "streaming"
 
     return put

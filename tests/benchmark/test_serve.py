@@ -11,11 +11,11 @@ import urllib.request
 
 import pytest
 
-from benchmark.harness import TaskError
+from benchmark.evaluate.harness import TaskError
 from benchmark.serve import RemoteVerifier, ServeConfig, Service
 from benchmark.task import load_task
 from benchmark.verdict import Status
-from benchmark.verifier import Request, Verifier, VerifierConfig
+from benchmark.verify.verifier import Request, Verifier, VerifierConfig
 
 TOKEN = "test-token"
 SLOW = "import torch\nimport time\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        time.sleep(1.5)\n        return x * 2 + 1\n"
@@ -73,7 +73,7 @@ def test_verdicts_and_rewards(service, data_dir):
 
 
 def test_the_client_has_the_verifiers_api(service, data_dir):
-    """submit/verify/reward/close as benchmark.verifier.Verifier: Verdicts that name the caller's task,
+    """submit/verify/reward/close as benchmark.verify.verifier.Verifier: Verdicts that name the caller's task,
     more samples than the service's capacity (its 503s are waited out), a broken task as TaskError."""
     task = load_task(data_dir / "suite" / "level1" / "scale_shift.py", root=data_dir / "suite")
     correct = (data_dir / "candidates" / "torch_correct.py").read_text()

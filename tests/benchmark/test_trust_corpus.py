@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.harness import TaskError
+from benchmark.evaluate.harness import TaskError
 from benchmark.suite import load_suite
 from benchmark.task import load_task
 from benchmark.verdict import Status, Verdict

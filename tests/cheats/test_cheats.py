@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.harness import evaluate
+from benchmark.evaluate.harness import evaluate
 from benchmark.task import load_task
-from benchmark.timing import TimingConfig
+from benchmark.evaluate.timing import TimingConfig
 from benchmark.verdict import Status
 
 HERE = Path(__file__).parent

@@ -1,4 +1,4 @@
-"""The build with the real verifier (benchmark.verifier on CPU, correctness without strict rules,
+"""The build with the real verifier (benchmark.verify.verifier on CPU, correctness without strict rules,
 plain-PyTorch candidates): the one evaluation path, end to end, on two tiny tasks."""
 
 from __future__ import annotations

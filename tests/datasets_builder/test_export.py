@@ -12,7 +12,7 @@ import pytest
 import yaml
 from builder_support import SCALE_TASK
 
-from benchmark.suite_dataset import FEATURES as SUITE_FEATURES
+from benchmark.suite.dataset import FEATURES as SUITE_FEATURES
 from datasets_builder.config import OutputConfig
 from datasets_builder.export import write_train_folder
 from datasets_builder.schema import CONFIGS, FEATURES, REPO, SPLIT, row

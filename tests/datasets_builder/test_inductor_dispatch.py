@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from benchmark.anticheat import static
-from benchmark.program import TaskProgram
+from benchmark.evaluate.anticheat import static
+from benchmark.evaluate.program import TaskProgram
 from benchmark.task import import_file, load_task
 from datasets_builder.teachers.inductor_capture import concrete_signature
 from datasets_builder.teachers.inductor_record import (
@@ -257,7 +257,7 @@ def test_dispatch_candidate_runs_in_the_triton_interpreter(name, tmp_path, monke
     if os.environ.get("TRITON_INTERPRET") != "1":
         pytest.skip("set TRITON_INTERPRET=1 (with Triton installed) to run candidates in the interpreter")
     pytest.importorskip("triton")
-    from benchmark.correctness import compare_outputs
+    from benchmark.evaluate.correctness import compare_outputs
 
     source, captures = load_captures(name)
     cand = candidate(translate_signatures(source, captures).code, tmp_path, f"{name}_interp")

@@ -51,8 +51,8 @@ def gpu_tasks(tmp_path):
 
 @pytest.mark.gpu
 def test_inductor_candidates_pass_the_strict_verifier(gpu_tasks, tmp_path):
-    from benchmark.harness import EvalConfig
-    from benchmark.verifier import Verifier, VerifierConfig
+    from benchmark.evaluate.harness import EvalConfig
+    from benchmark.verify.verifier import Verifier, VerifierConfig
     from datasets_builder.teachers.inductor import InductorTeacher
 
     teacher = InductorTeacher(("default",), device="cuda")
@@ -80,9 +80,9 @@ PER_SIGNATURE_TASKS = ("level1/diag_embed_bf16", "level2/gelu_tanh_formula_bf16"
 
 @pytest.mark.gpu
 def test_tasks_compiled_per_signature_pass_on_every_alternate_input_set(tmp_path):
-    from benchmark.harness import EvalConfig
+    from benchmark.evaluate.harness import EvalConfig
     from benchmark.suite import load_suite
-    from benchmark.verifier import Verifier, VerifierConfig
+    from benchmark.verify.verifier import Verifier, VerifierConfig
     from datasets_builder.teachers.inductor import InductorTeacher
 
     tasks = [t for t in load_suite(None).tasks if t.task_id in PER_SIGNATURE_TASKS]

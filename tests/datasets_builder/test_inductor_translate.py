@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.anticheat import static
+from benchmark.evaluate.anticheat import static
 from datasets_builder.teachers.inductor_helpers import HelperError, helper_source
 from datasets_builder.teachers.inductor_record import Capture, LaunchConfig
 from datasets_builder.teachers.inductor_translate import InductorSkip, parse_kernel, translate
@@ -188,8 +188,8 @@ def test_translated_candidate_runs_in_the_triton_interpreter(name, tmp_path, mon
     pytest.importorskip("triton")
     import torch
 
-    from benchmark.correctness import compare_outputs
-    from benchmark.program import TaskProgram
+    from benchmark.evaluate.correctness import compare_outputs
+    from benchmark.evaluate.program import TaskProgram
     from benchmark.task import import_file, load_task
 
     source, capture = load(name)

@@ -7,7 +7,7 @@ from concurrent.futures import Future
 
 from builder_support import make_task
 
-from benchmark.harness import TaskError
+from benchmark.evaluate.harness import TaskError
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
 from datasets_builder.filter import RejectionFilter, kept

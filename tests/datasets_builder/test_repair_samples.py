@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.anticheat import static
+from benchmark.evaluate.anticheat import static
 from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.verdict import Correctness, Status, Verdict
 from datasets_builder.repair import MUTATIONS, model_samples, mutate, mutation_sample

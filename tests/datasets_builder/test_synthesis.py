@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from benchmark.program import TaskProgram
+from benchmark.evaluate.program import TaskProgram
+from benchmark.suite.validate import ValidationConfig, validate_task
 from benchmark.task import load_task
-from benchmark.validate import ValidationConfig, validate_task
 from datasets_builder import ops, synth_blocks, synth_compose, synth_variants
 from datasets_builder.chain import ROWS, ChainBuilder, ShapeError
 from datasets_builder.importer import import_folder

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark.device_profile import DeviceProfile
+from benchmark.evaluate.device_profile import DeviceProfile
 from benchmark.task import load_task
 from datasets_builder.metadata import TaskMetadata, describe
 from datasets_builder.prompting import ANSWER_MARKER, PromptOptions, answer, first_turn, with_metadata

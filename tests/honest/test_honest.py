@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.harness import evaluate
+from benchmark.evaluate.harness import evaluate
 from benchmark.suite import BUILTIN_SUITE
 from benchmark.task import load_task
 from benchmark.verdict import Status

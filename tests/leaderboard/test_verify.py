@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from leaderboard_fakes import default_verdicts, make_submission, make_verdict
 
-from benchmark.harness import EvalConfig, evaluate
+from benchmark.evaluate.harness import EvalConfig, evaluate
+from benchmark.evaluate.timing import TimingConfig
 from benchmark.suite import load_suite
-from benchmark.timing import TimingConfig
 from benchmark.verdict import Status
 from leaderboard import verify as verify_mod
 from leaderboard.submission import load_submission

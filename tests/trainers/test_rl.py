@@ -319,7 +319,7 @@ def test_two_processes_under_accelerate_launch(model_dir, tmp_path):
 
 
 def test_the_ray_backend_uses_the_projects_ray_verifier(data_dir, tmp_path, monkeypatch):
-    import benchmark.ray_executor
+    import benchmark.verify.ray_executor
     from trainers.rl import verifier_rewards
 
     made = {}
@@ -332,7 +332,7 @@ def test_the_ray_backend_uses_the_projects_ray_verifier(data_dir, tmp_path, monk
         def close(self):
             made["closed"] = True
 
-    monkeypatch.setattr(benchmark.ray_executor, "RayVerifier", FakeRayVerifier)
+    monkeypatch.setattr(benchmark.verify.ray_executor, "RayVerifier", FakeRayVerifier)
     config = KernelRLConfig(
         output_dir=str(tmp_path),
         use_cpu=True,

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from benchmark.task import load_task
-from benchmark.verifier import VerifierConfig
+from benchmark.verify.verifier import VerifierConfig
 from trainers.rl_rewards import FunctionRewards, Score, VerifierRewards, completion_text, reward_func
 
 RIGHT = "```python\nimport torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x * 2.0 + 1.0\n```"
@@ -21,8 +21,8 @@ def task(data_dir):
 
 
 def test_verifier_rewards_follow_the_verdicts(task, build_cache):
-    from benchmark.harness import EvalConfig
-    from benchmark.timing import TimingConfig
+    from benchmark.evaluate.harness import EvalConfig
+    from benchmark.evaluate.timing import TimingConfig
 
     cfg = EvalConfig(
         device="cpu",
@@ -89,7 +89,7 @@ def test_score_flags_count_as_cheats():
 
 
 def test_any_verifier_with_the_verifier_api_can_be_plugged_in(task):
-    """The RL rewards take any executor with Verifier's API (e.g. benchmark.ray_executor.RayVerifier)."""
+    """The RL rewards take any executor with Verifier's API (e.g. benchmark.verify.ray_executor.RayVerifier)."""
     from concurrent.futures import Future
 
     from benchmark.verdict import Status, Verdict

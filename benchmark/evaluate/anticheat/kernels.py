@@ -1,0 +1,77 @@
+"""Custom-kernel evidence on CUDA: the profiler must show the candidate's own kernels doing the work.
+
+A kernel counts as a library kernel when its name matches a pattern of cuBLAS, cuBLASLt, cuDNN,
+CUTLASS, CUB or torch's own ATen kernels; anything else (load_inline, Triton, pycuda kernels) is
+the candidate's own. Every kernel and copy must run on the stream that was current for the call:
+work on another stream escapes the timer's events (it can start under the device-side wait that
+each timed call is launched behind, `benchmark.evaluate.timing`, or trail after the current stream ends)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import torch
+
+LIBRARY_KERNEL = re.compile(
+    r"cublas|cutlass|cudnn|nvjet|xmma|\b(ampere|volta|turing|hopper|sm\d+)_[a-z]*(gemm|conv)|gemv2[NT]_kernel|"
+    r"gemvx::|gemmk1_kernel|gemmSN_|splitKreduce|at::native|at::cuda|void at::|at_cuda_detail|\bcub::|"
+    r"thrust::|Memset|Memcpy|cufft|cusparse|cusolver|winograd|implicit_convolve|nchwToNhwc|nhwcToNchw|magma",
+    re.IGNORECASE,
+)
+MARKER_KERNEL = "spin_kernel"  # the kernel of torch.cuda._sleep
+LIBRARY_SHARE_LIMIT = 0.5  # above this share of forward's device time, library kernels dominate
+
+
+@dataclass(frozen=True)
+class KernelEvidence:
+    custom: dict[str, float]  # kernel name -> device microseconds
+    library: dict[str, float]
+    other_streams: dict[str, float] = field(default_factory=dict)  # device work on a stream not current
+
+    @property
+    def library_share(self) -> float:
+        total = sum(self.custom.values()) + sum(self.library.values())
+        return sum(self.library.values()) / total if total else 0.0
+
+
+def profile_forward(fn, *args) -> KernelEvidence:
+    """One profiled call. A marker launched on the current stream just before it names that stream
+    in the profiler's terms (its CUPTI stream id), so work elsewhere can be told apart."""
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        torch.cuda._sleep(1)
+        fn(*args)
+        torch.cuda.synchronize()
+    events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    marker = min((e for e in events if MARKER_KERNEL in e.name), key=lambda e: e.time_range.start, default=None)
+    custom: dict[str, float] = {}
+    library: dict[str, float] = {}
+    other_streams: dict[str, float] = {}
+    for evt in events:
+        if evt is marker:
+            continue
+        bucket = library if LIBRARY_KERNEL.search(evt.name) else custom
+        bucket[evt.name] = bucket.get(evt.name, 0.0) + evt.device_time
+        if marker is not None and evt.device_resource_id != marker.device_resource_id:
+            other_streams[evt.name] = other_streams.get(evt.name, 0.0) + evt.device_time
+    return KernelEvidence(custom, library, other_streams)
+
+
+def kernel_flags(ev: KernelEvidence) -> list[tuple[str, str]]:
+    flags = []
+    if ev.other_streams:
+        top = max(ev.other_streams, key=ev.other_streams.get)
+        flags.append(("side_stream", f"{len(ev.other_streams)} kernel(s) or copies ran on a stream other than the "
+                                     f"current one ({sum(ev.other_streams.values()):.0f} us; largest: {top[:80]})"))
+    if not ev.custom:
+        names = ", ".join(sorted(ev.library)[:3]) or "none"
+        flags.append(("no_custom_kernel", f"no kernel of the candidate's own ran (library kernels: {names})"))
+    elif ev.library_share > LIBRARY_SHARE_LIMIT:
+        top = max(ev.library, key=ev.library.get)
+        flags.append(
+            ("library_kernels_dominate", f"library kernels took {ev.library_share:.0%} of device time (largest: {top[:80]})")
+        )
+    return flags

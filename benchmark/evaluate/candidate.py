@@ -1,0 +1,328 @@
+"""Loading a candidate: its source is a real file, imported as a module, and any extension it builds
+with `torch.utils.cpp_extension.load_inline` lands in a build folder keyed by a hash of that
+extension's sources and flags, so identical code is never compiled twice (even inside otherwise
+different candidates) and different code never shares a folder, whatever names the extensions
+have.
+
+Builds of one folder are serialised by a flock(2) lock held by the building process: the kernel
+drops it when that process dies, so a builder killed at its limit never blocks the next one (torch's
+own lock file, which a killed builder leaves behind, is removed under it, and a folder without a
+completed build is cleared before building again). The parent is told, over `report_clocks`, when
+this process waits for that lock and when it compiles, so waiting is charged to no limit and a
+compile to the build limit (benchmark.evaluate.sandbox).
+
+The cheap legal route for main.cpp (HeaderRoute): load_inline puts `#include <torch/extension.h>`
+first in it, and compiling that header is most of a C++ build. So its build also gets `-I` of a
+folder holding that header precompiled by gcc with the extension's own flags (builds_root/pch/<hash
+of them>), made the second time those flags are seen; gcc takes the .gch only where it is valid for
+the compile, and otherwise the header itself, so the object is the same either way (byte for byte
+where tested) and only the time differs. The added flag is part of the folder's key."""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import fcntl
+import functools
+import hashlib
+import inspect
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch.utils.cpp_extension as cpp_extension
+
+from benchmark.task import import_file
+
+MAX_ERROR_LINES = 40
+_ERROR_LINE = re.compile(r"error|Error|undefined|expected|FAILED|no matching|cannot|not declared", re.ASCII)
+BUILD_CLOCK = "build"  # time compiling counts against the build limit
+WAIT_CLOCK = "wait"  # time waiting for another process's build of the same folder counts against none
+LOCK_FILE = "solbench.lock"  # flock(2)ed by the process building or loading the folder
+BUILT_MARK = "solbench.built"  # written once a build in the folder completed and imported
+TORCH_BATON = "lock"  # torch's FileBaton, which a builder killed mid-build leaves behind
+PCH_ENV = "SOLBENCH_PCH"  # "0": no precompiled header, every build compiles torch/extension.h itself
+PCH_DIR = "pch"  # under builds_root: one folder per set of main.cpp flags
+PCH_FILE = "torch/extension.h.gch"  # where gcc looks for it first, given -I of its folder
+PCH_PARTIAL = "extension.h.gch.partial"  # until it is complete (a reader never sees half a .gch)
+SEEN_MARK = "solbench.seen"  # these flags were used once: the next build with them makes the .gch
+FAILED_MARK = "solbench.failed"  # no .gch for these flags (not gcc, or the header did not compile)
+PCH_NAME = "solbench_pch"  # the extension name in the probe whose flags the .gch is built with
+TORCH_HEADER = Path(cpp_extension.torch.__file__).parent / "include" / "torch" / "extension.h"
+
+
+class LoadErrorKind(enum.StrEnum):
+    """Why a candidate produced no usable ModelNew."""
+
+    SYNTAX = "syntax"
+    BUILD = "build"  # an extension did not compile
+    IMPORT = "import"  # importing it raised (perhaps only for want of the GPU a build child lacks)
+    NO_MODEL = "no_model"  # no ModelNew, or one that is not a class
+
+    @property
+    def final(self) -> bool:
+        """Whether a build child's failure decides the verdict: the same code fails the same way
+        anywhere, where an import may fail only without the GPU the build child does not have."""
+        return self is not LoadErrorKind.IMPORT
+
+
+class CandidateLoadError(Exception):
+    """The candidate did not produce a usable ModelNew; `kind` says why, the text says how."""
+
+    def __init__(self, kind: LoadErrorKind, text: str):
+        super().__init__(text)
+        self.kind = kind
+
+
+def build_key(name: str, kwargs: dict) -> str:
+    """Everything that changes the binary: sources, flags, functions and the torch version."""
+    relevant = {k: v for k, v in kwargs.items() if k not in ("verbose", "build_directory", "keep_intermediates")}
+    blob = json.dumps({"name": name, "torch": cpp_extension.torch.__version__, **relevant}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+class _Clock:
+    """Which limit this process's time counts against, and where to say so (nowhere by default)."""
+
+    report: Callable[[str], None] | None = None
+    current: str = "run"
+
+
+def report_clocks(report: Callable[[str], None], initial: str) -> None:
+    """Send every change of clock to `report` (the worker's channel to its parent); the process's
+    time counts against `initial` until the first change."""
+    _Clock.report, _Clock.current = report, initial
+
+
+@contextlib.contextmanager
+def _counting_as(name: str) -> Iterator[None]:
+    previous = _Clock.current
+    report = _Clock.report
+    if report is None or name == previous:
+        yield
+        return
+    report(name)
+    _Clock.current = name
+    try:
+        yield
+    finally:
+        report(previous)
+        _Clock.current = previous
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path, wait: bool = True) -> Iterator[bool]:
+    """Exclusive use of one build folder; a wait for another process is reported as such. Without
+    `wait`, yields False at once if another process holds it."""
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                yield False
+                return
+            with _counting_as(WAIT_CLOCK):
+                fcntl.flock(fd, fcntl.LOCK_EX)
+        yield True
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _clear(folder: Path) -> None:
+    """Remove what an unfinished or failed build left, so the next one starts clean."""
+    for entry in folder.iterdir():
+        if entry.name == LOCK_FILE:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+def _ninja_path(path: Path) -> str:
+    return str(path).replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+
+@dataclass(frozen=True)
+class HeaderRoute:
+    """torch/extension.h precompiled for one set of main.cpp flags, in `folder`; a build that adds
+    `-I folder` compiles its main.cpp from it once it exists (gcc checks it fits the compile)."""
+
+    folder: Path
+    variables: str  # torch's ninja variables for main.cpp: cxx, cflags, post_cflags
+
+    def routed(self, call: dict) -> dict:
+        """The call with `-I folder` among the C++ flags (nvcc never sees it); torch's own use_pch
+        goes (it writes the .gch into torch's install and every other build deletes it there)."""
+        routed = {**call, "extra_cflags": [*(call.get("extra_cflags") or []), f"-I{self.folder}"]}
+        routed.pop("use_pch", None)
+        return routed
+
+    def prepare(self) -> None:
+        """Make the .gch if these flags were seen before and no one else is making it: flags used
+        once are not worth 0.8 GB of disk and a build half again as long. Never fails the build."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            if any((self.folder / f).exists() for f in (PCH_FILE, FAILED_MARK)):
+                return
+            seen = self.folder / SEEN_MARK
+            if not seen.exists():
+                seen.touch()
+                return
+            with _folder_lock(self.folder, wait=False) as held:
+                if held and not (self.folder / PCH_FILE).exists():
+                    self._compile()
+        except Exception as e:  # noqa: BLE001 - without the .gch the build is only slower
+            with contextlib.suppress(OSError):
+                (self.folder / FAILED_MARK).write_text(repr(e))
+
+    def _compile(self) -> None:
+        """Compile the header through ninja with torch's variables (so they mean what they mean in
+        the extension's own build), then publish: the header's name first (the candidate's own
+        `#include <torch/extension.h>` must find a file there), the .gch last, by rename."""
+        compiler = cpp_extension.get_cxx_compiler()
+        if not cpp_extension.check_compiler_is_gcc(compiler):
+            (self.folder / FAILED_MARK).write_text(f"{compiler} is not gcc, which alone reads .gch files")
+            return
+        (self.folder / "build.ninja").write_text(
+            f"{self.variables}\n\nrule pch\n  command = $cxx $cflags -x c++-header -c $in -o $out $post_cflags\n\n"
+            f"build {PCH_PARTIAL}: pch {_ninja_path(TORCH_HEADER)}\n"
+        )
+        done = subprocess.run(["ninja", "-f", "build.ninja"], cwd=self.folder, capture_output=True, text=True)
+        if done.returncode != 0:
+            (self.folder / FAILED_MARK).write_text((done.stdout + done.stderr)[-4000:])
+            return
+        header = self.folder / "torch" / "extension.h"
+        header.parent.mkdir(exist_ok=True)
+        if not header.exists():
+            header.with_suffix(".partial").unlink(missing_ok=True)
+            header.with_suffix(".partial").symlink_to(TORCH_HEADER)
+            os.replace(header.with_suffix(".partial"), header)
+        os.replace(self.folder / PCH_PARTIAL, self.folder / PCH_FILE)
+
+
+def _main_cpp_variables(builds_root: Path, call: dict) -> str:
+    """What torch's ninja file would say about compiling this call's main.cpp (compiler, cflags,
+    post_cflags), the extension's name left out: the flags its precompiled header needs. The writer
+    is torch's private one, whose parameters have changed between releases: it gets those it takes."""
+    with_cuda = call.get("with_cuda")
+    scratch = builds_root / PCH_DIR
+    scratch.mkdir(parents=True, exist_ok=True)
+    writer = cpp_extension._write_ninja_file_to_build_library
+    with tempfile.TemporaryDirectory(dir=scratch) as tmp:
+        path = Path(tmp) / "build.ninja"
+        offered = dict(
+            path=str(path), name=PCH_NAME, sources=[str(Path(tmp) / "main.cpp")],
+            extra_cflags=list(call.get("extra_cflags") or []), extra_cuda_cflags=[], extra_sycl_cflags=[],
+            extra_ldflags=[], extra_include_paths=list(call.get("extra_include_paths") or []),
+            with_cuda=bool(call.get("cuda_sources")) if with_cuda is None else bool(with_cuda),
+            with_sycl=False, is_python_module=True, is_standalone=False,
+        )
+        accepted = inspect.signature(writer).parameters
+        writer(**{k: v for k, v in offered.items() if k in accepted})
+        lines = path.read_text().splitlines()
+    kept = [line for line in lines if line.split(" = ", 1)[0] in ("cxx", "cflags", "post_cflags")]
+    return "\n".join(kept).replace(f"-DTORCH_EXTENSION_NAME={PCH_NAME} ", "")
+
+
+def header_route(builds_root: Path, call: dict) -> HeaderRoute | None:
+    """The precompiled-header route for this load_inline call, or None: turned off, not Linux, SYCL,
+    or flags torch itself could not turn into a build (that build then fails the same way)."""
+    if os.environ.get(PCH_ENV, "1") == "0" or not sys.platform.startswith("linux") or call.get("sycl_sources"):
+        return None
+    try:
+        variables = _main_cpp_variables(builds_root, call)
+        identity = f"{cpp_extension.torch.__version__}\n{_compiler_identity()}\n{variables}"
+    except Exception:  # noqa: BLE001 - e.g. a string for a list of flags: torch's build will say
+        return None
+    return HeaderRoute(builds_root / PCH_DIR / hashlib.sha256(identity.encode()).hexdigest()[:24], variables)
+
+
+def _compiler_identity() -> str:
+    """The C++ compiler's file, size and time, so an upgraded gcc (which would ignore, not misuse, an
+    old .gch) gets a new one, without starting a process on every load."""
+    found = shutil.which(cpp_extension.get_cxx_compiler())
+    if found is None:
+        return "missing"
+    real = os.path.realpath(found)
+    stat = os.stat(real)
+    return f"{real} {stat.st_size} {stat.st_mtime_ns}"
+
+
+def route_builds(builds_root: Path) -> None:
+    """Make load_inline build into builds_root/<hash of its inputs>, whatever the candidate asks for,
+    one process per folder at a time, a completed build loaded and an unfinished one redone."""
+    original = getattr(cpp_extension.load_inline, "__wrapped__", cpp_extension.load_inline)
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def load_inline(name, *args, **kwargs):
+        call = dict(signature.bind(name, *args, **kwargs).arguments)  # positional ones as torch names them
+        del call["name"]
+        route = header_route(builds_root, call)
+        if route is not None:
+            call = route.routed(call)
+        folder = builds_root / build_key(name, call)  # the route's flag included
+        folder.mkdir(parents=True, exist_ok=True)
+        call["build_directory"] = str(folder)
+        with _folder_lock(folder):
+            (folder / TORCH_BATON).unlink(missing_ok=True)  # under our lock nobody else builds here
+            if (folder / BUILT_MARK).exists():
+                return original(name, **call)
+            _clear(folder)
+            with _counting_as(BUILD_CLOCK):
+                if route is not None:
+                    route.prepare()
+                module = original(name, **call)
+            (folder / BUILT_MARK).touch()
+            return module
+
+    cpp_extension.load_inline = load_inline
+
+
+def trim_build_log(text: str) -> str:
+    """Keep the lines a person needs: compiler errors with one line of context, at most 40."""
+    lines = text.splitlines()
+    keep: list[int] = []
+    for i, line in enumerate(lines):
+        if _ERROR_LINE.search(line):
+            keep.extend(j for j in (i - 1, i, i + 1) if 0 <= j < len(lines))
+    if not keep:
+        return "\n".join(lines[-MAX_ERROR_LINES:])
+    seen: list[int] = sorted(set(keep))
+    return "\n".join(lines[j] for j in seen[:MAX_ERROR_LINES])
+
+
+def load_candidate(path: str | Path, builds_root: str | Path):
+    """Import the candidate file and return its ModelNew class."""
+    builds_root = Path(builds_root)
+    builds_root.mkdir(parents=True, exist_ok=True)
+    os.environ["TORCH_EXTENSIONS_DIR"] = str(builds_root)
+    route_builds(builds_root)
+    try:
+        module = import_file(Path(path), "solbench_candidate")
+    except SyntaxError as e:
+        raise CandidateLoadError(LoadErrorKind.SYNTAX, f"SyntaxError: {e.msg} (candidate line {e.lineno})") from e
+    except BaseException as e:  # noqa: BLE001 - a build failure may surface as any exception
+        text = str(e)
+        if "Error building extension" in text or type(e).__name__ in ("CalledProcessError", "RawCudaError", "CompileError"):
+            raise CandidateLoadError(LoadErrorKind.BUILD, "build failed:\n" + trim_build_log(text)) from e
+        tb = traceback.extract_tb(e.__traceback__)
+        where = [f.lineno for f in tb if f.filename == str(path)]
+        suffix = f" (candidate line {where[-1]})" if where else ""
+        raise CandidateLoadError(LoadErrorKind.IMPORT, f"import failed: {type(e).__name__}: {text[:2000]}{suffix}") from e
+    model_cls = getattr(module, "ModelNew", None)
+    if model_cls is None:
+        raise CandidateLoadError(LoadErrorKind.NO_MODEL, "the candidate defines no ModelNew")
+    if not isinstance(model_cls, type):
+        raise CandidateLoadError(LoadErrorKind.NO_MODEL, f"ModelNew is a {type(model_cls).__name__}, not a class")
+    return model_cls

@@ -1,0 +1,76 @@
+"""A cross-process reader-writer lock per GPU, so several evaluation lanes can share one device
+without disturbing each other's timings.
+
+Correctness work (reference outputs, candidate trials, the profiler pass) holds the lock shared:
+many lanes at once. Timing holds it exclusive: nothing else runs on the device while a median is
+measured. Writers are preferred (a turnstile stops new readers while a writer waits), so timing
+never starves. Built on flock(2) over two files; a crashed process releases its locks with its
+file descriptors. With no path, every operation is a no-op (one lane per device needs no lock).
+
+Every holder also registers its process id beside the lock (`<path>.members/<pid>`), so the GPU
+neighbour check (benchmark.evaluate.contention) knows which processes on the device play by these rules:
+while one holds the lock exclusively, the others wait, and their contexts are not contention."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+
+class DeviceLock:
+    """One holder's handle on a device's lock (one per process). The lock files are opened here,
+    before any candidate code runs, so the sandbox's write refusal never meets them."""
+
+    def __init__(self, path: str | Path | None):
+        self.path = Path(path) if path else None
+        self._turnstile = self._main = -1
+        if self.path:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._turnstile = os.open(f"{self.path}.turnstile", os.O_RDWR | os.O_CREAT, 0o600)
+            self._main = os.open(f"{self.path}.main", os.O_RDWR | os.O_CREAT, 0o600)
+            members = Path(f"{self.path}.members")
+            members.mkdir(exist_ok=True)
+            for entry in members.iterdir():  # holders that died; pruned before any candidate code runs
+                if not _alive(entry.name):
+                    entry.unlink(missing_ok=True)
+            (members / str(os.getpid())).touch()
+
+    def members(self) -> set[int]:
+        """Process ids of the live holders of this device's lock. Read-only, and without os.kill, which
+        the candidate's sandbox refuses: it runs again after the candidate has loaded."""
+        if self.path is None:
+            return set()
+        return {int(e.name) for e in Path(f"{self.path}.members").iterdir() if _alive(e.name)}
+
+    @contextlib.contextmanager
+    def shared(self) -> Iterator[None]:
+        if self.path is None:
+            yield
+            return
+        fcntl.flock(self._turnstile, fcntl.LOCK_EX)  # wait behind any writer already queued
+        fcntl.flock(self._turnstile, fcntl.LOCK_UN)
+        fcntl.flock(self._main, fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._main, fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        if self.path is None:
+            yield
+            return
+        fcntl.flock(self._turnstile, fcntl.LOCK_EX)  # no new readers from here on
+        fcntl.flock(self._main, fcntl.LOCK_EX)  # wait for the readers already in
+        try:
+            yield
+        finally:
+            fcntl.flock(self._main, fcntl.LOCK_UN)
+            fcntl.flock(self._turnstile, fcntl.LOCK_UN)
+
+
+def _alive(name: str) -> bool:
+    return name.isdigit() and Path(f"/proc/{name}").exists()

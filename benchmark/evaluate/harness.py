@@ -1,0 +1,368 @@
+"""The evaluation API: one (task, candidate code) pair in, one Verdict out.
+
+Everything that runs candidate code happens in a child process (benchmark.evaluate.sandbox); this module
+only prepares the job and turns the child's report, or its absence, into a Verdict."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmark.evaluate.anticheat import static
+from benchmark.evaluate.candidate import BUILD_CLOCK, PCH_ENV
+from benchmark.evaluate.reference_store import ReferenceStore, StoreKey
+from benchmark.evaluate.sandbox import run_job
+from benchmark.evaluate.timing import TimingConfig
+from benchmark.records import atomic_write_text
+from benchmark.task import Task, sha256_text
+from benchmark.verdict import Correctness, Phases, Status, TimingStats, Verdict
+
+DEFAULT_MAGNITUDE = 100.0  # input scale of the extra fp32 trial that exposes precision downgrades
+SOL_MARGIN = 0.9  # a median below this fraction of the speed-of-light floor is impossible
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("SOLBENCH_CACHE", Path.home() / ".cache" / "solbench"))
+
+
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    device: str = "cpu"
+    trials: int = 5  # correctness trials with fresh seeds, before alternate shapes
+    seed: int = 0
+    baseline: str = "eager"  # "compile" also times torch.compile of the reference
+    measure: bool = True  # time reference and candidate (off for correctness-only checks)
+    strict: bool = True  # anti-cheat flags fail the sample (off: flags are reported only)
+    timeout_s: float = 300.0  # the run limit: the execution child's checks and timing, in seconds
+    build_timeout_s: float = 900.0  # the build limit: compiling the candidate's extensions
+    precompiled_header: bool = True  # load_inline's main.cpp from a shared .gch (benchmark.evaluate.candidate)
+    timing: TimingConfig = field(default_factory=TimingConfig)
+    cache_dir: Path = field(default_factory=default_cache_dir)
+
+    def __post_init__(self):
+        if self.baseline not in ("eager", "compile"):
+            raise ValueError(f"baseline must be 'eager' or 'compile', not {self.baseline!r}")
+        if self.trials < 1:
+            raise ValueError("trials must be at least 1")
+        if self.timeout_s <= 0 or self.build_timeout_s <= 0:
+            raise ValueError(
+                f"timeout_s (run limit, {self.timeout_s}) and build_timeout_s (build limit, "
+                f"{self.build_timeout_s}) must be positive"
+            )
+
+    @property
+    def limits(self) -> dict[str, float]:
+        """The execution child's clocks: it runs under the run limit, and any extension it has to
+        compile itself (one the build child could not reach) counts against the build limit."""
+        return {"run": self.timeout_s, BUILD_CLOCK: self.build_timeout_s}
+
+
+def _stats(d: dict | None) -> TimingStats | None:
+    return TimingStats(**d) if d else None
+
+
+def _ratio(num: TimingStats | None, den: TimingStats | None) -> float | None:
+    if num is None or den is None or den.median_ms <= 0:
+        return None
+    return num.median_ms / den.median_ms
+
+
+REFERENCE_DRIFT_CAP = 1.1  # the interleaved reference counts at most this much slower than alone
+
+
+def speedup(ref: TimingStats | None, ref_alone: TimingStats | None, cand: TimingStats | None) -> float | None:
+    """Reference over candidate, both timed interleaved in one loop, so drift between timings
+    cancels. The reference also ran alone before the candidate was imported; where the interleaved
+    one is slower than that by more than REFERENCE_DRIFT_CAP, the cap stands in for it, so a
+    candidate that slows the reference while it is loaded gains at most 10%."""
+    if ref is None or cand is None or cand.median_ms <= 0:
+        return None
+    ref_ms = ref.median_ms if ref_alone is None else min(ref.median_ms, REFERENCE_DRIFT_CAP * ref_alone.median_ms)
+    return ref_ms / cand.median_ms
+
+
+def _phases(child: dict, wall_s: float, built: BuildOutcome | None = None) -> Phases:
+    """The child's phases; what its own clock did not see (its start) is the rest of the wall time.
+    A build child adds its compile time to `compile_s`, its start to `startup_s`, its life to the total."""
+    worker_s = child.get("total_s", wall_s)
+    startup = max(wall_s - worker_s, 0.0)
+    compile_s = child.get("compile_s", 0.0)
+    if built is not None:
+        wall_s += built.wall_s
+        compile_s += built.seconds
+        startup += max(built.wall_s - built.seconds, 0.0)
+    return Phases(**{**child, "total_s": wall_s, "startup_s": startup, "compile_s": compile_s})
+
+
+class TaskError(Exception):
+    """The task itself (not the candidate) failed: it does not import or its reference raises."""
+
+
+@functools.cache
+def cuda_arch_list() -> str | None:
+    """Compute capability of the first GPU ("9.0"), so GPU-less build children target the right chip."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout.split()
+        return out[0] if out else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def child_env(config: EvalConfig) -> dict[str, str]:
+    """Where the child's compilers cache their output (all under the shared cache), whether builds
+    take the precompiled header, and on CUDA the one target architecture: the GPU's own, even where
+    the environment names several (as some images do; nvcc would compile each), and the same for
+    the build and the execution child, so that the execution child finds the build's commands
+    unchanged and compiles nothing."""
+    env = {
+        "TRITON_CACHE_DIR": str(config.cache_dir / "triton"),
+        "SOLBENCH_CACHE": str(config.cache_dir),
+        PCH_ENV: "1" if config.precompiled_header else "0",
+    }
+    arch = cuda_arch_list() if config.device == "cuda" else None
+    if arch:
+        env["TORCH_CUDA_ARCH_LIST"] = arch
+    return env
+
+
+def build_env(config: EvalConfig) -> dict[str, str]:
+    """A build child's environment: no GPU visible, so a build never holds or disturbs a device."""
+    return {**child_env(config), **({"CUDA_VISIBLE_DEVICES": ""} if config.device == "cuda" else {})}
+
+
+def needs_build(code: str) -> bool:
+    """Whether the code may compile a torch extension: only then is a build child worth starting
+    (raw CUDA and Triton compile in under a second, inside the execution child)."""
+    return "load_inline" in code or "cpp_extension" in code
+
+
+def host_device_lock(gpu: int | None = None) -> str:
+    """The one lock of a GPU on this host (benchmark.evaluate.gpu_lock), whoever evaluates on it: the verifier's
+    lanes, parallel test workers and separate runs share it, so timing never runs beside another
+    evaluation's work, and the neighbour check knows them all."""
+    visible = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    device = str(gpu) if gpu is not None else (visible[0].strip() if visible else "0")
+    return str(Path(tempfile.gettempdir()) / "solbench-locks" / f"device-{device}")
+
+
+def source_path(code_hash: str, cache_dir: Path) -> Path:
+    """Where the cache keeps the candidate whose source hashes to `code_hash` (a verdict's), once
+    evaluated: so a run's code can be found again after the run (leaderboard.submit)."""
+    return cache_dir / "sources" / f"candidate_{code_hash[:24]}.py"
+
+
+def stage_source(code: str, cache_dir: Path) -> Path:
+    """The candidate as a real file in the shared cache, named by its hash, written atomically."""
+    path = source_path(sha256_text(code), cache_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        atomic_write_text(path, code)
+    return path
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    """Result of building a candidate ahead of execution. `final` errors (syntax, compiler) decide the
+    verdict; others (an import that needs the GPU, say) are left for the execution worker to judge."""
+
+    ok: bool
+    error: str | None = None
+    final: bool = False
+    seconds: float = 0.0  # the child's own import and compile time
+    timed_out: bool = False  # the build limit ran out (a `timeout` verdict, limit "build")
+    wall_s: float = 0.0  # the build child's whole life, start-up and waits included
+
+
+def build(code: str, config: EvalConfig, env: dict[str, str] | None = None) -> BuildOutcome:
+    """Import the candidate in a child with no GPU, under the build limit, so its load_inline
+    extensions are compiled into the shared build cache; the execution child then loads them
+    without compiling. Waiting for another process's build of the same extension is not charged.
+    Code that builds no extension needs no build child: its outcome is decided at once."""
+    if not needs_build(code):
+        return BuildOutcome(True)
+    job = dict(
+        mode="build",
+        candidate_path=str(stage_source(code, config.cache_dir)),
+        builds_root=str(config.cache_dir / "builds"),
+    )
+    outcome = run_job(job, config.build_timeout_s, env={**build_env(config), **(env or {})}, clock=BUILD_CLOCK)
+    r = outcome.result
+    if r is None:
+        error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
+        seconds = outcome.charged_s.get(BUILD_CLOCK, outcome.wall_s)
+        return BuildOutcome(False, error, final=False, seconds=seconds, timed_out=outcome.timed_out, wall_s=outcome.wall_s)
+    return BuildOutcome(
+        r["status"] == "built", r.get("error"), r.get("final", False), r.get("compile_s", 0.0), wall_s=outcome.wall_s
+    )
+
+
+def build_verdict(built: BuildOutcome, base: dict, flag_details: list[str] | None = None) -> Verdict | None:
+    """The verdict a build decides on its own: a compile error, or the build limit running out."""
+    phases = Phases(compile_s=built.seconds, total_s=built.wall_s)
+    if built.timed_out:
+        return Verdict.flagged(Status.TIMEOUT, built.error, flag_details or [], **base, limit=BUILD_CLOCK, phases=phases)
+    if not built.ok and built.final:
+        return Verdict.flagged(Status.COMPILE_ERROR, built.error, flag_details or [], **base, phases=phases)
+    return None
+
+
+def _log_excerpt(log_tail: str, lines: int = 15) -> str:
+    tail = "\n".join(log_tail.strip().splitlines()[-lines:])
+    return f"\n{tail}" if tail else ""
+
+
+def evaluate(
+    task: Task,
+    code: str | None,
+    config: EvalConfig = EvalConfig(),
+    *,
+    sample: int = 0,
+    turn: int = 1,
+    model: str = "",
+    sol_ms: float | None = None,
+    trusted: bool = False,
+    gpu: int | None = None,
+    device_lock: str | None = None,
+    built: BuildOutcome | None = None,
+    reference_store: ReferenceStore | None = None,
+) -> Verdict:
+    """Evaluate candidate source against a task: its extensions are compiled in a build child
+    under the build limit (unless `built` says that was done already, as the verifier's build pool
+    does), then it runs in a fresh execution child under the run limit. `trusted` code (the
+    reference baseline) carries no flags. `gpu` pins the child to one device of a multi-GPU host;
+    `device_lock` (a path; on CUDA, the host's lock of that device by default) lets several children
+    share the device without timing each other. With a `reference_store`, the reference's outputs
+    and timings an earlier sample of this task computed are handed to the child (which checks they
+    match), and what the child computes is kept for the next (benchmark.evaluate.reference_store)."""
+    base = sample_fields(task, code, config, sample, turn, model, sol_ms)
+    early = precheck(code, config, base, trusted)
+    if early is not None:
+        return early
+    static_flags = [] if trusted else static_details(code)
+    if built is None:
+        built = build(code, config)
+    decided = build_verdict(built, base, static_flags)
+    if decided is not None:
+        return decided
+    candidate_path = stage_source(code, config.cache_dir)
+    job = dict(
+        task_path=str(task.path),
+        candidate_path=str(candidate_path),
+        builds_root=str(config.cache_dir / "builds"),
+        device=config.device,
+        trials=config.trials,
+        seed=config.seed,
+        baseline=config.baseline,
+        measure=config.measure,
+        strict=config.strict,
+        atol=task.atol,
+        rtol=task.rtol,
+        magnitude=task.meta.get("magnitude_scale", DEFAULT_MAGNITUDE if task.dtype == "float32" else 0.0),
+        dtype=task.dtype,
+        write_dirs=[str(config.cache_dir / d) for d in ("builds", "triton", "pycuda")],
+        device_lock=device_lock or (host_device_lock(gpu) if config.device == "cuda" else None),
+        timing=dataclasses.asdict(config.timing),
+    )
+    env = child_env(config)
+    if gpu is not None:
+        env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+    if reference_store is not None:
+        key = StoreKey.for_job(task.hash, job, gpu)
+        fields, mac_key = reference_store.job_fields(key)
+        job.update(fields)
+    outcome = run_job(job, config.limits, env=env)
+    r = outcome.result
+    if reference_store is not None and r is not None and r.get("reference_offer") is not None:
+        reference_store.accept(key, r.pop("reference_offer"), mac_key)
+    if r is None:
+        status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
+        error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
+        compile_s = built.seconds + outcome.charged_s.get(BUILD_CLOCK, 0.0)  # what the child compiled itself
+        phases = Phases(compile_s=compile_s, total_s=built.wall_s + outcome.wall_s)
+        return Verdict.flagged(status, error, static_flags, **base, limit=outcome.limit, phases=phases)
+    if r["status"] == "task_error":
+        raise TaskError(r["error"])
+    cand, ref, comp = _stats(r.get("candidate_time")), _stats(r.get("reference_time")), _stats(r.get("compile_time"))
+    ref_alone = _stats(r.get("reference_alone_time"))
+    flags = [] if trusted else static_flags + r.get("flag_details", [])
+    sol_ms = sol_ms or r.get("sol_ms")  # the manifest's floor, else the one the child computed
+    base["sol_ms"] = sol_ms
+    contended = bool(r.get("contended"))
+    if sol_ms and cand and cand.median_ms < SOL_MARGIN * sol_ms:
+        flags.append(f"faster_than_light: {cand.median_ms:.4f} ms is below the floor of {sol_ms:.4f} ms")
+    status = Status(r["status"])
+    ok = status is Status.PASS and not (flags and config.strict) and not contended
+    return Verdict.flagged(
+        status,
+        r.get("error"),
+        flags,
+        **base,
+        correctness=Correctness(**r.get("correctness", {})),
+        candidate_time=cand,
+        reference_time=ref,
+        reference_alone_time=ref_alone,
+        compile_time=comp,
+        speedup=speedup(ref, ref_alone, cand) if ok else None,
+        speedup_spread=r.get("speedup_spread") if ok else None,
+        speedup_compile=_ratio(comp, cand) if ok else None,
+        sol_fraction=(sol_ms / cand.median_ms) if (ok and sol_ms and cand) else None,
+        phases=_phases(r.get("phases", {}), outcome.wall_s, built),
+        env=_environment(r),
+        contended=contended,
+    )
+
+
+def _environment(r: dict) -> dict[str, str]:
+    """The child's environment, plus what it saw of other processes on the GPU and what it took
+    from the reference store."""
+    env = dict(r.get("env", {}))
+    if r.get("gpu_neighbours"):
+        env["gpu_neighbours"] = "; ".join(r["gpu_neighbours"])
+    if r.get("contention_check"):
+        env["contention_check"] = f"unavailable: {r['contention_check']}"
+    if r.get("reference_store"):
+        env["reference_store"] = r["reference_store"]  # what the reference phase took from the store
+    if r.get("launch_cover_ms") is not None:
+        env["launch_cover_ms"] = f"{r['launch_cover_ms']:.3f}"  # the device-side wait each timed call was launched behind
+    return env
+
+
+def sample_fields(
+    task: Task, code: str | None, config: EvalConfig, sample: int = 0, turn: int = 1, model: str = "",
+    sol_ms: float | None = None,
+) -> dict:
+    """The fields every verdict on this sample carries, however it is decided."""
+    return dict(
+        task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
+        task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
+        strict=config.strict, sol_ms=sol_ms,
+    )
+
+
+def static_details(code: str) -> list[str]:
+    return [f"{f.flag}: line {f.line}: {f.detail}" for f in static.analyze(code)]
+
+
+def precheck(code: str | None, config: EvalConfig, base: dict, trusted: bool = False) -> Verdict | None:
+    """The verdicts that need no build and no device: no code, or (strict) static findings."""
+    if not code or not code.strip():
+        return Verdict.unmeasured(Status.NO_CODE, "no code to evaluate", **base)
+    if config.strict and not trusted:
+        details = static_details(code)
+        if details:
+            return Verdict.flagged(Status.CHEAT, None, details, **base)
+    return None

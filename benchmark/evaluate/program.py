@@ -1,0 +1,110 @@
+"""A task module bound to a device, with the harness's conventions for one sample: fp32 pinned to
+fp32, models and inputs built on the device from fixed seeds, the seeds of every input set a
+sample is checked and timed on, and the reference timed rotating through its timing sets. The
+evaluation child (benchmark.evaluate.worker), the task validator and the dataset builder share them, so a
+task is checked and measured the same way everywhere."""
+
+from __future__ import annotations
+
+import torch
+
+from benchmark.evaluate.timing import Arm, Timer, TimingConfig
+from benchmark.verdict import TimingStats
+
+N_TIMING_SETS = 3
+
+
+def pin_precision() -> None:
+    """fp32 means fp32: no TF32 or reduced-precision reductions for the reference or the candidate."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    torch.set_float32_matmul_precision("highest")
+
+
+class TaskProgram:
+    """A task module bound to a device: seeded inputs and models, built directly on the device."""
+
+    def __init__(self, module, device: torch.device):
+        self.module = module
+        self.device = device
+
+    def _to_device(self, values: list) -> list:
+        return [v.to(self.device) if isinstance(v, torch.Tensor) else v for v in values]
+
+    def inputs(self, seed: int, alt: int | None = None, scale: float = 1.0) -> list:
+        torch.manual_seed(seed)
+        with self.device:
+            values = self.module.get_inputs() if alt is None else self.module.get_alt_inputs()[alt]
+        values = self._to_device(list(values))
+        if scale != 1.0:
+            values = [v * scale if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in values]
+        return values
+
+    def n_alt(self) -> int:
+        fn = getattr(self.module, "get_alt_inputs", None)
+        if fn is None:
+            return 0
+        torch.manual_seed(0)
+        with self.device:
+            return len(fn())
+
+    def build(self, cls, seed: int) -> torch.nn.Module:
+        torch.manual_seed(seed)
+        with self.device:
+            init = self._to_device(list(self.module.get_init_inputs()))
+            model = cls(*init)
+        return model.to(self.device) if isinstance(model, torch.nn.Module) else model
+
+
+def clone_args(values: list) -> list:
+    return [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
+
+
+def detach_outputs(out):
+    if isinstance(out, torch.Tensor):
+        return out.detach().clone()
+    if isinstance(out, list | tuple):
+        return type(out)(detach_outputs(o) for o in out)
+    return out
+
+
+def trial_plan(n_trials: int, n_alt: int, seed: int, magnitude: float) -> list[tuple[int, int | None, float]]:
+    """(seed, alternate-shape index, input scale) per correctness trial: fresh seeds, then each
+    alternate shape, then one large-magnitude trial that exposes precision downgrades."""
+    plan: list[tuple[int, int | None, float]] = [(seed + 1000 + i, None, 1.0) for i in range(n_trials)]
+    plan += [(seed + 2000 + j, j, 1.0) for j in range(n_alt)]
+    if magnitude and magnitude != 1.0:
+        plan.append((seed + 3000, None, magnitude))
+    return plan
+
+
+def timing_seeds(seed: int) -> list[int]:
+    return [seed + 5000 + k for k in range(N_TIMING_SETS)]
+
+
+def restate_seeds(seed: int) -> list[int]:
+    """Inputs for the stateful-output check: one written into a seen tensor, one at a seen address."""
+    return [seed + 7000, seed + 7001]
+
+
+def model_arm(model, sets: list, keep: dict | None = None) -> Arm:
+    """(call, prepare) timing `model` rotating through the timing input `sets`, each cloned fresh
+    (untimed) before its call. With `keep`, the output of each set's last call is kept for a recheck."""
+    current: list = []
+
+    def prepare(i: int) -> None:
+        current[:] = clone_args(sets[i % len(sets)])
+
+    def call(i: int) -> None:
+        out = model(*current)
+        if keep is not None:
+            keep[i % len(sets)] = out
+
+    return call, prepare
+
+
+def time_model(timer: Timer, program: TaskProgram, model, seed: int, config: TimingConfig | None = None) -> TimingStats:
+    with torch.no_grad():
+        return timer.time(*model_arm(model, [program.inputs(s) for s in timing_seeds(seed)]), config=config)

@@ -1,0 +1,463 @@
+"""Warm, still isolated workers: a zygote process that has imported torch and the worker once, and
+forks one fresh child per sample.
+
+Why: a spawned `python -m benchmark.evaluate.worker` spends about 2 s of every sample importing torch. The
+zygote pays that once per evaluating process; a sample then starts in milliseconds as a fork of
+it. Each child is a fresh fork of the same clean zygote, which never runs task or candidate code
+and never initializes CUDA (it checks), so nothing of one sample survives into the next.
+
+Why a separate process: the evaluating process is multi-threaded (the verifier's pools) and must
+never fork itself. The zygote is single-purpose: it imports (PRELOAD), then forks from its only
+Python thread on request (the one other OS thread, OpenBLAS's pool from the import, is idle and
+prepares for forks itself). The parent asks over a socket pair, passing the result pipe's write end,
+the log file and the job's stdin with SCM_RIGHTS, and a reply socket on which the zygote answers
+the child's pid and, once it has reaped the child, its exact exit status.
+
+The forked child becomes what a spawned worker is: its own session and process group (the
+parent's kill of the group still kills everything it started), stdout and stderr on the log,
+stdin the job, the job's directory as cwd and sys.path[0], the environment the parent computed
+(os.environ and the C environment), and none of the zygote's descriptors; then it runs
+`benchmark.evaluate.worker.serve`, which confines it (its death signal armed against the zygote, which
+itself dies with the evaluating process) exactly as a spawned worker confines itself.
+
+What a fork cannot change is what a library read at import: the zygote serves only jobs whose
+environment equals its own outside PER_JOB_ENV (variables read when used, not at import);
+others are spawned (benchmark.evaluate.sandbox). A few libraries keep a value from import time that the
+child cannot refresh (dill.session's TEMPDIR); tempfile's cached directory is reset."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import json
+import logging
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import traceback
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from benchmark.evaluate import confine
+from benchmark.evaluate.confine import Limits
+
+log = logging.getLogger(__name__)
+
+PRELOAD = ("benchmark.evaluate.worker", "benchmark.evaluate.sol", "benchmark.evaluate.device_profile", "benchmark.cuda_raw")
+OPTIONAL_PRELOAD = ("triton", "triton.language")  # imported where installed (Triton candidates)
+# Read when used, so they may differ per job: a fork honours them. Any other variable must match
+# the zygote's own environment (OMP_NUM_THREADS, LD_LIBRARY_PATH, CUDA_HOME, ... are read at import).
+PER_JOB_ENV = frozenset({
+    "TMPDIR", "CUDA_VISIBLE_DEVICES", "TRITON_CACHE_DIR", "SOLBENCH_CACHE", "TORCH_CUDA_ARCH_LIST",
+    "TORCH_EXTENSIONS_DIR", "SOLBENCH_PCH", "MAX_JOBS",  # the last two: read when a build runs
+})
+START_TIMEOUT_S = 300.0  # the zygote's imports, on a busy host
+REPLY_TIMEOUT_S = 60.0  # from a fork request to the child's pid
+MAX_MESSAGE = 1 << 20
+SETUP_FAILED = 70  # exit status of a child whose set-up failed before the worker ran
+
+
+@dataclass(frozen=True)
+class ForkRequest:
+    cwd: str  # the job's directory (also its TMPDIR)
+    env: dict[str, str]  # the job's whole environment
+    limits: Limits  # the worker's limits; the zygote names itself as the parent to die with
+
+
+@dataclass(frozen=True)
+class Descriptors:
+    result: int  # write end of the result pipe
+    log: int  # the log file: the child's stdout and stderr
+    stdin: int  # read end of the pipe the job is written to
+
+
+def _recv_json(sock: socket.socket) -> dict | None:
+    data = sock.recv(MAX_MESSAGE)
+    return json.loads(data) if data else None
+
+
+def _send_json(sock: socket.socket, msg: dict) -> None:
+    with contextlib.suppress(OSError):  # the other side is gone: nobody to tell
+        sock.send(json.dumps(msg).encode())
+
+
+class ForkedChild:
+    """A worker the zygote forked, seen from the parent: a pid, and an exit status only the zygote
+    can reap, read from the reply socket (as `subprocess.Popen.wait` would give it)."""
+
+    def __init__(self, pid: int, reply: socket.socket):
+        self.pid = pid
+        self.reply = reply
+
+    def wait(self) -> int | None:
+        """The exit status, negative for a signal; None when the zygote died before telling."""
+        self.reply.settimeout(None)
+        try:
+            msg = _recv_json(self.reply)
+        except OSError:
+            msg = None
+        finally:
+            self.reply.close()
+        return msg.get("returncode") if msg else None
+
+
+class ZygoteGone(Exception):
+    """The zygote died or stopped answering: a new one may serve the job."""
+
+
+@dataclass
+class _Running:
+    """One started zygote: its process, the parent's end of its control socket, its environment."""
+
+    proc: subprocess.Popen
+    control: socket.socket
+    env: dict[str, str]
+    dead: threading.Event
+
+    def accepts(self, env: dict[str, str]) -> bool:
+        keys = (set(env) | set(self.env)) - PER_JOB_ENV
+        return all(env.get(k) == self.env.get(k) for k in keys)
+
+    def fork(self, request: ForkRequest, fds: Descriptors) -> ForkedChild | None:
+        """Ask for one child; None when the zygote refused (it could not fork)."""
+        if self.dead.is_set():
+            raise ZygoteGone("the zygote exited")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        body = {"cwd": request.cwd, "env": request.env, "limits": request.limits.to_arg()}
+        try:
+            socket.send_fds(self.control, [json.dumps(body).encode()], [theirs.fileno(), fds.result, fds.log, fds.stdin])
+            ours.settimeout(REPLY_TIMEOUT_S)
+            msg = _recv_json(ours)
+        except TimeoutError as e:
+            ours.close()
+            self.kill()
+            raise ZygoteGone("the zygote did not answer a fork request") from e
+        except OSError as e:
+            ours.close()
+            raise ZygoteGone(f"the zygote's socket failed: {e!r}") from e
+        finally:
+            theirs.close()
+        if msg is None:
+            ours.close()
+            raise ZygoteGone("the zygote died before answering")
+        if "pid" not in msg:
+            ours.close()
+            log.warning("the zygote refused a fork: %s", msg.get("error"))
+            return None
+        return ForkedChild(msg["pid"], ours)
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        self.control.close()
+
+
+class Zygote:
+    """The parent's handle on its zygote: started on first use (or `prestart`), shared by every
+    thread, restarted when it has died. One that never became ready is not tried again."""
+
+    def __init__(self, env: Callable[[], dict[str, str]]):
+        self._env = env  # the zygote's environment, computed when it starts
+        self._lock = threading.Lock()
+        self._running: _Running | None = None
+        self.broken: str | None = None  # why no zygote is started any more
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """A forked copy of the parent starts its own zygote: this one dies with the original."""
+        self._lock = threading.Lock()
+        self._running = None
+
+    @property
+    def pid(self) -> int | None:
+        running = self._running
+        return running.proc.pid if running and not running.dead.is_set() else None
+
+    def ready(self) -> bool:
+        """Start the zygote unless it runs; whether one is ready now."""
+        return self._current() is not None
+
+    def prestart(self) -> None:
+        """Start the zygote in the background, so the first sample does not wait for its imports."""
+        threading.Thread(target=self.ready, name="solbench-zygote-start", daemon=True).start()
+
+    def fork(self, request: ForkRequest, fds: Descriptors) -> ForkedChild | None:
+        """A child forked for `request`, or None: then the caller spawns one."""
+        for _ in range(2):  # a zygote found dead is replaced once
+            running = self._current()
+            if running is None or not running.accepts(request.env):
+                return None
+            try:
+                return running.fork(request, fds)
+            except ZygoteGone as e:
+                log.warning("%s; starting another", e)
+                self._discard(running)
+        return None
+
+    def _current(self) -> _Running | None:
+        with self._lock:
+            if self._running is not None and self._running.dead.is_set():
+                self._running = None
+            if self._running is None and self.broken is None:
+                self._running = self._start()
+            return self._running
+
+    def _discard(self, running: _Running) -> None:
+        with self._lock:
+            if self._running is running:
+                self._running = None
+        running.kill()
+
+    def _start(self) -> _Running | None:
+        """Launch `python -m benchmark.evaluate.zygote` from a keeper thread that lives as long as the zygote:
+        its death signal follows the thread that started it, which must not be a pool's."""
+        env = self._env()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        home = tempfile.mkdtemp(prefix="solbench-zygote-")  # its cwd: an empty sys.path[0]
+        launched: list[subprocess.Popen | Exception] = []
+        dead, started = threading.Event(), threading.Event()
+
+        def keep() -> None:
+            try:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "benchmark.evaluate.zygote", str(theirs.fileno()), str(os.getpid())],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
+                    cwd=home, env=env, start_new_session=True,
+                )
+            except Exception as e:  # noqa: BLE001 - handed to the starting thread, which spawns instead
+                launched.append(e)
+            else:
+                launched.append(proc)
+                started.set()
+                proc.wait()
+            finally:
+                started.set()
+                dead.set()
+                shutil.rmtree(home, ignore_errors=True)
+
+        threading.Thread(target=keep, name="solbench-zygote", daemon=True).start()
+        started.wait()
+        theirs.close()
+        proc = launched[0]
+        if isinstance(proc, Exception):
+            ours.close()
+            self.broken = f"the zygote could not start: {proc!r}"
+            log.warning("%s; workers are spawned", self.broken)
+            return None
+        ours.settimeout(START_TIMEOUT_S)
+        try:
+            hello = _recv_json(ours)
+        except OSError:
+            hello = None
+        if not hello or hello.get("ready") != proc.pid:
+            running = _Running(proc, ours, env, dead)
+            running.kill()
+            self.broken = f"the zygote did not become ready ({hello})"
+            log.warning("%s; workers are spawned", self.broken)
+            return None
+        ours.settimeout(None)
+        return _Running(proc, ours, env, dead)
+
+
+# The zygote's side.
+
+
+def fork_poisoned() -> bool:
+    """Whether a child forked now could not use CUDA: torch arms an at-fork hook that marks every
+    later child "bad" once this process has asked the CUDA runtime anything (a device count, say)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            import torch
+
+            os._exit(1 if torch.cuda._is_in_bad_fork() else 0)
+        except BaseException:  # noqa: BLE001 - any doubt counts as poisoned
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) != 0
+
+
+NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"  # torch.cuda.is_available() through NVML: no runtime call
+
+
+def preload() -> None:
+    """Import what every worker imports, and what Triton candidates do; refuse a CUDA context, and
+    name the import after which a forked child could no longer use CUDA. While importing, torch
+    answers availability through NVML, so an import that asks leaves fork usable."""
+    previous = os.environ.get(NVML_CHECK)
+    os.environ[NVML_CHECK] = "1"
+    try:
+        steps = [("torch", True), *((name, True) for name in PRELOAD), *((name, False) for name in OPTIONAL_PRELOAD)]
+        loaded = []
+        for name, required in steps:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                if required:
+                    raise
+                continue
+            loaded.append(name)
+            if fork_poisoned():
+                raise RuntimeError(f"after importing {loaded}, a forked child can no longer use CUDA "
+                                   f"(torch's fork poison, armed by the import of {name})")
+    finally:
+        if previous is None:
+            os.environ.pop(NVML_CHECK, None)
+        else:
+            os.environ[NVML_CHECK] = previous
+    import torch
+
+    if torch.cuda.is_initialized():
+        raise RuntimeError(f"importing {loaded} initialized CUDA: a fork would inherit the context")
+
+
+class Server:
+    """The zygote's loop: fork on request, reap children and report their exit, stop with the parent."""
+
+    def __init__(self, control: socket.socket):
+        self.control = control
+        self.children: dict[int, socket.socket] = {}  # pid -> reply socket
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
+        signal.set_wakeup_fd(self.wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes select through the wakeup fd
+
+    def own(self) -> list[socket.socket | int]:
+        """The zygote's sockets and descriptors, which no child may keep."""
+        return [self.control, self.wake_r, self.wake_w, *self.children.values()]
+
+    def run(self) -> None:
+        while True:
+            ready, _, _ = select.select([self.control, self.wake_r], [], [])
+            if self.wake_r in ready:
+                with contextlib.suppress(BlockingIOError):
+                    while os.read(self.wake_r, 4096):
+                        pass
+                self.reap()
+            if self.control in ready:
+                data, fds, flags, _ = socket.recv_fds(self.control, MAX_MESSAGE, 4)
+                if not data and not fds:  # the parent is gone: so are its samples
+                    self.stop()
+                    return
+                self.handle(data, fds, flags)
+
+    def handle(self, data: bytes, fds: list[int], flags: int) -> None:
+        if len(fds) != 4 or flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
+            for fd in fds:
+                os.close(fd)
+            return
+        reply = socket.socket(fileno=fds[0])
+        given = Descriptors(*fds[1:])
+        try:
+            body = json.loads(data)
+            request = ForkRequest(body["cwd"], body["env"], Limits.from_arg(body["limits"]))
+            pid = self.fork(request, given, reply)
+        except Exception as e:  # noqa: BLE001 - a bad request or a failed fork is answered, not fatal
+            _send_json(reply, {"error": f"{e!r}"})
+            reply.close()
+            return
+        finally:
+            for fd in fds[1:]:
+                os.close(fd)
+        self.children[pid] = reply
+        _send_json(reply, {"pid": pid})
+
+    def fork(self, request: ForkRequest, fds: Descriptors, reply: socket.socket) -> int:
+        """Fork the child; return once it has its own session, so a kill of its group reaches it."""
+        limits = dataclasses.replace(request.limits, parent_pid=os.getpid())
+        ready_r, ready_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        with warnings.catch_warnings():  # left in both processes, so the child keeps the usual filters
+            # Python 3.12+ warns on a fork with other OS threads: the import's are idle (see above).
+            warnings.filterwarnings("ignore", message=r".*multi-threaded.*fork\(\)", category=DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            become_worker(request, limits, fds, ready_w, [*self.own(), reply, ready_r])
+        os.close(ready_w)
+        os.read(ready_r, 1)  # EOF once the child has called setsid (or died)
+        os.close(ready_r)
+        return pid
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            reply = self.children.pop(pid, None)
+            if reply is not None:
+                _send_json(reply, {"returncode": os.waitstatus_to_exitcode(status)})
+                reply.close()
+
+    def stop(self) -> None:
+        for pid in self.children:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+
+
+def become_worker(
+    request: ForkRequest, limits: Limits, fds: Descriptors, ready_w: int, closing: list[socket.socket | int]
+) -> None:
+    """In the forked child: become what a spawned worker is, then serve the job. Never returns."""
+    try:
+        os.setsid()
+        os.close(ready_w)  # the zygote answers the parent now
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for own in closing:  # a socket through its object, which then never closes a reused number
+            if isinstance(own, socket.socket):
+                own.close()
+            else:
+                os.close(own)
+        os.dup2(fds.stdin, 0)
+        os.dup2(fds.log, 1)
+        os.dup2(fds.log, 2)
+        os.close(fds.stdin)
+        os.close(fds.log)
+        if sys.path and sys.path[0] == os.getcwd():  # as `python -m` started in the job's directory
+            sys.path[0] = request.cwd
+        os.chdir(request.cwd)
+        os.environ.clear()
+        os.environ.update(request.env)
+        tempfile.tempdir = None  # cached at import: TMPDIR is read again
+        from benchmark.evaluate import worker
+
+        sys.argv = [worker.__file__, str(fds.result), limits.to_arg()]
+        worker.serve(fds.result, limits)
+    except BaseException:  # noqa: BLE001 - whatever happens, this child never returns to the zygote's loop
+        with contextlib.suppress(BaseException):
+            traceback.print_exc()
+            sys.stderr.flush()
+    os._exit(SETUP_FAILED)
+
+
+def main() -> None:
+    """`python -m benchmark.evaluate.zygote FD PARENT_PID`, started by Zygote: die with the parent, import,
+    say ready on the control socket FD, then serve fork requests until the parent goes."""
+    control = socket.socket(fileno=int(sys.argv[1]))
+    control.set_inheritable(False)
+    confine.die_with_parent(int(sys.argv[2]))
+    try:
+        preload()
+    except Exception as e:  # noqa: BLE001 - the parent logs why and spawns every worker
+        _send_json(control, {"error": f"{type(e).__name__}: {e}"})
+        raise
+    server = Server(control)
+    _send_json(control, {"ready": os.getpid()})
+    server.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,234 @@
+"""The verifier: the harness at scale, and the one path every consumer evaluates through
+(benchmark.run, the dataset builder's rejection filter, RL rewards, leaderboard verification).
+
+Two pools, as MooreEval separates them: a build pool of CPU workers compiles candidates' extensions
+into the shared, content-keyed build cache (with the GPUs hidden), and an execution pool with a
+fixed number of lanes per device runs correctness and timing, each sample still in a fresh
+sandboxed child with every strict check. Builds run ahead of execution, so compile and execution
+overlap; identical extension code is built once per host, whichever run or worker asks first.
+Builds run under the build limit and executions under the run limit (EvalConfig), each clock
+started when its child starts, so waiting for a pool's slot costs a sample nothing. The reference's
+outputs and timings are computed once per task, seed, device and settings and handed to later
+samples of that task (benchmark.evaluate.reference_store, in this process's memory).
+
+    with Verifier(VerifierConfig(eval=EvalConfig(device="cuda"))) as v:
+        futures = [v.submit(task, code) for task, code in batch]
+        rewards = [v.reward(f.result()) for f in futures]
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from benchmark.evaluate.harness import (
+    BuildOutcome,
+    EvalConfig,
+    TaskError,
+    build,
+    build_verdict,
+    evaluate,
+    precheck,
+    sample_fields,
+)
+from benchmark.evaluate.reference_store import DEFAULT_ENTRY_BYTES, DEFAULT_STORE_BYTES, ReferenceStore
+from benchmark.evaluate.sandbox import warm_up
+from benchmark.task import Task, sha256_text
+from benchmark.verdict import Status, Verdict
+from benchmark.verify.reward import RewardConfig, shaped_reward
+
+log = logging.getLogger(__name__)
+
+
+def visible_gpus() -> list[int]:
+    """Device indices this process may use (CUDA_VISIBLE_DEVICES is honoured by the children)."""
+    import torch
+
+    return list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+
+
+def default_build_cores() -> int:
+    """The cores builds may keep busy: those this process may run on (a container's cpuset narrows
+    them, which os.cpu_count ignores), less one for the parent and the execution lanes."""
+    return max(1, len(os.sched_getaffinity(0)) - 1)
+
+
+MAX_BUILD_JOBS = 2  # a load_inline build compiles at most main.cpp and cuda.cu at once
+
+
+@dataclass(frozen=True)
+class VerifierConfig:
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    build_cores: int = field(default_factory=default_build_cores)  # cores the build pool keeps busy
+    build_workers: int | None = None  # concurrent builds; None: one per build core
+    gpus: tuple[int, ...] | None = None  # devices to execute on; None: every visible one
+    lanes_per_device: int = 1  # concurrent executions per device; above 1 they share it through a
+    # reader-writer lock: checks run side by side, timing runs alone (benchmark.evaluate.gpu_lock)
+    reward: RewardConfig = field(default_factory=RewardConfig)
+    reference_store_bytes: int = DEFAULT_STORE_BYTES  # reference work kept for later samples of a task; 0: off
+    reference_entry_bytes: int = DEFAULT_ENTRY_BYTES  # largest reference outputs kept for one task
+
+    def __post_init__(self):
+        if self.build_cores < 1 or self.builds_at_once < 1 or self.lanes_per_device < 1:
+            raise ValueError("build_cores, build_workers and lanes_per_device must be at least 1")
+        if self.reference_store_bytes < 0 or self.reference_entry_bytes < 0:
+            raise ValueError("reference_store_bytes and reference_entry_bytes cannot be negative (0 turns the store off)")
+
+    @property
+    def builds_at_once(self) -> int:
+        return self.build_cores if self.build_workers is None else self.build_workers
+
+    @property
+    def build_jobs(self) -> int:
+        """ninja's jobs per build (MAX_JOBS): the build cores shared out among the builds, so that
+        builds x jobs never exceeds build_cores (ninja's own default is every core plus two, per
+        build); more builds than cores, a caller's choice, get one job each."""
+        return max(1, min(MAX_BUILD_JOBS, self.build_cores // self.builds_at_once))
+
+
+@dataclass(frozen=True)
+class Request:
+    task: Task
+    code: str | None
+    sample: int = 0
+    turn: int = 1
+    model: str = ""
+    sol_ms: float | None = None
+    trusted: bool = False
+
+
+def verdict_base(req: Request, cfg: EvalConfig) -> dict:
+    """The fields every verdict on this request carries, however it is decided."""
+    return sample_fields(req.task, req.code, cfg, req.sample, req.turn, req.model, req.sol_ms)
+
+
+def decided_without_running(req: Request, cfg: EvalConfig) -> Verdict | None:
+    return precheck(req.code, cfg, verdict_base(req, cfg), req.trusted)
+
+
+class Verifier:
+    def __init__(self, config: VerifierConfig = VerifierConfig()):
+        self.config = config
+        cuda = config.eval.device == "cuda"
+        devices: list[int | None] = list(config.gpus if config.gpus is not None else visible_gpus()) if cuda else []
+        if cuda and not devices:
+            raise RuntimeError("device is cuda but no GPU is visible")
+        self.devices: list[int | None] = devices or [None]
+        self._lanes: queue.Queue[int | None] = queue.Queue()
+        for device in self.devices:
+            for _ in range(config.lanes_per_device):
+                self._lanes.put(device)
+        self._builds = ThreadPoolExecutor(config.builds_at_once, thread_name_prefix="solbench-build")
+        self._execs = ThreadPoolExecutor(self._lanes.qsize(), thread_name_prefix="solbench-exec")
+        self._built: dict[str, Future] = {}  # code hash -> build future, so each code is built once
+        self._lock = threading.Lock()
+        self._stats_lock = threading.Lock()  # the pools' threads all count
+        self.reference_store = (
+            ReferenceStore(config.reference_store_bytes, config.reference_entry_bytes)
+            if config.reference_store_bytes else None
+        )
+        self.stats = {"submitted": 0, "built": 0, "build_cache_hits": 0, "executed": 0}
+        warm_up()  # the zygote imports while the first builds run (benchmark.evaluate.zygote)
+
+    # lifecycle
+    def close(self, cancel_pending: bool = False) -> None:
+        self._builds.shutdown(wait=True, cancel_futures=cancel_pending)
+        self._execs.shutdown(wait=True, cancel_futures=cancel_pending)
+
+    def __enter__(self) -> Verifier:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close(cancel_pending=exc[0] is not None)
+
+    # the API
+    def submit(self, task: Task, code: str | None, **kw) -> Future[Verdict]:
+        """Queue one (task, code) pair; the future resolves to its Verdict (or raises TaskError)."""
+        return self.submit_request(Request(task, code, **kw))
+
+    def submit_request(self, req: Request) -> Future[Verdict]:
+        self._count("submitted")
+        result: Future[Verdict] = Future()
+        quick = decided_without_running(req, self.config.eval)
+        if quick is not None:
+            result.set_result(quick)
+            return result
+        self._build_future(req.code).add_done_callback(lambda b: self._after_build(req, b, result))
+        return result
+
+    def verify(self, requests: Iterable[Request]) -> list[Verdict]:
+        futures = [self.submit_request(r) for r in requests]
+        return [f.result() for f in futures]
+
+    def reward(self, verdict: Verdict) -> float:
+        return shaped_reward(verdict, self.config.reward)
+
+    # internals
+    def _count(self, key: str) -> None:
+        with self._stats_lock:
+            self.stats[key] += 1
+
+    def _build_future(self, code: str) -> Future:
+        key = sha256_text(code)
+        with self._lock:
+            fut = self._built.get(key)
+            if fut is not None:
+                self._count("build_cache_hits")
+                return fut
+            fut = self._builds.submit(build, code, self.config.eval, {"MAX_JOBS": str(self.config.build_jobs)})
+            self._built[key] = fut
+            return fut
+
+    def _after_build(self, req: Request, build_future: Future, result: Future) -> None:
+        if build_future.cancelled():  # the verifier was closed before this build started
+            result.cancel()
+            return
+        try:
+            outcome = build_future.result()
+        except BaseException as e:  # noqa: BLE001 - a broken build worker must not lose the sample
+            log.warning("build worker failed for %s: %r; executing anyway", req.task.task_id, e)
+            outcome = BuildOutcome(False, f"build worker failed: {e!r}")  # the execution child builds
+        self._count("built")
+        verdict = build_verdict(outcome, verdict_base(req, self.config.eval))
+        if verdict is not None:
+            result.set_result(verdict)
+            return
+        try:
+            self._execs.submit(self._execute, req, result, outcome)
+        except RuntimeError as e:  # the verifier was closed with this sample still queued
+            result.set_exception(e)
+
+    def _execute(self, req: Request, result: Future, built: BuildOutcome) -> None:
+        device = self._lanes.get()
+        try:
+            lock = None  # on CUDA the harness takes the host's lock of the device
+            if self.config.lanes_per_device > 1 and self.config.eval.device != "cuda":
+                lock = str(self.config.eval.cache_dir / "locks" / "device-cpu")
+            verdict = evaluate(
+                req.task, req.code, self.config.eval, sample=req.sample, turn=req.turn, model=req.model,
+                sol_ms=req.sol_ms, trusted=req.trusted, gpu=device, device_lock=lock, built=built,
+                reference_store=self.reference_store,
+            )
+            self._count("executed")
+            result.set_result(verdict)
+        except TaskError as e:
+            result.set_exception(e)
+        except BaseException as e:  # noqa: BLE001 - every submitted sample gets an answer
+            result.set_result(
+                Verdict.unmeasured(Status.RUNTIME_ERROR, f"harness error: {e!r}", **verdict_base(req, self.config.eval))
+            )
+        finally:
+            self._lanes.put(device)
+
+
+def serial_verify(requests: Iterable[Request], config: EvalConfig) -> list[Verdict]:
+    """The one-at-a-time baseline the throughput benchmark compares the pools with."""
+    return [
+        evaluate(r.task, r.code, config, sample=r.sample, turn=r.turn, model=r.model, sol_ms=r.sol_ms, trusted=r.trusted)
+        for r in requests
+    ]

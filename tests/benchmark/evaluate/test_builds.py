@@ -1,0 +1,159 @@
+"""Faster builds (issue 14): main.cpp from a shared precompiled header where gcc can use it and from
+the header itself where it cannot, with the same verdicts and the same object code; the route part
+of the build cache's key; build jobs that never oversubscribe the build cores; one GPU architecture."""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch.utils.cpp_extension as cpp_extension
+
+from benchmark.evaluate import harness
+from benchmark.evaluate.candidate import FAILED_MARK, PCH_ENV, PCH_FILE, SEEN_MARK, build_key, header_route
+from benchmark.evaluate.harness import BuildOutcome, EvalConfig, build, child_env, evaluate
+from benchmark.task import load_task
+from benchmark.verdict import Status
+from benchmark.verify import verifier
+from benchmark.verify.verifier import MAX_BUILD_JOBS, Verifier, VerifierConfig, default_build_cores
+
+FLAGS = ["-O0"]
+CALL = {"cpp_sources": "", "functions": ["apply"], "extra_cflags": FLAGS}
+
+
+@pytest.fixture(scope="module")
+def task(data_dir):
+    return load_task(data_dir / "suite" / "level1" / "scale_shift.py")
+
+
+@pytest.fixture
+def cfg(fast_eval, tmp_path):
+    return dataclasses.replace(fast_eval, measure=False, trials=1, cache_dir=tmp_path / "cache")
+
+
+def folder_of(builds: Path, name: str) -> Path:
+    [folder] = [d for d in builds.iterdir() if (d / f"{name}.so").exists()]
+    return folder
+
+
+def main_command(folder: Path, drop: str | None = None) -> list[str]:
+    """The folder's compile of main.cpp as its ninja file has it (less `drop`), writing out.o."""
+    lines = (folder / "build.ninja").read_text().splitlines()
+    variables = dict(line.split(" = ", 1) for line in lines if " = " in line)
+    [source] = [line.split()[-1] for line in lines if line.startswith("build main.o: compile ")]
+    cflags = variables["cflags"].replace(f" {drop}", "") if drop else variables["cflags"]
+    return shlex.split(f"{variables['cxx']} {cflags} -c {source} -o out.o")
+
+
+def first_include(folder: Path) -> str:
+    """gcc's first -H line for the folder's main.cpp ("! x.gch" where it reads a precompiled header,
+    which it can only do for the first include), the compile stopped there."""
+    with subprocess.Popen([*main_command(folder), "-H", "-fsyntax-only"], cwd=folder, stderr=subprocess.PIPE,
+                          stdout=subprocess.DEVNULL, text=True) as gcc:
+        line = gcc.stderr.readline().strip()
+        gcc.kill()
+    return line
+
+
+@pytest.mark.slow
+def test_the_header_route_gives_the_same_verdicts_and_object_code(task, cfg, cpp_candidate):
+    builds = cfg.cache_dir / "builds"
+    route = header_route(builds, CALL)
+    route.folder.mkdir(parents=True)
+    (route.folder / SEEN_MARK).touch()  # as if these flags had been used once: this build makes the .gch
+    fast = cpp_candidate("solbench_pch_fast", headers="#include <torch/extension.h>\n")
+    assert build(fast, cfg).ok
+    assert (route.folder / PCH_FILE).exists()
+    folder = folder_of(builds, "solbench_pch_fast")
+    include = f"-I{route.folder}"
+    assert include in (folder / "build.ninja").read_text()
+    assert first_include(folder) == f"! {route.folder / PCH_FILE}"  # gcc read the .gch, not the header
+    subprocess.run(main_command(folder, drop=include), cwd=folder, check=True)
+    assert (folder / "out.o").read_bytes() == (folder / "main.o").read_bytes()  # the same object without it
+
+    assert evaluate(task, fast, cfg).status is Status.PASS
+    plain = evaluate(task, fast, dataclasses.replace(cfg, precompiled_header=False))
+    assert plain.status is Status.PASS
+    assert len([d for d in builds.iterdir() if (d / "solbench_pch_fast.so").exists()]) == 2  # one per route
+
+    # main.cpp that opens with another header: gcc cannot use the .gch and includes the header
+    late = cpp_candidate("solbench_pch_late", headers="#include <vector>\n#include <torch/extension.h>\n",
+                     no_implicit=True)
+    assert evaluate(task, late, cfg).status is Status.PASS
+    late_folder = folder_of(builds, "solbench_pch_late")
+    assert include in (late_folder / "build.ninja").read_text()
+    assert first_include(late_folder).endswith("/vector")
+
+
+def test_the_route_is_part_of_the_key(tmp_path, monkeypatch):
+    call = {**CALL, "use_pch": True}
+    route = header_route(tmp_path, call)
+    routed = route.routed(call)
+    assert routed["extra_cflags"] == [*FLAGS, f"-I{route.folder}"]
+    assert "use_pch" not in routed  # torch's own .gch lives in its install, deleted by every other build
+    assert build_key("ext", routed) != build_key("ext", call)
+    assert header_route(tmp_path, call) == route  # the build and the execution child agree
+    assert header_route(tmp_path, {**call, "extra_cflags": ["-O3"]}).folder != route.folder
+    assert header_route(tmp_path, {**call, "extra_include_paths": [str(tmp_path)]}).folder != route.folder
+    monkeypatch.setenv(PCH_ENV, "0")
+    assert header_route(tmp_path, call) is None
+
+
+def test_a_header_that_cannot_be_made_costs_only_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(cpp_extension, "check_compiler_is_gcc", lambda compiler: False)
+    route = header_route(tmp_path, CALL)
+    route.prepare()
+    assert (route.folder / SEEN_MARK).exists() and not (route.folder / FAILED_MARK).exists()
+    route.prepare()  # the second sighting would make it
+    assert "not gcc" in (route.folder / FAILED_MARK).read_text()
+    assert not (route.folder / PCH_FILE).exists()
+    monkeypatch.setattr(cpp_extension, "check_compiler_is_gcc", lambda compiler: 1 / 0)
+    (route.folder / FAILED_MARK).unlink()
+    route.prepare()  # an error making it is recorded, never raised into the candidate's build
+    assert "ZeroDivisionError" in (route.folder / FAILED_MARK).read_text()
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 7, 15, 16, 63])
+def test_build_jobs_never_oversubscribe_the_build_cores(cores):
+    default = VerifierConfig(build_cores=cores)
+    assert default.builds_at_once * default.build_jobs == cores  # every core busy, none twice
+    for workers in range(1, cores + 1):
+        config = VerifierConfig(build_cores=cores, build_workers=workers)
+        assert 1 <= config.build_jobs <= MAX_BUILD_JOBS
+        assert workers * config.build_jobs <= cores
+        idle = cores - workers * config.build_jobs
+        assert config.build_jobs == MAX_BUILD_JOBS or idle < workers  # one more job each would oversubscribe
+    assert VerifierConfig(build_cores=cores, build_workers=cores + 3).build_jobs == 1
+
+
+def test_build_cores_follow_the_affinity(monkeypatch):
+    monkeypatch.setattr(verifier.os, "sched_getaffinity", lambda pid: set(range(8)))
+    assert default_build_cores() == 7 and VerifierConfig().builds_at_once == 7
+    monkeypatch.setattr(verifier.os, "sched_getaffinity", lambda pid: {3})
+    assert default_build_cores() == 1
+
+
+def test_the_pool_tells_each_build_its_jobs(task, cfg, monkeypatch, cpp_candidate):
+    seen: list[dict | None] = []
+
+    def recording(code, config, env=None):
+        seen.append(env)
+        return BuildOutcome(False, "build failed: recorded", final=True)
+
+    monkeypatch.setattr(verifier, "build", recording)
+    with Verifier(VerifierConfig(eval=cfg, build_cores=6, build_workers=3)) as pool:
+        v = pool.submit(task, cpp_candidate("solbench_jobs_probe")).result()
+    assert v.status is Status.COMPILE_ERROR and seen == [{"MAX_JOBS": "2"}]
+
+
+def test_builds_target_the_gpu_alone(monkeypatch):
+    monkeypatch.setattr(harness, "cuda_arch_list", lambda: "9.0")
+    monkeypatch.setenv("TORCH_CUDA_ARCH_LIST", "7.0 8.0 8.6 9.0+PTX")  # as some images set it
+    env = child_env(EvalConfig(device="cuda"))
+    assert env["TORCH_CUDA_ARCH_LIST"] == "9.0" and env[PCH_ENV] == "1"
+    assert harness.build_env(EvalConfig(device="cuda"))["TORCH_CUDA_ARCH_LIST"] == "9.0"
+    assert "TORCH_CUDA_ARCH_LIST" not in child_env(EvalConfig(device="cpu"))
+    assert child_env(EvalConfig(precompiled_header=False))[PCH_ENV] == "0"

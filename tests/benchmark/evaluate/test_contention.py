@@ -1,0 +1,108 @@
+"""The GPU-neighbour check: the worker, its parent and the device lock's other holders are known;
+any other process (a sibling outside the lock too) is a neighbour; a PID namespace NVML cannot see into makes the check unavailable; and a
+timed phase that always had company is marked contended."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from benchmark.evaluate import contention, worker
+from benchmark.evaluate.timing import TimingConfig
+
+CUDA = torch.device("cuda", 0)
+
+
+@dataclass
+class FakeGpu:
+    procs: dict[int, int]  # pid -> bytes held
+    idle: set[int] = field(default_factory=set)  # holding a context, running nothing
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    gpu = FakeGpu({os.getpid(): 2**30})
+    monkeypatch.setattr(contention, "_nvml_pids", lambda device: {p: (b, p not in gpu.idle) for p, b in gpu.procs.items()})
+    monkeypatch.setattr(contention, "_name_of", lambda pid: "python3")
+    return gpu
+
+
+def test_alone_with_known_processes(fake_gpu):
+    fake_gpu.procs[os.getppid()] = 0  # the evaluator itself
+    fake_gpu.procs[4242] = 2**20  # another holder of the device lock
+    c = contention.census(CUDA, known={4242})
+    assert c.available and c.neighbours == ()
+
+
+def test_lock_holders_are_registered(tmp_path):
+    from benchmark.evaluate.gpu_lock import DeviceLock
+
+    (tmp_path / "device-0.members").mkdir()
+    (tmp_path / "device-0.members" / "999999999").touch()  # a holder that died
+    lock = DeviceLock(tmp_path / "device-0")
+    assert lock.members() == {os.getpid()}
+    assert not (tmp_path / "device-0.members" / "999999999").exists()
+    (tmp_path / "device-0.members" / "999999998").touch()  # dies later: skipped, never signalled
+    assert lock.members() == {os.getpid()}
+
+
+def test_a_foreign_process_is_a_neighbour(fake_gpu):
+    fake_gpu.procs[777] = 3 * 2**20
+    c = contention.census(CUDA)
+    assert c.neighbours == ("777 python3 (3 MiB)",)
+
+
+def test_an_idle_foreign_context_is_no_neighbour(fake_gpu):
+    fake_gpu.procs[777] = 3 * 2**20
+    fake_gpu.idle.add(777)  # holds a context, ran nothing lately
+    assert contention.census(CUDA).neighbours == ()
+
+
+def test_unmatched_pid_namespace_is_unavailable(fake_gpu):
+    del fake_gpu.procs[os.getpid()]
+    fake_gpu.procs[123456] = 0
+    c = contention.census(CUDA)
+    assert not c.available and "PID namespace" in c.why
+
+
+def test_cpu_has_no_check():
+    assert not contention.census(torch.device("cpu")).available
+
+
+def _evaluation(monkeypatch, censuses):
+    seq = iter(censuses)
+    monkeypatch.setattr(worker, "wait_until_alone", lambda device, wait_s, known: next(seq))
+    monkeypatch.setattr(worker, "gpu_census", lambda device, known: next(seq))
+    ev = worker.Evaluation({"device": "cpu", "seed": 0})
+    ev.device = CUDA
+    ev.timer = SimpleNamespace(config=TimingConfig())
+    return ev
+
+
+def test_company_that_leaves_is_retried_not_marked(monkeypatch):
+    busy, quiet = contention.Census(True, ("777 x (1 MiB)",)), contention.Census(True)
+    ev = _evaluation(monkeypatch, [busy, busy, quiet, quiet])
+    calls = []
+    assert ev.alone(lambda: calls.append(1) or len(calls)) == 2
+    assert "contended" not in ev.result
+
+
+def test_company_that_stays_marks_the_sample_contended(monkeypatch):
+    busy = contention.Census(True, ("777 x (1 MiB)",))
+    ev = _evaluation(monkeypatch, [busy] * 2 * (worker.CONTENTION_RETRIES + 1))
+    ev.alone(lambda: None)
+    assert ev.result["contended"] is True and ev.result["gpu_neighbours"] == ["777 x (1 MiB)"]
+
+
+def test_the_evaluator_named_by_the_job_is_no_neighbour(fake_gpu):
+    # A worker forked from the zygote has the zygote as its parent; the evaluator comes with the job.
+    fake_gpu.procs[4343] = 2**20
+    ev = worker.Evaluation({"device": "cpu", "seed": 0, "evaluator_pid": 4343})
+    ev.device = CUDA
+    ev.timer = SimpleNamespace(config=TimingConfig(contention_wait_s=0.5))
+    ev.alone(lambda: None)
+    assert "contended" not in ev.result

@@ -1,0 +1,149 @@
+"""The comparison rule on known numerics: honest summation orders pass against the exact reference,
+precision downgrades and wrong answers fail, and an exact reference that computes something else
+is not used."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from benchmark.evaluate.correctness import EXACT_AGREEMENT, compare_outputs, usable_exact
+from benchmark.evaluate.exact import ExactReference, wide_dtype
+
+
+@pytest.fixture(scope="module")
+def wide_rows():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2048, 4096, generator=g) * 100  # the large-magnitude trial of a wide row sum
+    return x, x.sum(-1), x.double().sum(-1)
+
+
+def test_plain_rule_rejects_an_honest_double_accumulation(wide_rows):
+    x, eager, exact = wide_rows
+    assert not compare_outputs(eager, exact.float()).ok  # why the exact reference exists
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        lambda x: x.double().sum(-1).float(),  # more accurate than eager
+        lambda x: x.view(x.shape[0], 64, 64).sum(-1).sum(-1),  # blocked partial sums
+        lambda x: x.view(x.shape[0], 64, 64).transpose(1, 2).sum(-1).sum(-1),  # strided partial sums
+        lambda x: x.flip(-1).sum(-1),  # the same terms in reverse
+    ],
+)
+def test_honest_summation_orders_pass(wide_rows, order):
+    x, eager, exact = wide_rows
+    c = compare_outputs(eager, order(x), exact=exact)
+    assert c.ok, c.detail
+    assert c.reference == "float64" and c.max_eager_err > 0
+
+
+def test_half_accumulation_fails(wide_rows):
+    x, eager, exact = wide_rows
+    got = x.half().sum(-1, dtype=torch.float16).float()
+    c = compare_outputs(eager, got, exact=exact)
+    assert not c.ok and "eager's own max error" in c.detail
+
+
+def test_a_wrong_sum_fails(wide_rows):
+    x, eager, exact = wide_rows
+    assert not compare_outputs(eager, x[:, :-1].sum(-1), exact=exact).ok
+
+
+def _tf32(t: torch.Tensor) -> torch.Tensor:
+    """Round to TF32's 10-bit mantissa, as the tensor cores do under allow_tf32."""
+    return (t.view(torch.int32) & ~0x1FFF).view(torch.float32)
+
+
+@pytest.mark.parametrize("scale", [1.0, 100.0])
+def test_tf32_matmul_under_an_fp32_task_fails(scale):
+    g = torch.Generator().manual_seed(1)
+    a, b = torch.randn(256, 2048, generator=g) * scale, torch.randn(2048, 256, generator=g)
+    eager, exact = a @ b, a.double() @ b.double()
+    assert compare_outputs(eager, a @ b, exact=exact).ok
+    assert not compare_outputs(eager, _tf32(a) @ _tf32(b), exact=exact).ok
+
+
+def test_exact_reference_that_disagrees_is_not_used():
+    eager = torch.randn(1000)
+    other = eager.double() + 1.0  # an upcast that computed something else
+    assert not usable_exact(eager, other)
+    c = compare_outputs(eager, eager.clone(), exact=other)
+    assert c.ok and c.reference == "eager"
+    assert not compare_outputs(eager, other.float(), exact=other).ok
+
+
+def test_non_finite_eager_values_must_be_matched():
+    eager = torch.tensor([1.0, float("inf"), 3.0])
+    exact = torch.tensor([1.0, 1e300, 3.0], dtype=torch.float64)
+    assert compare_outputs(eager, eager.clone(), exact=exact).ok
+    assert not compare_outputs(eager, torch.tensor([1.0, 5.0, 3.0]), exact=exact).ok
+
+
+def test_half_types_compare_with_fp32_exact():
+    g = torch.Generator().manual_seed(2)
+    x = (torch.randn(64, 4096, generator=g) * 3).bfloat16()
+    model = torch.nn.GELU()
+    ref = ExactReference(model, [x])
+    assert ref.dtype == torch.float32
+    exact = ref([x])
+    eager = model(x)
+    gelu = torch.nn.functional.gelu
+    assert compare_outputs(eager, gelu(x.float()).bfloat16(), exact=exact).ok
+    assert not compare_outputs(eager, gelu(x.float() * 1.1).bfloat16(), exact=exact).ok
+
+
+def test_wide_dtype_follows_the_task():
+    lin = torch.nn.Linear(4, 4)
+    assert wide_dtype(lin, [torch.randn(2, 4)]) == torch.float64
+    assert wide_dtype(lin.half(), [torch.randn(2, 4).half()]) == torch.float32
+    assert wide_dtype(torch.nn.Identity(), [torch.arange(4)]) is None
+
+
+def test_upcast_failure_leaves_no_exact_reference():
+    class Fussy(torch.nn.Module):
+        def forward(self, x):
+            if x.dtype != torch.float32:
+                raise TypeError("float32 only")
+            return x * 2
+
+    ref = ExactReference(Fussy(), [torch.randn(3)])
+    assert ref([torch.randn(3)]) is None and "float32 only" in ref.failure
+
+
+def _decay_scan_outputs(scale: float):
+    """The suite's chunked decay scan (a smaller instance) at `scale`: eager, fp64, and a serial scan."""
+    import copy
+    import importlib.util
+
+    path = Path(__file__).parents[3] / "benchmark/tasks/level3/chunked_decay_scan_fp32.py"
+    spec = importlib.util.spec_from_file_location("chunked_decay_scan", path)
+    task = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(task)
+    torch.manual_seed(0)
+    model = task.Model(64, 64)
+    x = torch.randn(2, 1024, 64) * scale
+    with torch.no_grad():
+        eager, exact = model(x), copy.deepcopy(model).double()(x.double())
+        a, h, steps = torch.sigmoid(model.decay_proj(x)), torch.zeros(2, 64), []
+        for t in range(x.shape[1]):
+            h = a[:, t] * h + x[:, t]
+            steps.append(h)
+    return eager, exact, torch.stack(steps, 1)
+
+
+def test_ill_conditioned_scan_keeps_the_exact_reference():
+    """At scale 100 eager agrees with fp64 on under 99% of the elements, but its worst error is 5e-5 of
+    the output's scale: the exact reference stays, and a serial scan (more accurate than eager) passes."""
+    eager, exact, serial = _decay_scan_outputs(100.0)
+    assert float(torch.isclose(eager.double(), exact, atol=1e-4, rtol=1e-4).double().mean()) < EXACT_AGREEMENT
+    assert usable_exact(eager, exact)
+    assert not compare_outputs(eager, serial).ok  # the plain rule rejects the better answer
+    c = compare_outputs(eager, serial, exact=exact)
+    assert c.ok and c.reference == "float64"
+    eager, exact, serial = _decay_scan_outputs(1.0)
+    assert compare_outputs(eager, serial, exact=exact).ok
+    assert not compare_outputs(eager, serial.half().float(), exact=exact).ok  # an fp16 store still fails

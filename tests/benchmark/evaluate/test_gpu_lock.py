@@ -1,0 +1,60 @@
+"""The per-device reader-writer lock: checks share the device, timing has it alone. Each thread
+opens its own handle, as each evaluation process does."""
+
+import threading
+import time
+
+from benchmark.evaluate.gpu_lock import DeviceLock
+
+
+def test_shared_holders_overlap(tmp_path):
+    inside, peak = [0], [0]
+
+    def reader():
+        with DeviceLock(tmp_path / "gpu0").shared():
+            inside[0] += 1
+            peak[0] = max(peak[0], inside[0])
+            time.sleep(0.3)
+            inside[0] -= 1
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak[0] == 3
+
+
+def test_exclusive_waits_for_readers_and_blocks_new_ones(tmp_path):
+    events = []
+
+    def reader(name, delay):
+        lock = DeviceLock(tmp_path / "gpu0")
+        time.sleep(delay)
+        with lock.shared():
+            events.append(f"{name} in")
+            time.sleep(0.4)
+            events.append(f"{name} out")
+
+    def writer():
+        lock = DeviceLock(tmp_path / "gpu0")
+        time.sleep(0.1)
+        with lock.exclusive():
+            events.append("writer in")
+            time.sleep(0.3)
+            events.append("writer out")
+
+    threads = [threading.Thread(target=reader, args=("r1", 0.0)), threading.Thread(target=writer),
+               threading.Thread(target=reader, args=("r2", 0.2))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert events.index("writer in") > events.index("r1 out")  # waited for the reader already in
+    assert events.index("r2 in") > events.index("writer out")  # a later reader waited behind the writer
+
+
+def test_no_path_is_a_no_op():
+    lock = DeviceLock(None)
+    with lock.shared(), lock.exclusive():
+        pass

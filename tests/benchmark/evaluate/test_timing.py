@@ -1,0 +1,144 @@
+import pytest
+
+from benchmark.evaluate.timing import (
+    LAUNCH_COVER_MAX_MS,
+    LAUNCH_COVER_MS,
+    Timer,
+    TimingConfig,
+    median_rel_err,
+)
+
+
+def _runs(**cfg) -> int:
+    timer = Timer("cpu", TimingConfig(warmup_calls=1, warmup_seconds=0.0, **cfg))
+    return timer.time(lambda i: None).runs
+
+
+def test_stops_at_min_runs_once_the_median_is_stable():
+    assert _runs(min_runs=3, min_seconds=0.0, target_rel_err=1.0) == 3
+
+
+def test_short_calls_are_timed_for_at_least_min_seconds():
+    assert _runs(min_runs=3, min_seconds=0.05, target_rel_err=1.0, max_runs=100_000) > 100
+
+
+def test_max_runs_caps_the_loop():
+    assert _runs(min_runs=3, min_seconds=10.0, max_runs=50, max_seconds=10.0) == 50
+
+
+def test_warmup_calls_are_not_timed():
+    seen = []
+    Timer("cpu", TimingConfig(warmup_calls=4, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, target_rel_err=1.0)).time(
+        seen.append
+    )
+    assert seen == [-1, -2, -3, -4, 0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(("samples", "finite"), [([1.0], False), ([1.0, 1.0, 1.0], True), ([0.0, 0.0], False)])
+def test_median_rel_err(samples, finite):
+    assert (median_rel_err(samples) < float("inf")) is finite
+
+
+def _interleaved_config(**cfg) -> TimingConfig:
+    return TimingConfig(**{"warmup_calls": 1, "warmup_seconds": 0.0, "min_runs": 10, "min_seconds": 0.0,
+                           "target_rel_err": 1.0, "max_runs": 10, **cfg})
+
+
+def test_interleaved_alternates_the_arms_and_reverses_every_other_round():
+    order = []
+    timer = Timer("cpu", _interleaved_config(min_runs=4, max_runs=4))
+    out = timer.interleaved([(lambda i: order.append(("a", i)), None), (lambda i: order.append(("b", i)), None)])
+    timed = order[2:]  # after one warm-up call of each
+    assert timed == [("a", 0), ("b", 0), ("b", 1), ("a", 1), ("a", 2), ("b", 2), ("b", 3), ("a", 3)]
+    assert [s.runs for s in out.stats] == [4, 4]
+    assert len(timer.last_stream_gaps_ms) == 2
+
+
+def test_interleaved_ratio_holds_when_both_arms_slow_down_alike():
+    """Drift that falls on both arms (here every call slows as the rounds go on) leaves the ratio."""
+    import time as _time
+
+    calls = {"n": 0}
+
+    def arm(cost_s: float):
+        def call(i: int) -> None:
+            calls["n"] += 1
+            _time.sleep(cost_s * (1 + calls["n"] / 40))
+        return call, None
+
+    out = Timer("cpu", _interleaved_config(min_runs=20, max_runs=20)).interleaved([arm(0.004), arm(0.002)])
+    ratio = out.stats[0].median_ms / out.stats[1].median_ms
+    assert 1.6 < ratio < 2.4
+    assert out.ratio_spread is not None and out.ratio_spread < 0.5
+
+
+def test_ratio_spread_needs_enough_rounds():
+    from benchmark.evaluate.timing import ratio_spread
+
+    assert ratio_spread([[1.0] * 5, [1.0] * 5]) is None
+    assert ratio_spread([[2.0] * 10, [1.0] * 10]) == 0.0
+    assert ratio_spread([[2.0] * 8 + [3.0] * 2, [1.0] * 10]) == pytest.approx(0.5)
+
+
+def test_speedup_caps_a_reference_slowed_beside_the_candidate():
+    from benchmark.evaluate.harness import REFERENCE_DRIFT_CAP, speedup
+    from benchmark.verdict import TimingStats
+
+    def t(ms: float) -> TimingStats:
+        return TimingStats(runs=10, median_ms=ms, mean_ms=ms, std_ms=0.0, min_ms=ms, max_ms=ms, rel_err=0.0)
+
+    assert speedup(t(2.0), t(2.0), t(1.0)) == 2.0
+    assert speedup(t(2.1), t(2.0), t(1.0)) == pytest.approx(2.1)  # drift within the cap counts
+    assert speedup(t(6.0), t(2.0), t(1.0)) == pytest.approx(2.0 * REFERENCE_DRIFT_CAP)  # sabotage gains 10% at most
+    assert speedup(t(2.0), None, t(1.0)) == 2.0
+    assert speedup(None, t(2.0), t(1.0)) is None
+
+
+def test_brief_config_times_a_third_of_the_calls():
+    full = TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=9, min_seconds=0.0, target_rel_err=1.0)
+    timer = Timer("cpu", full)
+    assert timer.time(lambda i: None, config=full.brief()).runs == 3
+    assert timer.time(lambda i: None).runs == 9
+
+
+@pytest.mark.parametrize(("host_ms", "cover_ms"), [(0.0, LAUNCH_COVER_MS), (1.0, 1.5), (4.0, LAUNCH_COVER_MAX_MS)])
+def test_the_launch_cover_is_sized_from_the_warm_ups_launch_times(host_ms, cover_ms):
+    """The device-side wait covers 1.5x the slowest arm's median launch time, between the floor and the cap."""
+    import time
+
+    def call(i: int) -> None:
+        t_end = time.perf_counter() + host_ms / 1e3
+        while time.perf_counter() < t_end:
+            pass
+
+    timer = Timer("cpu", TimingConfig(warmup_calls=5, warmup_seconds=0.0, min_runs=2, min_seconds=0.0))
+    timer.interleaved([(lambda i: None, None), (call, None)])
+    assert timer.cover_ms == pytest.approx(cover_ms, rel=0.15)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("host_us", [50, 400])
+def test_launch_behind_flush_hides_the_hosts_launch_latency(host_us):
+    """A call whose host side takes `host_us` before its one tiny kernel: the default protocol times
+    that host work on an idle GPU; launched behind the flush, the device-side wait (sized from the
+    warm-up's launch times, so longer than the fixed 0.1 ms minimum for 400 us) covers it."""
+    import dataclasses
+    import time
+
+    import torch
+
+    x = torch.ones(1024, device="cuda")
+
+    def call(i: int) -> None:
+        t_end = time.perf_counter() + host_us * 1e-6
+        while time.perf_counter() < t_end:
+            pass
+        x.add_(1.0)
+
+    config = TimingConfig(warmup_seconds=0.05, min_runs=50, min_seconds=0.05, max_seconds=0.5)
+    timer = Timer("cuda", config)
+    idle = timer.time(call, config=dataclasses.replace(config, launch_behind_flush=False)).median_ms
+    behind = timer.time(call, config=dataclasses.replace(config, launch_behind_flush=True)).median_ms
+    assert idle >= 0.9 * host_us / 1e3, idle
+    assert behind < 0.03, (behind, idle, timer.cover_ms)
+    assert timer.cover_ms >= 1.4 * host_us / 1e3, timer.cover_ms

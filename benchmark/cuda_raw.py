@@ -52,14 +52,18 @@ class RawKernel:
 
     def __call__(self, *args, grid: tuple[int, ...], block: tuple[int, ...], shared: int = 0) -> None:
         if len(args) != len(self.arg_types):
-            raise RawCudaError(f"{self.name} takes {len(self.arg_types)} arguments ({self.arg_types}), got {len(args)}")
+            raise RawCudaError(
+                f"{self.name} takes {len(self.arg_types)} arguments ({self.arg_types}), got {len(args)}"
+            )
         if torch.cuda.current_stream() != torch.cuda.default_stream():
             raise RawCudaError("raw-CUDA kernels launch on torch's default stream; another stream is current")
         values = []
         for kind, arg in zip(self.arg_types, args, strict=True):
             if kind == "P":
                 if not isinstance(arg, torch.Tensor) or not arg.is_cuda:
-                    raise RawCudaError(f"{self.name}: a pointer argument needs a CUDA tensor, got {type(arg).__name__}")
+                    raise RawCudaError(
+                        f"{self.name}: a pointer argument needs a CUDA tensor, got {type(arg).__name__}"
+                    )
                 values.append(arg.data_ptr())
             else:
                 values.append(float(arg) if kind == "f" else int(arg))
@@ -77,7 +81,9 @@ class RawModule:
     def kernel(self, name: str, arg_types: str) -> RawKernel:
         """`arg_types`: one letter per argument, P (tensor pointer), i (int32), q (int64), f (float32)."""
         if not set(arg_types) <= _ARG_TYPES:
-            raise RawCudaError(f"argument types must be letters from {''.join(sorted(_ARG_TYPES))}, got {arg_types!r}")
+            raise RawCudaError(
+                f"argument types must be letters from {''.join(sorted(_ARG_TYPES))}, got {arg_types!r}"
+            )
         function = self._module.get_function(name)
         function.prepare(arg_types)
         return RawKernel(function, arg_types, name)

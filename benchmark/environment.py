@@ -51,10 +51,17 @@ def host_environment() -> dict[str, str | None]:
         "driver": None,
     }
     try:
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=20, check=True,
-        ).stdout.strip().splitlines()
+        out = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                check=True,
+            )
+            .stdout.strip()
+            .splitlines()
+        )
         if out:
             env["gpu"], env["driver"] = (s.strip() for s in out[0].split(",", 1))
     except (OSError, subprocess.SubprocessError, ValueError):

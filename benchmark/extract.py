@@ -39,7 +39,7 @@ def strip_reasoning(text: str) -> str:
         text = re.sub(rf"<{tag}>.*?</{tag}>", "", text, flags=re.DOTALL | re.IGNORECASE)
         closing = list(re.finditer(rf"</{tag}>", text, flags=re.IGNORECASE))
         if closing:
-            text = text[closing[-1].end():]
+            text = text[closing[-1].end() :]
         text = re.split(rf"<{tag}>", text, flags=re.IGNORECASE)[0]
     return text
 
@@ -82,8 +82,10 @@ def extract_code(text: str) -> Extraction:
         if _parses(bare):
             return Extraction(bare, "bare code defining ModelNew")
         start = _CODE_START.search(body)
-        if start and _parses(body[start.start():]):
-            return Extraction(body[start.start():].strip() + "\n", "code defining ModelNew after leading prose")
+        if start and _parses(body[start.start() :]):
+            return Extraction(
+                body[start.start() :].strip() + "\n", "code defining ModelNew after leading prose"
+            )
     if blocks:
         return Extraction(None, f"{len(blocks)} code block(s), none defines ModelNew")
     if "ModelNew" in body:

@@ -68,7 +68,9 @@ class CompletionLog:
         if slot in self.records:
             if self.records[slot] != rec:
                 self.records[slot] = rec
-                atomic_write_text(self.path, "".join(json.dumps(asdict(r)) + "\n" for r in self.records.values()))
+                atomic_write_text(
+                    self.path, "".join(json.dumps(asdict(r)) + "\n" for r in self.records.values())
+                )
             return
         append_jsonl(self.path, json.dumps(asdict(rec)))
         self.records[slot] = rec
@@ -79,7 +81,9 @@ class CompletionLog:
     def usage(self) -> dict | None:
         """Token counts summed over the run's completions (cached ones included, counted once);
         None when the backend reports no counts."""
-        recs = [r for r in self.records.values() if r.prompt_tokens is not None or r.completion_tokens is not None]
+        recs = [
+            r for r in self.records.values() if r.prompt_tokens is not None or r.completion_tokens is not None
+        ]
         if not recs:
             return None
         return {
@@ -95,8 +99,13 @@ def verdicts_by_slot(verdicts: Iterable[Verdict]) -> dict[Slot, Verdict]:
 
 
 def conversation(
-    task: Task, sample: int, turn: int, prompts: PromptBuilder, by_slot: dict[Slot, Verdict],
-    completions: CompletionLog, turns: int,
+    task: Task,
+    sample: int,
+    turn: int,
+    prompts: PromptBuilder,
+    by_slot: dict[Slot, Verdict],
+    completions: CompletionLog,
+    turns: int,
 ) -> tuple[dict, ...] | None:
     """The messages of `turn` for one sample, rebuilt from the recorded turns before it; None when
     a record is missing (a run directory from before completions were logged)."""
@@ -111,7 +120,10 @@ def conversation(
 
 
 def open_samples(
-    turn: int, task_ids: Iterable[str], samples: int, by_slot: Mapping[Slot, Verdict],
+    turn: int,
+    task_ids: Iterable[str],
+    samples: int,
+    by_slot: Mapping[Slot, Verdict],
     finished: Callable[[Verdict], bool] = lambda v: v.correct,
 ) -> Iterator[tuple[str, int]]:
     """The (task id, sample) pairs that get turn `turn`: not judged at it yet and, after turn 1,
@@ -129,8 +141,14 @@ def open_samples(
 
 
 def plan_turn(
-    turn: int, tasks: list[Task], samples: int, verdicts: list[Verdict], completions: CompletionLog,
-    prompts: PromptBuilder | None, turns: int, skip_tasks: Iterable[str] = (),
+    turn: int,
+    tasks: list[Task],
+    samples: int,
+    verdicts: list[Verdict],
+    completions: CompletionLog,
+    prompts: PromptBuilder | None,
+    turns: int,
+    skip_tasks: Iterable[str] = (),
 ) -> list[GenerationRequest]:
     """The requests of one turn: samples without a verdict for it whose previous turn failed (every
     sample, for turn 1). Without prompts (replay), requests carry no messages."""
@@ -145,7 +163,13 @@ def plan_turn(
             if prev is not None and prev.error is not None:
                 continue
             if prompts is not None and prev is None:
-                log.warning("%s sample %d: no recorded completion of turn %d, so no turn %d", task_id, s, turn - 1, turn)
+                log.warning(
+                    "%s sample %d: no recorded completion of turn %d, so no turn %d",
+                    task_id,
+                    s,
+                    turn - 1,
+                    turn,
+                )
                 continue
         messages: tuple[dict, ...] = ()
         if prompts is not None:

@@ -28,16 +28,28 @@ from benchmark.runner import RunConfig, SamplingParams, format_table, run
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m benchmark.run", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m benchmark.run",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     g = p.add_argument_group("what to run")
-    g.add_argument("--model", required=True,
-                   help="reference | replay:FILE.jsonl | openai:MODEL | hf:PATH_OR_ID | other registered backends")
+    g.add_argument(
+        "--model",
+        required=True,
+        help="reference | replay:FILE.jsonl | openai:MODEL | hf:PATH_OR_ID | other registered backends",
+    )
     g.add_argument("--suite", default=None, help="folder of task files (default: the built-in suite)")
     g.add_argument("--level", type=int, action="append", default=[], help="level to run (repeatable)")
     g.add_argument("--tasks", action="append", default=[], help="glob on task id or file name (repeatable)")
-    g.add_argument("--tag", "--tags", dest="tag", action="append", default=[],
-                   help="only tasks with this tag (repeatable)")
+    g.add_argument(
+        "--tag",
+        "--tags",
+        dest="tag",
+        action="append",
+        default=[],
+        help="only tasks with this tag (repeatable)",
+    )
     g = p.add_argument_group("sampling")
     g.add_argument("--samples", type=int, default=1, help="completions per task (K)")
     g.add_argument("--temperature", type=float, default=0.0)
@@ -45,53 +57,121 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument("--max-tokens", type=int, default=8192)
     g.add_argument("--seed", type=int, default=None, help="sampling seed, where the backend supports one")
     g.add_argument("--k", type=int, action="append", default=[], help="Pass@k to report (default 1)")
-    g.add_argument("--turns", type=int, default=1,
-                   help="at most this many turns per sample: a failed answer gets the harness's feedback and "
-                        "another try; a sample stops at its first pass")
+    g.add_argument(
+        "--turns",
+        type=int,
+        default=1,
+        help="at most this many turns per sample: a failed answer gets the harness's feedback and "
+        "another try; a sample stops at its first pass",
+    )
     g = p.add_argument_group("prompt (backends that take prompts: openai, hf)")
-    g.add_argument("--prompt", default="zero-shot",
-                   help=f"{' | '.join(BUILTIN)} | path of a jinja2 template (.j2), which may extend base.j2")
-    g.add_argument("--backend", choices=("cuda", "triton", "cuda-raw"), default="cuda",
-                   help="kernel language the prompt asks for: CUDA C++ via load_inline, Triton, or raw CUDA C "
-                        "via benchmark.cuda_raw")
-    g.add_argument("--gpu-block", nargs="?", const="auto", default=None, metavar="auto|PROFILE.json",
-                   help="describe the target GPU in the prompt: 'auto' reads this machine's CUDA device (and "
-                        "its measured profile, when there is one), or a JSON device description")
-    g.add_argument("--reasoning", action="store_true",
-                   help="ask for the six-step reasoning scaffold (decomposition, scalar math, shapes, index "
-                        "mapping, boundaries, error pre-analysis) before the code")
+    g.add_argument(
+        "--prompt",
+        default="zero-shot",
+        help=f"{' | '.join(BUILTIN)} | path of a jinja2 template (.j2), which may extend base.j2",
+    )
+    g.add_argument(
+        "--backend",
+        choices=("cuda", "triton", "cuda-raw"),
+        default="cuda",
+        help="kernel language the prompt asks for: CUDA C++ via load_inline, Triton, or raw CUDA C "
+        "via benchmark.cuda_raw",
+    )
+    g.add_argument(
+        "--gpu-block",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="auto|PROFILE.json",
+        help="describe the target GPU in the prompt: 'auto' reads this machine's CUDA device (and "
+        "its measured profile, when there is one), or a JSON device description",
+    )
+    g.add_argument(
+        "--reasoning",
+        action="store_true",
+        help="ask for the six-step reasoning scaffold (decomposition, scalar math, shapes, index "
+        "mapping, boundaries, error pre-analysis) before the code",
+    )
     g = p.add_argument_group("model access")
-    g.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument(
+        "--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1"
+    )
     g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    g.add_argument("--concurrency", type=int, default=8,
-                   help="requests in flight (openai), or generation batch size (hf)")
+    g.add_argument(
+        "--concurrency",
+        type=int,
+        default=8,
+        help="requests in flight (openai), or generation batch size (hf)",
+    )
     g.add_argument("--request-timeout", type=float, default=600.0, help="seconds per request (openai)")
-    g.add_argument("--max-retries", type=int, default=8,
-                   help="retries with exponential backoff on 429, 5xx, timeouts and dropped connections")
-    g.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"), default="auto",
-                   help="weights dtype for hf (auto: the checkpoint's on GPU, float32 on CPU)")
+    g.add_argument(
+        "--max-retries",
+        type=int,
+        default=8,
+        help="retries with exponential backoff on 429, 5xx, timeouts and dropped connections",
+    )
+    g.add_argument(
+        "--dtype",
+        choices=("auto", "float32", "bfloat16", "float16"),
+        default="auto",
+        help="weights dtype for hf (auto: the checkpoint's on GPU, float32 on CPU)",
+    )
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the completion cache")
-    g.add_argument("--cache-dir", type=Path, default=None,
-                   help="completion cache (default: $SOLBENCH_CACHE/completions or ~/.cache/solbench/completions)")
+    g.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="completion cache (default: $SOLBENCH_CACHE/completions or ~/.cache/solbench/completions)",
+    )
     g = p.add_argument_group("evaluation")
-    g.add_argument("--device", choices=("cpu", "cuda"), default=None,
-                   help="where candidates run, and where hf generates (default: cuda when available)")
-    g.add_argument("--baseline", choices=("eager", "compile"), default="eager",
-                   help="'compile' also times torch.compile of the reference")
-    g.add_argument("--trials", type=int, default=harness.EvalConfig.trials, help="correctness trials with fresh inputs")
-    g.add_argument("--timeout", type=float, default=harness.EvalConfig.timeout_s, help="run limit in seconds: the checks and timing of one sample")
-    g.add_argument("--build-timeout", type=float, default=harness.EvalConfig.build_timeout_s,
-                   help="build limit in seconds: compiling the candidate's extensions (waits for other builds are free)")
+    g.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default=None,
+        help="where candidates run, and where hf generates (default: cuda when available)",
+    )
+    g.add_argument(
+        "--baseline",
+        choices=("eager", "compile"),
+        default="eager",
+        help="'compile' also times torch.compile of the reference",
+    )
+    g.add_argument(
+        "--trials", type=int, default=harness.EvalConfig.trials, help="correctness trials with fresh inputs"
+    )
+    g.add_argument(
+        "--timeout",
+        type=float,
+        default=harness.EvalConfig.timeout_s,
+        help="run limit in seconds: the checks and timing of one sample",
+    )
+    g.add_argument(
+        "--build-timeout",
+        type=float,
+        default=harness.EvalConfig.build_timeout_s,
+        help="build limit in seconds: compiling the candidate's extensions (waits for other builds are free)",
+    )
     g.add_argument("--no-strict", action="store_true", help="report anti-cheat flags without failing samples")
     g.add_argument("--no-timing", action="store_true", help="check correctness only")
-    g.add_argument("--gpus", default=None,
-                   help="comma-separated GPU indices to evaluate on, one timing lane each (default: all visible)")
-    g.add_argument("--build-workers", type=int, default=None,
-                   help="CPU workers that compile candidates ahead of execution (default: cores - 1)")
-    g.add_argument("--lanes", type=int, default=None,
-                   help="evaluations at once per device: their checks run side by side, their timings one at "
-                        "a time (default on CUDA: one per 4 CPU cores of each GPU's share of the host, 1 to 4; "
-                        "on CPU: 1)")
+    g.add_argument(
+        "--gpus",
+        default=None,
+        help="comma-separated GPU indices to evaluate on, one timing lane each (default: all visible)",
+    )
+    g.add_argument(
+        "--build-workers",
+        type=int,
+        default=None,
+        help="CPU workers that compile candidates ahead of execution (default: cores - 1)",
+    )
+    g.add_argument(
+        "--lanes",
+        type=int,
+        default=None,
+        help="evaluations at once per device: their checks run side by side, their timings one at "
+        "a time (default on CUDA: one per 4 CPU cores of each GPU's share of the host, 1 to 4; "
+        "on CPU: 1)",
+    )
     g = p.add_argument_group("output")
     g.add_argument("--out", type=Path, default=None, help="run directory (default: runs/MODEL)")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -113,8 +193,11 @@ def gpu_description(spec: str) -> dict:
     if not torch.cuda.is_available():
         raise ValueError("--gpu-block auto needs a CUDA device; pass a JSON device description instead")
     props = torch.cuda.get_device_properties(0)
-    found = {"name": props.name, "multi_processor_count": props.multi_processor_count,
-             "total_memory": props.total_memory}
+    found = {
+        "name": props.name,
+        "multi_processor_count": props.multi_processor_count,
+        "total_memory": props.total_memory,
+    }
     try:
         from benchmark.evaluate.device_profile import load_profile
 
@@ -137,19 +220,32 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
         tags=tuple(args.tag),
         sampling=SamplingParams(args.samples, args.temperature, args.top_p, args.max_tokens, args.seed),
         eval=EvalConfig(
-            device=device, trials=args.trials, baseline=args.baseline, measure=not args.no_timing,
-            strict=not args.no_strict, timeout_s=args.timeout, build_timeout_s=args.build_timeout,
+            device=device,
+            trials=args.trials,
+            baseline=args.baseline,
+            measure=not args.no_timing,
+            strict=not args.no_strict,
+            timeout_s=args.timeout,
+            build_timeout_s=args.build_timeout,
         ),
         ks=tuple(sorted(set(args.k or [1]))),
         command=shlex.join(["python", "-m", "benchmark.run", *argv]),
         progress=not args.quiet,
         backend=BackendOptions(
-            base_url=args.base_url, api_key_env=args.api_key_env, concurrency=args.concurrency,
-            request_timeout=args.request_timeout, max_retries=args.max_retries, device=device, dtype=args.dtype,
-            cache=not args.no_cache, cache_dir=args.cache_dir or default_completion_cache(),
+            base_url=args.base_url,
+            api_key_env=args.api_key_env,
+            concurrency=args.concurrency,
+            request_timeout=args.request_timeout,
+            max_retries=args.max_retries,
+            device=device,
+            dtype=args.dtype,
+            cache=not args.no_cache,
+            cache_dir=args.cache_dir or default_completion_cache(),
         ),
         prompt=PromptConfig(
-            name=args.prompt, backend=args.backend, reasoning=args.reasoning,
+            name=args.prompt,
+            backend=args.backend,
+            reasoning=args.reasoning,
             gpu=gpu_description(args.gpu_block) if args.gpu_block else None,
         ),
         turns=args.turns,

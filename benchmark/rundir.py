@@ -17,7 +17,15 @@ log = logging.getLogger(__name__)
 RUN_FORMAT = 1
 # What a resumed run must share with the records already made, or they would mix two experiments.
 RESUME_KEYS = (
-    "model", "suite_version", "device", "timing", "sampling", "turns", "prompt", "backend", "evaluation",
+    "model",
+    "suite_version",
+    "device",
+    "timing",
+    "sampling",
+    "turns",
+    "prompt",
+    "backend",
+    "evaluation",
 )
 # A setting run.json did not record at first is taken as its default then: runs written before "timing"
 # existed resume timed, the default, and an untimed resume of one is refused rather than guessed.
@@ -29,6 +37,8 @@ RESUME_FREE = {
     "sampling": {"samples"},
     "backend": {"concurrency", "request_timeout", "max_retries", "api_key_env", "batch_size", "cache"},
 }
+
+
 def _settings(key: str, value) -> dict[str, object]:
     """A recorded setting as dotted names (`sampling.temperature`), its free parts left out."""
     if not isinstance(value, dict):
@@ -133,7 +143,9 @@ class RunDir:
                 raise ValueError(
                     f"{self.path} holds a run with {conflict}: resume it with the same settings or write to a new --out"
                 )
-            record.setdefault("resumed", []).append({"command": info.get("command"), "started": info.get("started")})
+            record.setdefault("resumed", []).append(
+                {"command": info.get("command"), "started": info.get("started")}
+            )
         else:
             record = {"format": RUN_FORMAT, **info}
         atomic_write_text(p, json.dumps(record, indent=2))

@@ -92,7 +92,10 @@ def select_tasks(config: RunConfig) -> tuple[list[Task], str, list[LoadFailure]]
 
 
 def summarize(
-    verdicts: list[Verdict], ks: tuple[int, ...], broken: Mapping[str, dict] | None = None, samples_per_task: int = 1
+    verdicts: list[Verdict],
+    ks: tuple[int, ...],
+    broken: Mapping[str, dict] | None = None,
+    samples_per_task: int = 1,
 ) -> dict:
     """Metrics per scope, statuses and per-turn rates; `broken` (task id -> {"stage", "level",
     "reason"}) is listed as `broken_tasks` and each entry counts as `samples_per_task` failed samples."""
@@ -107,7 +110,9 @@ def summarize(
         "metrics": {name: m.to_dict() for name, m in per_level.items()},
         "statuses": statuses,
         "broken_tasks": broken,
-        "turns": per_turn_metrics(verdicts, ks, {t: b.get("level") for t, b in broken.items()}, samples_per_task),
+        "turns": per_turn_metrics(
+            verdicts, ks, {t: b.get("level") for t, b in broken.items()}, samples_per_task
+        ),
     }
 
 
@@ -129,16 +134,23 @@ def format_table(summary: dict) -> str:
     rows.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
     broken = summary.get("broken_tasks") or {}
     if broken:
-        rows.append(f"{len(broken)} task{'s' if len(broken) != 1 else ''} broken, counted as all samples incorrect:")
+        rows.append(
+            f"{len(broken)} task{'s' if len(broken) != 1 else ''} broken, counted as all samples incorrect:"
+        )
         for task_id, b in sorted(broken.items()):
             reason = (b.get("reason") or "").strip().splitlines()
-            rows.append(f"  {task_id} ({b.get('stage')}): {reason[-1][:160] if reason else 'no reason recorded'}")
+            rows.append(
+                f"  {task_id} ({b.get('stage')}): {reason[-1][:160] if reason else 'no reason recorded'}"
+            )
     turns = summary.get("turns", {})
     if len(turns) > 1:
-        rows.append("after turn: " + "  ".join(
-            f"{t}: pass {m['pass_rate']:.3f} fast_1 {_cell(m['fast_1'], 0, 'n/m')} ({m['evaluated']} evaluated)"
-            for t, m in turns.items()
-        ))
+        rows.append(
+            "after turn: "
+            + "  ".join(
+                f"{t}: pass {m['pass_rate']:.3f} fast_1 {_cell(m['fast_1'], 0, 'n/m')} ({m['evaluated']} evaluated)"
+                for t, m in turns.items()
+            )
+        )
     if "usage" in summary:
         u = summary["usage"]
         rows.append(
@@ -148,20 +160,35 @@ def format_table(summary: dict) -> str:
     return "\n".join(rows)
 
 
-def _submit(completion: Completion, config: RunConfig, verifier: Verifier, sol_ms: float | None, trusted: bool):
+def _submit(
+    completion: Completion, config: RunConfig, verifier: Verifier, sol_ms: float | None, trusted: bool
+):
     """Queue one completion for evaluation: (future verdict or an immediate one, extraction reason,
     whether the extraction found code)."""
     req = completion.request
     if completion.error:
         verdict = Verdict.unmeasured(
-            Status.NO_CODE, completion.error, task_id=req.task.task_id, sample=req.sample, turn=req.turn,
-            level=req.task.level, model=config.model, device=config.eval.device,
+            Status.NO_CODE,
+            completion.error,
+            task_id=req.task.task_id,
+            sample=req.sample,
+            turn=req.turn,
+            level=req.task.level,
+            model=config.model,
+            device=config.eval.device,
         )
         return verdict, "backend error", True
     extraction = extract_code(completion.text)
     future = verifier.submit_request(
-        Request(req.task, extraction.code, sample=req.sample, turn=req.turn, model=config.model, sol_ms=sol_ms,
-                trusted=trusted)
+        Request(
+            req.task,
+            extraction.code,
+            sample=req.sample,
+            turn=req.turn,
+            model=config.model,
+            sol_ms=sol_ms,
+            trusted=trusted,
+        )
     )
     return future, extraction.reason, extraction.code is not None
 
@@ -169,9 +196,16 @@ def _submit(completion: Completion, config: RunConfig, verifier: Verifier, sol_m
 def _record(completion: Completion, extraction: str) -> CompletionRecord:
     req = completion.request
     return CompletionRecord(
-        task_id=req.task.task_id, sample=req.sample, turn=req.turn, text=completion.text, extraction=extraction,
-        error=completion.error, prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-        finish_reason=completion.meta.get("finish_reason"), cached=bool(completion.meta.get("cached")),
+        task_id=req.task.task_id,
+        sample=req.sample,
+        turn=req.turn,
+        text=completion.text,
+        extraction=extraction,
+        error=completion.error,
+        prompt_tokens=completion.prompt_tokens,
+        completion_tokens=completion.completion_tokens,
+        finish_reason=completion.meta.get("finish_reason"),
+        cached=bool(completion.meta.get("cached")),
     )
 
 
@@ -260,8 +294,14 @@ class _Recorder:
             error = outcome.exception()
             if isinstance(error, TaskError):
                 if task.task_id not in self.broken:
-                    self.broken[task.task_id] = {"stage": "reference", "level": task.level, "reason": str(error)}
-                    log.error("task %s (%s) is broken, skipping its samples: %s", task.task_id, task.path, error)
+                    self.broken[task.task_id] = {
+                        "stage": "reference",
+                        "level": task.level,
+                        "reason": str(error),
+                    }
+                    log.error(
+                        "task %s (%s) is broken, skipping its samples: %s", task.task_id, task.path, error
+                    )
                 self.bar.update(1)
                 return
             if error is not None:
@@ -276,7 +316,9 @@ class _Recorder:
         self.correct += verdict.correct
         self.faster += _faster(verdict)
         self.bar.set_description(task.task_id, refresh=False)
-        self.bar.set_postfix({"pass": self.correct, "faster": self.faster, "turn": verdict.turn}, refresh=False)
+        self.bar.set_postfix(
+            {"pass": self.correct, "faster": self.faster, "turn": verdict.turn}, refresh=False
+        )
         if not self.bar.update(1):  # True when it drew; within tqdm's mininterval it does not
             self.bar.refresh()  # every verdict is shown
 
@@ -290,8 +332,13 @@ def evaluation_settings(cfg: EvalConfig) -> dict:
     """What run.json records of the evaluation: every setting that can change a verdict (the cache
     folder and the device are recorded elsewhere or change none)."""
     return {
-        "trials": cfg.trials, "seed": cfg.seed, "baseline": cfg.baseline, "strict": cfg.strict,
-        "timeout_s": cfg.timeout_s, "build_timeout_s": cfg.build_timeout_s, "timing": asdict(cfg.timing),
+        "trials": cfg.trials,
+        "seed": cfg.seed,
+        "baseline": cfg.baseline,
+        "strict": cfg.strict,
+        "timeout_s": cfg.timeout_s,
+        "build_timeout_s": cfg.build_timeout_s,
+        "timing": asdict(cfg.timing),
     }
 
 
@@ -317,7 +364,8 @@ def run(config: RunConfig) -> dict:
         log.warning(
             "%d task(s) in the recorded completions are not in this run's selection (not in the suite, or "
             "left out by --level/--tag/--tasks); their completions are not evaluated: %s",
-            len(unused), ", ".join(unused[:10]) + (f" and {len(unused) - 10} more" if len(unused) > 10 else ""),
+            len(unused),
+            ", ".join(unused[:10]) + (f" and {len(unused) - 10} more" if len(unused) > 10 else ""),
         )
     prompts = PromptBuilder(config.prompt) if backend.uses_prompts else None
     rundir = RunDir(config.out)
@@ -335,7 +383,9 @@ def run(config: RunConfig) -> dict:
             device=config.eval.device,
             baseline=config.eval.baseline,
             timing=config.eval.measure,
-            evaluation=evaluation_settings(replace(config.eval, strict=config.eval.strict and not backend.trusted)),
+            evaluation=evaluation_settings(
+                replace(config.eval, strict=config.eval.strict and not backend.trusted)
+            ),
             lanes=lanes,
             strict=config.eval.strict and not backend.trusted,
             suite=config.suite or "builtin",
@@ -357,7 +407,12 @@ def run(config: RunConfig) -> dict:
     verdicts = list(existing)
     k = config.sampling.samples
     requests = plan_turn(1, tasks, k, verdicts, completions, prompts, config.turns)
-    bar = tqdm(total=len(tasks) * k, initial=len(tasks) * k - len(requests), disable=not config.progress, unit="sample")
+    bar = tqdm(
+        total=len(tasks) * k,
+        initial=len(tasks) * k - len(requests),
+        disable=not config.progress,
+        unit="sample",
+    )
     recorder = _Recorder(rundir, verdicts, broken, bar)
     finished = False
     try:
@@ -373,7 +428,9 @@ def run(config: RunConfig) -> dict:
                 if req.task.task_id in broken:
                     recorder.skip()
                     continue
-                outcome, how, found = _submit(completion, config, verifier, sol.get(req.task.task_id), backend.trusted)
+                outcome, how, found = _submit(
+                    completion, config, verifier, sol.get(req.task.task_id), backend.trusted
+                )
                 completions.append(_record(completion, how))
                 recorder.expect(req, outcome, None if found else how)
             recorder.wait_idle()  # the next turn is planned from this one's verdicts
@@ -389,7 +446,8 @@ def run(config: RunConfig) -> dict:
         else:
             summary = summarize(verdicts, config.ks, broken, k)
             summary.update(
-                model=config.model, suite_version=suite_version,
+                model=config.model,
+                suite_version=suite_version,
                 finished=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             )
             usage = completions.usage()

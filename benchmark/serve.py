@@ -100,9 +100,14 @@ class Service:
         futures = []
         for item in items:
             sol_ms = item.get("sol_ms")
-            req = Request(self._task(item), item.get("code"), sample=int(item.get("sample", 0)),
-                          turn=int(item.get("turn", 1)), model=str(item.get("model", "")),
-                          sol_ms=float(sol_ms) if sol_ms is not None else None)
+            req = Request(
+                self._task(item),
+                item.get("code"),
+                sample=int(item.get("sample", 0)),
+                turn=int(item.get("turn", 1)),
+                model=str(item.get("model", "")),
+                sol_ms=float(sol_ms) if sol_ms is not None else None,
+            )
             futures.append(self.verifier.submit_request(req))
         results = []
         for f in futures:
@@ -142,8 +147,14 @@ class Service:
                     return
                 if self.path != "/health":
                     return self._send(404, {"error": f"no such endpoint {self.path}"})
-                self._send(200, {"status": "draining" if service.draining else "ok",
-                                 "pending": service._pending, "capacity": service.config.capacity})
+                self._send(
+                    200,
+                    {
+                        "status": "draining" if service.draining else "ok",
+                        "pending": service._pending,
+                        "capacity": service.config.capacity,
+                    },
+                )
 
             def do_POST(self):
                 if not self._authorized():
@@ -153,7 +164,10 @@ class Service:
                 length = int(self.headers.get("Content-Length") or 0)
                 if length > service.config.max_body:
                     self.close_connection = True
-                    return self._send(413, {"error": f"body of {length} bytes is over the limit of {service.config.max_body}"})
+                    return self._send(
+                        413,
+                        {"error": f"body of {length} bytes is over the limit of {service.config.max_body}"},
+                    )
                 try:
                     items = json.loads(self.rfile.read(length))["items"]
                     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
@@ -196,8 +210,14 @@ class RemoteVerifier:
     task travels as its source; the verdict names it by the caller's id and level. A full service
     (503, at capacity) is retried after its Retry-After, up to `timeout`; a draining one is not."""
 
-    def __init__(self, url: str, token: str, config: VerifierConfig | None = None, timeout: float = 3600.0,
-                 concurrency: int = 8):
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        config: VerifierConfig | None = None,
+        timeout: float = 3600.0,
+        concurrency: int = 8,
+    ):
         self.url = url.rstrip("/")
         self.token = token
         self.config = config or VerifierConfig()
@@ -206,8 +226,12 @@ class RemoteVerifier:
 
     def _call(self, method: str, path: str, payload: dict | None = None) -> dict:
         data = json.dumps(payload).encode() if payload is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
+        req = urllib.request.Request(
+            self.url + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=self.timeout) as resp:
             return json.loads(resp.read())
 
@@ -254,8 +278,14 @@ class RemoteVerifier:
         return shaped_reward(verdict, self.config.reward)
 
     def _verify_one(self, req: Request) -> Verdict:
-        item = {"task_source": req.task.source, "code": req.code, "sample": req.sample, "turn": req.turn,
-                "model": req.model, "sol_ms": req.sol_ms}
+        item = {
+            "task_source": req.task.source,
+            "code": req.code,
+            "sample": req.sample,
+            "turn": req.turn,
+            "model": req.model,
+            "sol_ms": req.sol_ms,
+        }
         (result,) = self.verify_items([item])
         if "error" in result:
             raise TaskError(result["error"].removeprefix("task error: "))
@@ -264,11 +294,16 @@ class RemoteVerifier:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmark.serve", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m benchmark.serve",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8765)
-    p.add_argument("--token-env", default="SOLBENCH_TOKEN", help="environment variable holding the shared token")
+    p.add_argument(
+        "--token-env", default="SOLBENCH_TOKEN", help="environment variable holding the shared token"
+    )
     p.add_argument("--device", choices=("cpu", "cuda"), default=None)
     p.add_argument("--gpus", default=None, help="comma-separated GPU indices (default: all visible)")
     p.add_argument("--suite", default=None, help="suite whose task ids requests may name")
@@ -281,8 +316,11 @@ def main(argv: list[str] | None = None) -> int:
     eval_cfg = EvalConfig(device=args.device or default_device(), measure=not args.no_timing)
     gpus = tuple(int(g) for g in args.gpus.split(",")) if args.gpus else None
     try:
-        service = Service(ServeConfig(args.host, args.port, token, args.max_body, args.capacity),
-                          Verifier(VerifierConfig(eval=eval_cfg, gpus=gpus)), args.suite)
+        service = Service(
+            ServeConfig(args.host, args.port, token, args.max_body, args.capacity),
+            Verifier(VerifierConfig(eval=eval_cfg, gpus=gpus)),
+            args.suite,
+        )
     except (ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

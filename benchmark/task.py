@@ -108,9 +108,9 @@ def load_task(path: str | Path, root: Path | None = None) -> Task:
         tree = ast.parse(source, filename=str(path))
     except SyntaxError as e:
         raise TaskLoadError(f"{path}: syntax error at line {e.lineno}: {e.msg}") from e
-    defined = {
-        n.name if isinstance(n, ast.ClassDef | ast.FunctionDef) else None for n in tree.body
-    } | {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    defined = {n.name if isinstance(n, ast.ClassDef | ast.FunctionDef) else None for n in tree.body} | {
+        t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)
+    }
     missing = [name for name in REQUIRED_NAMES if name not in defined]
     if missing:
         raise TaskLoadError(f"{path}: task file does not define {', '.join(missing)}")

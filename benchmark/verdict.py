@@ -86,8 +86,12 @@ class Verdict:
     reference_time: TimingStats | None = None  # timed interleaved with the candidate
     reference_alone_time: TimingStats | None = None  # timed before the candidate was imported
     compile_time: TimingStats | None = None  # torch.compile of the reference, when timed
-    speedup: float | None = None  # reference median / candidate median (see benchmark.evaluate.harness.speedup)
-    speedup_spread: float | None = None  # (max - min) / median of the speedup over blocks of interleaved calls
+    speedup: float | None = (
+        None  # reference median / candidate median (see benchmark.evaluate.harness.speedup)
+    )
+    speedup_spread: float | None = (
+        None  # (max - min) / median of the speedup over blocks of interleaved calls
+    )
     speedup_compile: float | None = None
     sol_ms: float | None = None  # speed-of-light floor of the task on this device
     sol_fraction: float | None = None  # sol_ms / candidate median

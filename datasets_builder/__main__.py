@@ -23,8 +23,12 @@ def _setup_logging(out: Path | None) -> None:
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.FileHandler(out / "build.log"))
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-                        handlers=handlers, force=True)
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
 
 
 def cmd_build(args) -> int:
@@ -49,10 +53,12 @@ def cmd_build(args) -> int:
     if result.suite:
         print(f"suite:   {result.suite}")
     print("splits:  " + ", ".join(f"{k} {v}" for k, v in splits.items()))
-    print(f"tasks with a kept solution: {sol['tasks_with_solution']} of {sol['tasks_valid']} valid; "
-          f"kept solutions {sol['kept_after_decontamination']}; "
-          f"contaminated tasks removed {result.stats['decontamination_tasks'].get('removed', 0)}; "
-          f"time {result.stats['time']['total_s']:.0f} s")
+    print(
+        f"tasks with a kept solution: {sol['tasks_with_solution']} of {sol['tasks_valid']} valid; "
+        f"kept solutions {sol['kept_after_decontamination']}; "
+        f"contaminated tasks removed {result.stats['decontamination_tasks'].get('removed', 0)}; "
+        f"time {result.stats['time']['total_s']:.0f} s"
+    )
     return 0
 
 
@@ -70,14 +76,21 @@ def cmd_publish(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m datasets_builder", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m datasets_builder",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="synthesize, verify and write the datasets (resumable)")
     b.add_argument("--config", required=True, type=Path, help="build config YAML (configs/datasets/*.yaml)")
     b.add_argument("--out", type=Path, default=None, help="output folder (default runs/datasets/CONFIG-NAME)")
-    b.add_argument("--cache", type=Path, default=None,
-                   help="verifier builds, Triton cache and model completions (default OUT/cache)")
+    b.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="verifier builds, Triton cache and model completions (default OUT/cache)",
+    )
     b.add_argument("--device", choices=("cpu", "cuda"), default=None, help="override the config's device")
     b.add_argument("--workers", type=int, default=None, help="override validation.workers (0: in-process)")
     b.add_argument("--budget-minutes", type=float, default=None, help="override budget.minutes (0: no limit)")
@@ -89,7 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--repo", required=True, help="ORG/NAME of the dataset repository")
     u.add_argument("--private", action="store_true", help="create the repository private")
     u.add_argument("--dry-run", action="store_true", help="list what would be uploaded; upload nothing")
-    u.add_argument("--token-env", default="HF_TOKEN", help="environment variable with the Hub token (default HF_TOKEN)")
+    u.add_argument(
+        "--token-env", default="HF_TOKEN", help="environment variable with the Hub token (default HF_TOKEN)"
+    )
     u.set_defaults(func=cmd_publish)
     return p
 

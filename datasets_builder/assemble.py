@@ -60,9 +60,15 @@ def _task_columns(data: BuildData, task_id: str) -> dict:
     report = data.records.get(task_id, {}).get("report") or {}
     ref = report.get("reference") or {}
     return {
-        "task_id": task_id, "level": task.level, "family": info.get("family"), "dtype": task.dtype,
-        "task_code": task.source, "flops": meta.flops if meta else None, "bytes": meta.bytes if meta else None,
-        "sol_ms": meta.sol_ms if meta else None, "reference_ms": ref.get("median_ms"),
+        "task_id": task_id,
+        "level": task.level,
+        "family": info.get("family"),
+        "dtype": task.dtype,
+        "task_code": task.source,
+        "flops": meta.flops if meta else None,
+        "bytes": meta.bytes if meta else None,
+        "sol_ms": meta.sol_ms if meta else None,
+        "reference_ms": ref.get("median_ms"),
         "metadata": json.dumps(meta.to_dict()) if meta else None,
     }
 
@@ -77,34 +83,63 @@ def _answer_text(c: Candidate) -> str:
     return answer(c.code or "")
 
 
-def assemble(data: BuildData, options: PromptOptions, suite_index: SuiteIndex, m: int, rft_threshold: float,
-             seed: int, program_threshold: float, model_threshold: float) -> tuple[dict[str, list[dict]], dict]:
+def assemble(
+    data: BuildData,
+    options: PromptOptions,
+    suite_index: SuiteIndex,
+    m: int,
+    rft_threshold: float,
+    seed: int,
+    program_threshold: float,
+    model_threshold: float,
+) -> tuple[dict[str, list[dict]], dict]:
     """Rows of every configuration (schema.CONFIGS), and the statistics of the solutions side of the build."""
     builder = options.builder()
     valid = set(data.valid())
-    passing = {cid: (c, v) for cid, (c, v) in data.verdicts.items() if kept(v) and c.task_id in valid and c.code}
-    matches, solution_audit = screen(((cid, c.code) for cid, (c, _) in sorted(passing.items())), suite_index,
-                                     program_threshold, model_threshold, kind="solutions")
+    passing = {
+        cid: (c, v) for cid, (c, v) in data.verdicts.items() if kept(v) and c.task_id in valid and c.code
+    }
+    matches, solution_audit = screen(
+        ((cid, c.code) for cid, (c, _) in sorted(passing.items())),
+        suite_index,
+        program_threshold,
+        model_threshold,
+        kind="solutions",
+    )
     clean = {mt.item_id for mt in matches if not mt.contaminated}
-    solutions = [Solution(cid, c.task_id, c.code, _speedup(data, cid, v)) for cid, (c, v) in sorted(passing.items())
-                 if cid in clean]
+    solutions = [
+        Solution(cid, c.task_id, c.code, _speedup(data, cid, v))
+        for cid, (c, v) in sorted(passing.items())
+        if cid in clean
+    ]
     pool = build_pool(solutions, m, seed, rft_threshold)
     prompts = {t: _prompt(builder, data, t, options) for t in sorted(valid)}
     rows: dict[str, list[dict]] = {s: [] for s in CONFIGS}
     for entry in pool:
         c, v = passing[entry.solution.candidate_id]
         common = dict(
-            _task_columns(data, c.task_id), source=f"generation:{c.teacher}", backend=options.backend,
-            teacher=c.teacher, solution=c.code, candidate_id=entry.solution.candidate_id,
-            speedup=entry.solution.speedup, verified=True, cluster=entry.cluster, clusters=entry.clusters,
-            pool_size=entry.pool_size, selected=entry.selected, draw_rank=entry.draw_rank, turns=1,
+            _task_columns(data, c.task_id),
+            source=f"generation:{c.teacher}",
+            backend=options.backend,
+            teacher=c.teacher,
+            solution=c.code,
+            candidate_id=entry.solution.candidate_id,
+            speedup=entry.solution.speedup,
+            verified=True,
+            cluster=entry.cluster,
+            clusters=entry.clusters,
+            pool_size=entry.pool_size,
+            selected=entry.selected,
+            draw_rank=entry.draw_rank,
+            turns=1,
             messages=[*prompts[c.task_id], {"role": "assistant", "content": _answer_text(c)}],
         )
         rows["rft"].append(row(**common))
         if entry.selected:
             rows["sft"].append(row(**common))
-    repairs: list[RepairSample] = model_samples((c for c, _ in data.verdicts.values()),
-                                                {cid: v for cid, (_, v) in data.verdicts.items()})
+    repairs: list[RepairSample] = model_samples(
+        (c for c, _ in data.verdicts.values()), {cid: v for cid, (_, v) in data.verdicts.items()}
+    )
     for _, (mutant, verdict) in sorted(data.mutants.items()):
         parent = data.verdicts.get(mutant.parent or "")
         if parent is None or mutant.task_id not in valid or (mutant.parent or "") not in clean:
@@ -116,18 +151,33 @@ def assemble(data: BuildData, options: PromptOptions, suite_index: SuiteIndex, m
         if r.task_id not in valid:
             continue
         fixed = data.verdicts.get(r.fixed_candidate)
-        rows["repair"].append(row(
-            **_task_columns(data, r.task_id), messages=list(r.messages), source=r.source, backend=options.backend,
-            teacher=r.teacher, solution=fixed[0].code if fixed else None, candidate_id=r.fixed_candidate,
-            verified=True, turns=r.turns, failed_status=r.failed_status,
-        ))
+        rows["repair"].append(
+            row(
+                **_task_columns(data, r.task_id),
+                messages=list(r.messages),
+                source=r.source,
+                backend=options.backend,
+                teacher=r.teacher,
+                solution=fixed[0].code if fixed else None,
+                candidate_id=r.fixed_candidate,
+                verified=True,
+                turns=r.turns,
+                failed_status=r.failed_status,
+            )
+        )
     tried = Counter(c.task_id for c, _ in data.verdicts.values() if not c.teacher == "mutation")
     solved = Counter(c.task_id for c, v in data.verdicts.values() if kept(v))
     for t in sorted(valid):
-        rows["rl_prompts"].append(row(
-            **_task_columns(data, t), messages=list(prompts[t]), source="prompt", backend=options.backend,
-            teacher_pass_rate=(solved[t] / tried[t]) if tried[t] else None, turns=0,
-        ))
+        rows["rl_prompts"].append(
+            row(
+                **_task_columns(data, t),
+                messages=list(prompts[t]),
+                source="prompt",
+                backend=options.backend,
+                teacher_pass_rate=(solved[t] / tried[t]) if tried[t] else None,
+                turns=0,
+            )
+        )
     stats = solution_stats(data, valid, passing, clean, pool, repairs)
     stats["decontamination_solutions"] = solution_audit.to_dict()
     return rows, stats
@@ -142,10 +192,16 @@ def speedup_summary(values: list[float]) -> dict:
         label = f"{lo:g}-{hi:g}x" if hi != math.inf else f">={lo:g}x"
         hist[label] = sum(lo <= v < hi for v in values)
     return {
-        "timed": len(values), "median": statistics.median(values),
-        "geomean": geomean(values), "p10": quantile(values, 0.1), "p90": quantile(values, 0.9),
-        "min": min(values), "max": max(values), "faster_than_eager": sum(v > 1.0 for v in values) / len(values),
-        "faster_1_1x": sum(v > 1.1 for v in values) / len(values), "histogram": hist,
+        "timed": len(values),
+        "median": statistics.median(values),
+        "geomean": geomean(values),
+        "p10": quantile(values, 0.1),
+        "p90": quantile(values, 0.9),
+        "min": min(values),
+        "max": max(values),
+        "faster_than_eager": sum(v > 1.0 for v in values) / len(values),
+        "faster_1_1x": sum(v > 1.1 for v in values) / len(values),
+        "histogram": hist,
     }
 
 
@@ -156,8 +212,11 @@ def solution_stats(data: BuildData, valid: set[str], passing: dict, clean: set[s
         by_teacher.setdefault(c.teacher, Counter())[v.status.value] += 1
     # a task the teacher could not answer at all, by the reason of its first refusal (a task that a
     # retry or another variant did answer is not counted)
-    skips = Counter(r["skips"][0]["reason"] for r in data.records.values()
-                    if r.get("valid") and r.get("skips") and not r.get("candidates"))
+    skips = Counter(
+        r["skips"][0]["reason"]
+        for r in data.records.values()
+        if r.get("valid") and r.get("skips") and not r.get("candidates")
+    )
     with_solution = {e.solution.task_id for e in pool}
     levels: dict[str, Counter] = {}
     families: dict[str, Counter] = {}
@@ -186,10 +245,13 @@ def solution_stats(data: BuildData, valid: set[str], passing: dict, clean: set[s
         "tasks_valid": len(valid),
         "tasks_invalid": len(data.records) - len(valid),
         "tasks_with_solution": len(with_solution),
-        "invalid_reasons": dict(Counter(
-            (r.get("report") or {}).get("failures", ["?"])[0].split(":", 1)[0]
-            for r in data.records.values() if not r.get("valid")
-        )),
+        "invalid_reasons": dict(
+            Counter(
+                (r.get("report") or {}).get("failures", ["?"])[0].split(":", 1)[0]
+                for r in data.records.values()
+                if not r.get("valid")
+            )
+        ),
         "candidates": sum(statuses.values()),
         "candidates_by_status": dict(statuses),
         "candidates_by_teacher": {k: dict(v) for k, v in by_teacher.items()},

@@ -64,8 +64,18 @@ class BuildResult:
 
 
 class Builder:
-    def __init__(self, config: BuildConfig, out: str | Path, *, cache: str | Path | None = None, offline_teacher=None,
-                 model_teacher=None, verifier=None, timing_verifier=None, progress: bool = True):
+    def __init__(
+        self,
+        config: BuildConfig,
+        out: str | Path,
+        *,
+        cache: str | Path | None = None,
+        offline_teacher=None,
+        model_teacher=None,
+        verifier=None,
+        timing_verifier=None,
+        progress: bool = True,
+    ):
         """`cache` holds the verifier's builds and Triton cache and the model completions (default
         OUT/cache); `offline_teacher` (an object with propose(task, module), run per task) and
         `model_teacher` (a teachers.model.ModelTeacher-like object) replace the ones the config builds."""
@@ -95,8 +105,9 @@ class Builder:
         self.timed = self.state.journal("timing", lambda r: r["candidate_id"])
         self._tasks: dict[str, Task] = {}
         self._suite: tuple[Suite, SuiteIndex] | None = None
-        self._solved: set[str] = {r["candidate"]["task_id"] for r in self.verdicts.values()
-                                  if kept(Verdict.from_dict(r["verdict"]))}
+        self._solved: set[str] = {
+            r["candidate"]["task_id"] for r in self.verdicts.values() if kept(Verdict.from_dict(r["verdict"]))
+        }
         self.gpu, self.profile = self._device()
 
     # ------------------------------------------------------------------------------------ helpers
@@ -176,18 +187,27 @@ class Builder:
 
         v = self.config.verify
         eval_config = EvalConfig(
-            device=self.config.device, trials=v.trials, measure=measure, strict=v.strict, timeout_s=v.timeout_s,
+            device=self.config.device,
+            trials=v.trials,
+            measure=measure,
+            strict=v.strict,
+            timeout_s=v.timeout_s,
             baseline=self.config.timing.baseline if measure else "eager",
-            timing=TimingConfig(max_seconds=self.config.timing.max_seconds), cache_dir=self.cache / "solbench",
+            timing=TimingConfig(max_seconds=self.config.timing.max_seconds),
+            cache_dir=self.cache / "solbench",
         )
-        verifier = Verifier(VerifierConfig(eval=eval_config, build_workers=v.build_workers, lanes_per_device=lanes))
+        verifier = Verifier(
+            VerifierConfig(eval=eval_config, build_workers=v.build_workers, lanes_per_device=lanes)
+        )
         self._own.append(verifier)
         return verifier
 
     @property
     def verifier(self):
         if self._verifier is None:
-            self._verifier = self._make_verifier(self.config.verify.measure, self.config.verify.lanes_per_device)
+            self._verifier = self._make_verifier(
+                self.config.verify.measure, self.config.verify.lanes_per_device
+            )
         return self._verifier
 
     @property
@@ -213,7 +233,14 @@ class Builder:
     # ------------------------------------------------------------------------------------ stages
     def run(self) -> BuildResult:
         try:
-            for stage in (self.synthesize, self.screen, self.process_tasks, self.teach, self.repair, self.time_subset):
+            for stage in (
+                self.synthesize,
+                self.screen,
+                self.process_tasks,
+                self.teach,
+                self.repair,
+                self.time_subset,
+            ):
                 t = time.monotonic()
                 stage()
                 self.seconds[stage.__name__] += time.monotonic() - t
@@ -232,15 +259,30 @@ class Builder:
             return
         cfg = self.config.synthesis
         specs = [
-            *synth_variants.generate(replace(cfg.variants, seed=cfg.variants.seed or self.config.seed), self.config.size),
-            *synth_compose.generate(replace(cfg.compose, seed=cfg.compose.seed or self.config.seed), self.config.size),
-            *synth_blocks.generate(replace(cfg.blocks, seed=cfg.blocks.seed or self.config.seed), self.config.size),
+            *synth_variants.generate(
+                replace(cfg.variants, seed=cfg.variants.seed or self.config.seed), self.config.size
+            ),
+            *synth_compose.generate(
+                replace(cfg.compose, seed=cfg.compose.seed or self.config.seed), self.config.size
+            ),
+            *synth_blocks.generate(
+                replace(cfg.blocks, seed=cfg.blocks.seed or self.config.seed), self.config.size
+            ),
         ]
         bar = self._bar(total=len(specs), desc="synthesize", unit="task")
         for spec in specs:
             rel = Path(f"level{spec.level}") / f"{spec.name}.py"
-            self._write_task(rel, render(spec), {"family": spec.family, "level": spec.level, "dtype": spec.dtype,
-                                                 "ops": list(spec.ops), "origin": "synthesized"})
+            self._write_task(
+                rel,
+                render(spec),
+                {
+                    "family": spec.family,
+                    "level": spec.level,
+                    "dtype": spec.dtype,
+                    "ops": list(spec.ops),
+                    "origin": "synthesized",
+                },
+            )
             bar.update(1)
         bar.close()
         imported, errors = 0, []
@@ -249,11 +291,15 @@ class Builder:
             errors += result.errors
             for t in result.tasks:
                 level = t.level if t.level is not None else 0
-                self._write_task(Path(f"level{level}") / f"{t.name}.py", t.source,
-                                 {"family": "imported", "level": t.level, "dtype": None, "ops": [],
-                                  "origin": t.origin})
+                self._write_task(
+                    Path(f"level{level}") / f"{t.name}.py",
+                    t.source,
+                    {"family": "imported", "level": t.level, "dtype": None, "ops": [], "origin": t.origin},
+                )
                 imported += 1
-        self.state.mark_done("synthesize", {"synthesized": len(specs), "imported": imported, "import_errors": errors})
+        self.state.mark_done(
+            "synthesize", {"synthesized": len(specs), "imported": imported, "import_errors": errors}
+        )
 
     def _write_task(self, rel: Path, source: str, info: dict) -> None:
         path = self.pool_root / rel
@@ -271,18 +317,38 @@ class Builder:
         dedup = deduplicate(items)
         suite, index = self.suite_index()
         sources = dict(items)
-        matches, audit = screen(self._bar(iterable=[(k, sources[k]) for k in dedup.kept], desc="screen", unit="task"),
-                                index, self.config.screen.program_threshold, self.config.screen.model_threshold)
+        matches, audit = screen(
+            self._bar(iterable=[(k, sources[k]) for k in dedup.kept], desc="screen", unit="task"),
+            index,
+            self.config.screen.program_threshold,
+            self.config.screen.model_threshold,
+        )
         for tid in dedup.unparsable:
             self.screened.append({"task_id": tid, "kept": False, "reason": "unparsable"})
         for tid, first in dedup.duplicates.items():
-            self.screened.append({"task_id": tid, "kept": False, "reason": "duplicate", "duplicate_of": first})
+            self.screened.append(
+                {"task_id": tid, "kept": False, "reason": "duplicate", "duplicate_of": first}
+            )
         for m in matches:
-            self.screened.append({"task_id": m.item_id, "kept": not m.contaminated,
-                                  "reason": "contaminated" if m.contaminated else "", **asdict(m)})
-        self.state.mark_done("screen", {"candidates": len(items), "duplicates": len(dedup.duplicates),
-                                        "unparsable": len(dedup.unparsable), "audit": audit.to_dict(),
-                                        "suite": str(suite.root), "suite_version": suite.version})
+            self.screened.append(
+                {
+                    "task_id": m.item_id,
+                    "kept": not m.contaminated,
+                    "reason": "contaminated" if m.contaminated else "",
+                    **asdict(m),
+                }
+            )
+        self.state.mark_done(
+            "screen",
+            {
+                "candidates": len(items),
+                "duplicates": len(dedup.duplicates),
+                "unparsable": len(dedup.unparsable),
+                "audit": audit.to_dict(),
+                "suite": str(suite.root),
+                "suite_version": suite.version,
+            },
+        )
 
     def _task_order(self) -> list[str]:
         kept_ids = sorted(r["task_id"] for r in self.screened.values() if r.get("kept"))
@@ -291,11 +357,16 @@ class Builder:
 
     def _worker_options(self) -> task_worker.WorkerOptions:
         return task_worker.WorkerOptions(
-            device=self.config.device, fast=self.config.validation.fast,
-            timing_seconds=self.config.validation.timing_seconds, timeout_s=self.config.validation.timeout_s,
+            device=self.config.device,
+            fast=self.config.validation.fast,
+            timing_seconds=self.config.validation.timing_seconds,
+            timeout_s=self.config.validation.timeout_s,
             seed=self.config.seed,
-            teacher="inductor" if self.config.teacher.kind == "inductor" and self.offline_teacher is None else None,
-            variants=self.config.teacher.variants, profile=self.profile.to_dict() if self.profile else None,
+            teacher="inductor"
+            if self.config.teacher.kind == "inductor" and self.offline_teacher is None
+            else None,
+            variants=self.config.teacher.variants,
+            profile=self.profile.to_dict() if self.profile else None,
         )
 
     def _record_task(self, record: dict, flt: RejectionFilter) -> None:
@@ -319,8 +390,12 @@ class Builder:
             for tid in todo:
                 if self._should_stop():
                     break
-                self._record_task(task_worker.process(str(self.pool_root / self.synth.get(tid)["path"]),
-                                                      str(self.pool_root)), flt)
+                self._record_task(
+                    task_worker.process(
+                        str(self.pool_root / self.synth.get(tid)["path"]), str(self.pool_root)
+                    ),
+                    flt,
+                )
                 bar.update(1)
         else:
             self._process_in_pool(todo, workers, flt, bar)
@@ -341,7 +416,9 @@ class Builder:
         options = self._worker_options()
 
         def new_pool():
-            return ProcessPoolExecutor(workers, mp_context=context, initializer=task_worker.init, initargs=(options,))
+            return ProcessPoolExecutor(
+                workers, mp_context=context, initializer=task_worker.init, initargs=(options,)
+            )
 
         pool = new_pool()
         pending: dict = {}
@@ -364,16 +441,36 @@ class Builder:
                         broken = True
                         crashes[tid] += 1
                         if crashes[tid] >= MAX_WORKER_CRASHES:
-                            self._record_task({"task_id": tid, "valid": False, "report": {"failures": [
-                                "worker: the worker process died twice on this task"]}, "candidates": [],
-                                "skips": [], "error": "worker crashed", "metadata": None}, flt)
+                            self._record_task(
+                                {
+                                    "task_id": tid,
+                                    "valid": False,
+                                    "report": {
+                                        "failures": ["worker: the worker process died twice on this task"]
+                                    },
+                                    "candidates": [],
+                                    "skips": [],
+                                    "error": "worker crashed",
+                                    "metadata": None,
+                                },
+                                flt,
+                            )
                             bar.update(1)
                         else:
                             queue.append(tid)
                     except Exception as e:  # noqa: BLE001 - recorded, the build goes on
-                        self._record_task({"task_id": tid, "valid": False, "report": {"failures": [
-                            f"worker: {type(e).__name__}: {e}"[:500]]}, "candidates": [], "skips": [],
-                            "error": repr(e)[:500], "metadata": None}, flt)
+                        self._record_task(
+                            {
+                                "task_id": tid,
+                                "valid": False,
+                                "report": {"failures": [f"worker: {type(e).__name__}: {e}"[:500]]},
+                                "candidates": [],
+                                "skips": [],
+                                "error": repr(e)[:500],
+                                "metadata": None,
+                            },
+                            flt,
+                        )
                         bar.update(1)
                 if broken:
                     for tid in list(pending.values()):
@@ -397,10 +494,20 @@ class Builder:
         from datasets_builder.teachers.model import ModelTeacher
 
         teacher = self.model_teacher or ModelTeacher(
-            cfg.model, SamplingParams(samples=cfg.samples, temperature=cfg.temperature, top_p=cfg.top_p,
-                                      max_tokens=cfg.max_tokens, seed=cfg.seed),
-            BackendOptions(base_url=cfg.base_url, api_key_env=cfg.api_key_env, concurrency=cfg.concurrency,
-                           cache_dir=self.cache / "completions"),
+            cfg.model,
+            SamplingParams(
+                samples=cfg.samples,
+                temperature=cfg.temperature,
+                top_p=cfg.top_p,
+                max_tokens=cfg.max_tokens,
+                seed=cfg.seed,
+            ),
+            BackendOptions(
+                base_url=cfg.base_url,
+                api_key_env=cfg.api_key_env,
+                concurrency=cfg.concurrency,
+                cache_dir=self.cache / "completions",
+            ),
         )
         builder = self.config.prompts.builder()
         valid = sorted(t for t, r in self.records.records.items() if r.get("valid"))
@@ -418,8 +525,9 @@ class Builder:
                 task = self.task(tid)
                 if turn == 1:
                     meta = (self.records.get(tid) or {}).get("metadata")
-                    messages = first_turn(builder, task, TaskMetadata.from_dict(meta) if meta else None,
-                                          self.config.prompts)
+                    messages = first_turn(
+                        builder, task, TaskMetadata.from_dict(meta) if meta else None, self.config.prompts
+                    )
                 else:
                     prev, verdict = history[(tid, s)][turn - 1]
                     if prev.completion is None:
@@ -469,7 +577,9 @@ class Builder:
         n = self.config.timing.subset
         if n <= 0 or self.config.verify.measure:
             return
-        kept_ids = sorted(cid for cid, r in self.verdicts.records.items() if kept(Verdict.from_dict(r["verdict"])))
+        kept_ids = sorted(
+            cid for cid, r in self.verdicts.records.items() if kept(Verdict.from_dict(r["verdict"]))
+        )
         chosen = random.Random(f"timing:{self.config.seed}").sample(kept_ids, min(n, len(kept_ids)))
         todo = [cid for cid in chosen if cid not in self.timed]
         if not todo:
@@ -479,8 +589,14 @@ class Builder:
             if self._out_of_time(reserve=min(self.config.budget.reserve_s, 20.0)):
                 break
             c = Candidate.from_dict(self.verdicts.get(cid)["candidate"])
-            future = self.timing_verifier.submit(self.task(c.task_id), c.code, sample=c.sample, turn=c.turn,
-                                                 model=c.teacher, sol_ms=self._sol_ms(c.task_id))
+            future = self.timing_verifier.submit(
+                self.task(c.task_id),
+                c.code,
+                sample=c.sample,
+                turn=c.turn,
+                model=c.teacher,
+                sol_ms=self._sol_ms(c.task_id),
+            )
             try:
                 verdict = future.result()
             except Exception as e:  # noqa: BLE001 - a timing failure is recorded, not fatal
@@ -498,22 +614,34 @@ class Builder:
             tasks={t: self.task(t) for t in self.records.records if t in self.synth},
             info={r["task_id"]: r for r in self.synth.values()},
             records=dict(self.records.records),
-            verdicts={cid: (Candidate.from_dict(r["candidate"]), Verdict.from_dict(r["verdict"]))
-                      for cid, r in self.verdicts.records.items()},
-            mutants={cid: (Candidate.from_dict(r["candidate"]), Verdict.from_dict(r["verdict"]))
-                     for cid, r in self.mutants.records.items()},
+            verdicts={
+                cid: (Candidate.from_dict(r["candidate"]), Verdict.from_dict(r["verdict"]))
+                for cid, r in self.verdicts.records.items()
+            },
+            mutants={
+                cid: (Candidate.from_dict(r["candidate"]), Verdict.from_dict(r["verdict"]))
+                for cid, r in self.mutants.records.items()
+            },
             timing={r["candidate_id"]: Verdict.from_dict(r["verdict"]) for r in self.timed.values()},
         )
         screen_info = self.state.stages().get("screen", {})
         suite, index = self.suite_index()
         rows, solution_stats = assemble(
-            data, self.config.prompts, index, self.config.rft.m, self.config.rft.threshold, self.config.seed,
-            self.config.screen.program_threshold, self.config.screen.model_threshold,
+            data,
+            self.config.prompts,
+            index,
+            self.config.rft.m,
+            self.config.rft.threshold,
+            self.config.seed,
+            self.config.screen.program_threshold,
+            self.config.screen.model_threshold,
         )
         valid_tasks = tuple(data.tasks[t] for t in data.valid())
         synth_suite = Suite(root=self.pool_root.resolve(), tasks=valid_tasks)
         reports = [TaskReport.from_dict(self.records.get(t.task_id)["report"]) for t in valid_tasks]
-        manifest = merge(Manifest(), synth_suite, reports, self.gpu, self.profile, torch_versions(("triton",)), prune=True)
+        manifest = merge(
+            Manifest(), synth_suite, reports, self.gpu, self.profile, torch_versions(("triton",)), prune=True
+        )
         manifest.save(self.pool_root / "manifest.json")
         tasks_rows = task_rows(synth_suite, manifest)
         this_run = time.monotonic() - self.t0
@@ -522,28 +650,51 @@ class Builder:
             "device": self.gpu,
             "versions": torch_versions(("triton",)),
             "config": self.config.to_dict(),
-            "time": {"total_s": round(self._elapsed_total(), 1), "this_run_s": round(this_run, 1),
-                     "runs": len(set(runs) | {self.run_id}),
-                     "stages_s": {k: round(v, 1) for k, v in self.seconds.items()}},
-            "tasks": {"candidates": screen_info.get("candidates"), "duplicates": screen_info.get("duplicates"),
-                      "unparsable": screen_info.get("unparsable"),
-                      "synthesized": self.state.stages().get("synthesize", {}).get("synthesized"),
-                      "imported": self.state.stages().get("synthesize", {}).get("imported")},
+            "time": {
+                "total_s": round(self._elapsed_total(), 1),
+                "this_run_s": round(this_run, 1),
+                "runs": len(set(runs) | {self.run_id}),
+                "stages_s": {k: round(v, 1) for k, v in self.seconds.items()},
+            },
+            "tasks": {
+                "candidates": screen_info.get("candidates"),
+                "duplicates": screen_info.get("duplicates"),
+                "unparsable": screen_info.get("unparsable"),
+                "synthesized": self.state.stages().get("synthesize", {}).get("synthesized"),
+                "imported": self.state.stages().get("synthesize", {}).get("imported"),
+            },
             "decontamination_tasks": screen_info.get("audit", {}),
             "solutions": solution_stats,
             "teacher": _teacher_info(self.config, self.offline_teacher),
             "rft": {"m": self.config.rft.m, "threshold": self.config.rft.threshold},
-            "budget": {"minutes": self.config.budget.minutes, "target_tasks": self.config.budget.target_tasks,
-                       "stopped_early": bool(self.stop_reason), "reason": self.stop_reason,
-                       "tasks_not_processed": sum(1 for r in self.screened.values()
-                                                  if r.get("kept") and r["task_id"] not in self.records)},
+            "budget": {
+                "minutes": self.config.budget.minutes,
+                "target_tasks": self.config.budget.target_tasks,
+                "stopped_early": bool(self.stop_reason),
+                "reason": self.stop_reason,
+                "tasks_not_processed": sum(
+                    1 for r in self.screened.values() if r.get("kept") and r["task_id"] not in self.records
+                ),
+            },
             "splits": {k: len(v) for k, v in rows.items()} | {"tasks": len(tasks_rows)},
         }
-        dataset = write_train_folder(self.out / "dataset", rows, tasks_rows, stats, self.config.output.name,
-                                     self.config.output.license, self.config.output.repo)
-        suite_dir = write_suite_folder(self.out / "suite", suite, self.config.output.license) \
-            if self.config.output.export_suite else None
-        (self.out / "build_stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True, default=str) + "\n")
+        dataset = write_train_folder(
+            self.out / "dataset",
+            rows,
+            tasks_rows,
+            stats,
+            self.config.output.name,
+            self.config.output.license,
+            self.config.output.repo,
+        )
+        suite_dir = (
+            write_suite_folder(self.out / "suite", suite, self.config.output.license)
+            if self.config.output.export_suite
+            else None
+        )
+        (self.out / "build_stats.json").write_text(
+            json.dumps(stats, indent=1, sort_keys=True, default=str) + "\n"
+        )
         (self.out / "stats.md").write_text(stats_markdown(stats))
         log.info("dataset: %s; %s", dataset, ", ".join(f"{k} {v}" for k, v in stats["splits"].items()))
         return BuildResult(self.out, dataset, suite_dir, stats)
@@ -556,10 +707,18 @@ def _teacher_info(config: BuildConfig, offline_teacher=None) -> dict:
     if t.kind == "none":
         return {"kind": "none (tasks and prompts only)"}
     if t.kind == "inductor":
-        return {"kind": "inductor (TorchInductor's Triton code, launched directly from ModelNew)",
-                "variants": ", ".join(t.variants)}
-    return {"kind": "model", "model": t.model, "samples per task": t.samples, "turns": t.turns,
-            "temperature": t.temperature, "top_p": t.top_p}
+        return {
+            "kind": "inductor (TorchInductor's Triton code, launched directly from ModelNew)",
+            "variants": ", ".join(t.variants),
+        }
+    return {
+        "kind": "model",
+        "model": t.model,
+        "samples per task": t.samples,
+        "turns": t.turns,
+        "temperature": t.temperature,
+        "top_p": t.top_p,
+    }
 
 
 def build(config: BuildConfig, out: str | Path, **kw) -> BuildResult:

@@ -36,13 +36,21 @@ class ChainBuilder:
     fixed_dims: set[str] = field(default_factory=set)  # sizes parameters depend on (never free)
     uses_functional: bool = False
     current: str = ""
-    _terms: list[tuple[tuple[str, ...], float, float, float]] = field(default_factory=list)  # (dims, passes, flops/elem, out elems ratio)
+    _terms: list[tuple[tuple[str, ...], float, float, float]] = field(
+        default_factory=list
+    )  # (dims, passes, flops/elem, out elems ratio)
     _param_elems: int = 0
     _counter: int = 0
 
     # values
-    def add_input(self, dims: tuple[str, ...], order: tuple[int, ...] | None = None, init: str = "randn",
-                  scale: float = 1.0, offset: float = 0.0) -> str:
+    def add_input(
+        self,
+        dims: tuple[str, ...],
+        order: tuple[int, ...] | None = None,
+        init: str = "randn",
+        scale: float = 1.0,
+        offset: float = 0.0,
+    ) -> str:
         name = "x" if not self.inputs else f"x{len(self.inputs)}"
         self.inputs.append(InputSpec(name, dims, init=init, scale=scale, offset=offset, order=order))
         self.values[name] = dims
@@ -67,7 +75,9 @@ class ChainBuilder:
         text = op.param.format(p=attr, d=d.lower(), h=(h or d).lower(), dt=DTYPES[self.dtype])
         self.init.extend(text.splitlines())
         self.fixed_dims.update({d, h} - {None})
-        self._param_elems += self.sizes[d] * (self.sizes[h] if h else 1) + (self.sizes[h] if h else self.sizes[d])
+        self._param_elems += self.sizes[d] * (self.sizes[h] if h else 1) + (
+            self.sizes[h] if h else self.sizes[d]
+        )
         return attr
 
     # operators
@@ -86,9 +96,13 @@ class ChainBuilder:
             y = self.add_input((dims[-1],), init="rand", offset=0.5)
         elif operand == "param":
             if dims[-1] == ROWS:
-                raise ShapeError("a parameter cannot depend on the row count, which the alternate inputs change")
+                raise ShapeError(
+                    "a parameter cannot depend on the row count, which the alternate inputs change"
+                )
             attr = f"w{len(self.init)}"
-            self.init.append(f"self.{attr} = nn.Parameter(torch.randn({dims[-1].lower()}, dtype={DTYPES[self.dtype]}))")
+            self.init.append(
+                f"self.{attr} = nn.Parameter(torch.randn({dims[-1].lower()}, dtype={DTYPES[self.dtype]}))"
+            )
             self.fixed_dims.add(dims[-1])
             self._param_elems += self.sizes[dims[-1]]
             y = f"self.{attr}"
@@ -105,11 +119,11 @@ class ChainBuilder:
             raise ShapeError("reducing a 1-d value would leave a scalar")
         axis = axis % len(dims)
         dim_text = str(axis - len(dims)) if axis == len(dims) - 1 else str(axis)
-        out = dims[:axis] + dims[axis + 1:] if not keepdim else dims
+        out = dims[:axis] + dims[axis + 1 :] if not keepdim else dims
         ratio = 1.0 / (self.sizes.get(dims[axis], 1) if dims[axis] != ROWS else 1)
         self._terms.append((dims, op.passes, 0.0, ratio))
         expr = op.template.format(x=self.current, dim=dim_text, kd=", keepdim=True" if keepdim else "")
-        name = self._new(out if not keepdim else dims[:axis] + ("1",) + dims[axis + 1:], expr, op)
+        name = self._new(out if not keepdim else dims[:axis] + ("1",) + dims[axis + 1 :], expr, op)
         return name
 
     def norm(self, op: Op) -> str:
@@ -151,8 +165,12 @@ class ChainBuilder:
             if ROWS in inp.dims:
                 bytes_row += elems * es
         n_ops = len(self._terms)
-        return Cost(per_row_s=per_row, fixed_s=fixed + n_ops * cfg.launch_ms * 1e-3,
-                    bytes_per_row=bytes_row * 2, fixed_bytes=self._param_elems * es)
+        return Cost(
+            per_row_s=per_row,
+            fixed_s=fixed + n_ops * cfg.launch_ms * 1e-3,
+            bytes_per_row=bytes_row * 2,
+            fixed_bytes=self._param_elems * es,
+        )
 
     def value_dims(self, name: str) -> tuple[str, ...]:
         return self.values[name]

@@ -62,7 +62,9 @@ class ValidationStageConfig:
 
 @dataclass(frozen=True)
 class TeacherConfig:
-    kind: str = "inductor"  # inductor | model | none (tasks and prompts only, or a teacher object given in code)
+    kind: str = (
+        "inductor"  # inductor | model | none (tasks and prompts only, or a teacher object given in code)
+    )
     variants: tuple[str, ...] = ("default",)  # Inductor variants (inductor_capture.VARIANTS)
     model: str | None = None  # model spec for kind=model: openai:NAME, hf:PATH, replay:FILE.jsonl
     samples: int = 4  # answers per task (model)
@@ -79,7 +81,9 @@ class TeacherConfig:
         if self.kind not in ("inductor", "model", "none"):
             raise ConfigError(f"teacher.kind must be inductor, model or none, not {self.kind!r}")
         if self.kind == "model" and not self.model:
-            raise ConfigError("teacher.kind is model but teacher.model is not set (e.g. openai:NAME or hf:PATH)")
+            raise ConfigError(
+                "teacher.kind is model but teacher.model is not set (e.g. openai:NAME or hf:PATH)"
+            )
         if self.turns < 1 or self.samples < 1:
             raise ConfigError("teacher.turns and teacher.samples must be at least 1")
 

@@ -101,8 +101,12 @@ class _View:
 class SuiteIndex:
     """Both views of the suite's programs, indexed for exact Jaccard lookups."""
 
-    def __init__(self, programs: Iterable[tuple[str, str]], program_ngram: int = PROGRAM_NGRAM,
-                 model_ngram: int = MODEL_NGRAM):
+    def __init__(
+        self,
+        programs: Iterable[tuple[str, str]],
+        program_ngram: int = PROGRAM_NGRAM,
+        model_ngram: int = MODEL_NGRAM,
+    ):
         self.program = _View(normalized_tokens, program_ngram)
         self.model = _View(model_tokens, model_ngram)
         for suite_id, source in programs:
@@ -121,15 +125,25 @@ class SuiteIndex:
 
 
 def screen(
-    items: Iterable[tuple[str, str]], index: SuiteIndex, program_threshold: float = PROGRAM_THRESHOLD,
-    model_threshold: float = MODEL_THRESHOLD, kind: str = "tasks", examples: int = 10,
+    items: Iterable[tuple[str, str]],
+    index: SuiteIndex,
+    program_threshold: float = PROGRAM_THRESHOLD,
+    model_threshold: float = MODEL_THRESHOLD,
+    kind: str = "tasks",
+    examples: int = 10,
 ) -> tuple[list[Match], Audit]:
     """Compare each (id, source) with the suite; contaminated items reach either threshold."""
     for name, t in (("program", program_threshold), ("model", model_threshold)):
         if not 0 < t <= 1:
             raise ValueError(f"the {name} decontamination threshold must be in (0, 1], not {t}")
-    audit = Audit(kind=kind, suite_tasks=len(index), program_threshold=program_threshold,
-                  model_threshold=model_threshold, program_ngram=index.program.ngram, model_ngram=index.model.ngram)
+    audit = Audit(
+        kind=kind,
+        suite_tasks=len(index),
+        program_threshold=program_threshold,
+        model_threshold=model_threshold,
+        program_ngram=index.program.ngram,
+        model_ngram=index.model.ngram,
+    )
     matches = []
     for item_id, source in items:
         audit.candidates += 1
@@ -146,10 +160,17 @@ def screen(
         audit.removed += m.contaminated
         audit.removed_program += reason == "program"
         audit.removed_model += reason == "model"
-    removed = sorted((m for m in matches if m.contaminated), key=lambda m: -max(m.program_similarity, m.model_similarity))
+    removed = sorted(
+        (m for m in matches if m.contaminated), key=lambda m: -max(m.program_similarity, m.model_similarity)
+    )
     audit.removed_examples = [
-        {"id": m.item_id, "suite_task": m.suite_id, "program_similarity": m.program_similarity,
-         "model_similarity": m.model_similarity, "reason": m.reason}
+        {
+            "id": m.item_id,
+            "suite_task": m.suite_id,
+            "program_similarity": m.program_similarity,
+            "model_similarity": m.model_similarity,
+            "reason": m.reason,
+        }
         for m in removed[:examples]
     ]
     return matches, audit

@@ -59,7 +59,9 @@ def _pattern(folder: Path, file: Path) -> str:
     return file.relative_to(folder).as_posix().removesuffix(SHARD) + "*"
 
 
-def _info(config: str, features: datasets.Features, splits: dict[str, tuple[int, Path]]) -> datasets.DatasetInfo:
+def _info(
+    config: str, features: datasets.Features, splits: dict[str, tuple[int, Path]]
+) -> datasets.DatasetInfo:
     """A configuration's DatasetInfo: its features and, per split, the rows and bytes of its file."""
     info = datasets.DatasetInfo(features=features, config_name=config)
     info.splits = datasets.SplitDict()
@@ -68,15 +70,24 @@ def _info(config: str, features: datasets.Features, splits: dict[str, tuple[int,
     return info
 
 
-def write_train_folder(folder: Path, rows: dict[str, list[dict]], task_rows: list[dict], stats: dict,
-                       name: str, license: str, repo: str) -> Path:
+def write_train_folder(
+    folder: Path,
+    rows: dict[str, list[dict]],
+    task_rows: list[dict],
+    stats: dict,
+    name: str,
+    license: str,
+    repo: str,
+) -> Path:
     """The training data: `rows` maps each configuration of schema.CONFIGS to its rows."""
     folder = Path(folder)
     tables = {c: (rows.get(c, []), FEATURES) for c in CONFIGS} | {TASKS_CONFIG: (task_rows, SUITE_FEATURES)}
     with tempfile.TemporaryDirectory(dir=folder.parent if folder.parent.exists() else None) as tmp:
         staged = {}
         for config, (config_rows, features) in tables.items():
-            if config_rows:  # an empty configuration has no file (the Hub's loader refuses splits without data)
+            if (
+                config_rows
+            ):  # an empty configuration has no file (the Hub's loader refuses splits without data)
                 staged[f"{config}/{SPLIT}"] = Path(tmp) / f"{config}.parquet"
                 _parquet(config_rows, features, staged[f"{config}/{SPLIT}"])
         folder.mkdir(parents=True, exist_ok=True)

@@ -39,15 +39,27 @@ def task_error_verdict(candidate: Candidate, error: Exception) -> Verdict:
 
 def lost_verdict(candidate: Candidate, error: str) -> Verdict:
     """A candidate the verifier gave no verdict: a runtime error, its reason kept short."""
-    return Verdict.unmeasured(Status.RUNTIME_ERROR, error[:2000], task_id=candidate.task_id, sample=candidate.sample,
-                              turn=candidate.turn, model=candidate.teacher)
+    return Verdict.unmeasured(
+        Status.RUNTIME_ERROR,
+        error[:2000],
+        task_id=candidate.task_id,
+        sample=candidate.sample,
+        turn=candidate.turn,
+        model=candidate.teacher,
+    )
 
 
 class RejectionFilter:
     """Submits candidates to a verifier and reports each verdict through `on_verdict`."""
 
-    def __init__(self, verifier: VerifierLike, tasks: Callable[[str], Task], sol_ms: Callable[[str], float | None],
-                 on_verdict: Callable[[Candidate, Verdict], None], on_submit: Callable[[Candidate], None] | None = None):
+    def __init__(
+        self,
+        verifier: VerifierLike,
+        tasks: Callable[[str], Task],
+        sol_ms: Callable[[str], float | None],
+        on_verdict: Callable[[Candidate, Verdict], None],
+        on_submit: Callable[[Candidate], None] | None = None,
+    ):
         self.verifier = verifier
         self.on_submit = on_submit
         self.tasks = tasks
@@ -60,8 +72,14 @@ class RejectionFilter:
 
     def submit(self, candidate: Candidate) -> Future[Verdict]:
         task = self.tasks(candidate.task_id)
-        future = self.verifier.submit(task, candidate.code, sample=candidate.sample, turn=candidate.turn,
-                                      model=candidate.teacher, sol_ms=self.sol_ms(candidate.task_id))
+        future = self.verifier.submit(
+            task,
+            candidate.code,
+            sample=candidate.sample,
+            turn=candidate.turn,
+            model=candidate.teacher,
+            sol_ms=self.sol_ms(candidate.task_id),
+        )
         with self._lock:
             self._pending.add(future)
             self.counts["submitted"] += 1

@@ -38,7 +38,9 @@ class TensorMeta:
 class TaskMetadata:
     task_id: str
     tensors: tuple[TensorMeta, ...]
-    alt_input_shapes: tuple[tuple[tuple[int, ...], ...], ...]  # per alternate set, the shape of each tensor input
+    alt_input_shapes: tuple[
+        tuple[tuple[int, ...], ...], ...
+    ]  # per alternate set, the shape of each tensor input
     flops: int
     bytes: int
     sol_ms: float | None = None
@@ -50,8 +52,10 @@ class TaskMetadata:
     @classmethod
     def from_dict(cls, d: dict) -> TaskMetadata:
         d = dict(d)
-        d["tensors"] = tuple(TensorMeta(**{**t, "shape": tuple(t["shape"]), "stride": tuple(t["stride"])})
-                             for t in d["tensors"])
+        d["tensors"] = tuple(
+            TensorMeta(**{**t, "shape": tuple(t["shape"]), "stride": tuple(t["stride"])})
+            for t in d["tensors"]
+        )
         d["alt_input_shapes"] = tuple(tuple(tuple(s) for s in alt) for alt in d.get("alt_input_shapes", ()))
         return cls(**d)
 
@@ -81,8 +85,9 @@ def _meta(name: str, role: str, t: torch.Tensor) -> TensorMeta:
     return TensorMeta(name, role, tuple(t.shape), tuple(t.stride()), str(t.dtype).removeprefix("torch."))
 
 
-def describe(task: Task, device: str = "cpu", profile: DeviceProfile | None = None, seed: int = 0,
-             module=None) -> TaskMetadata:
+def describe(
+    task: Task, device: str = "cpu", profile: DeviceProfile | None = None, seed: int = 0, module=None
+) -> TaskMetadata:
     """Run the reference once at full size on `device` and describe its tensors and work."""
     from benchmark.task import import_file
 
@@ -91,20 +96,31 @@ def describe(task: Task, device: str = "cpu", profile: DeviceProfile | None = No
     model = program.build(module.Model, seed)
     inputs = program.inputs(seed + 1000)
     names = _forward_names(module, len(inputs))
-    tensors = [_meta(n, "input", x) for n, x in zip(names, inputs, strict=True) if isinstance(x, torch.Tensor)]
+    tensors = [
+        _meta(n, "input", x) for n, x in zip(names, inputs, strict=True) if isinstance(x, torch.Tensor)
+    ]
     if isinstance(model, torch.nn.Module):
         tensors += [_meta(n, "parameter", p) for n, p in model.named_parameters()]
         tensors += [_meta(n, "buffer", b) for n, b in model.named_buffers()]
     counts, out = sol.count(model, clone_args(inputs))
     outs = sol.tensor_leaves(out)
-    tensors += [_meta("output" if len(outs) == 1 else f"output[{i}]", "output", o) for i, o in enumerate(outs)]
+    tensors += [
+        _meta("output" if len(outs) == 1 else f"output[{i}]", "output", o) for i, o in enumerate(outs)
+    ]
     alts = []
     for j in range(program.n_alt()):
-        alts.append(tuple(tuple(x.shape) for x in program.inputs(seed + 2000 + j, j) if isinstance(x, torch.Tensor)))
+        alts.append(
+            tuple(tuple(x.shape) for x in program.inputs(seed + 2000 + j, j) if isinstance(x, torch.Tensor))
+        )
     sol_ms = sol.floor_ms(counts, profile, task.dtype) if profile is not None else None
     return TaskMetadata(
-        task_id=task.task_id, tensors=tuple(tensors), alt_input_shapes=tuple(alts), flops=counts.flops,
-        bytes=counts.bytes, sol_ms=sol_ms, gpu=profile.gpu if profile is not None else None,
+        task_id=task.task_id,
+        tensors=tuple(tensors),
+        alt_input_shapes=tuple(alts),
+        flops=counts.flops,
+        bytes=counts.bytes,
+        sol_ms=sol_ms,
+        gpu=profile.gpu if profile is not None else None,
     )
 
 

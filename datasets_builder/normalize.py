@@ -20,11 +20,19 @@ DTYPES = {"float32", "float16", "bfloat16", "float64", "half", "float", "double"
 
 
 def _is_docstring(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
 
 
 def _is_super_init(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and ast.unparse(node.value).startswith("super(") and ".__init__(" in ast.unparse(node.value)
+    return (
+        isinstance(node, ast.Expr)
+        and ast.unparse(node.value).startswith("super(")
+        and ".__init__(" in ast.unparse(node.value)
+    )
 
 
 def _aliases(tree: ast.Module) -> dict[str, str]:
@@ -52,7 +60,11 @@ class _Tokens:
         for i, stmt in enumerate(stmts):
             if (i == 0 and _is_docstring(stmt)) or _is_super_init(stmt):
                 continue
-            if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__" and all(_is_super_init(s) for s in stmt.body):
+            if (
+                isinstance(stmt, ast.FunctionDef)
+                and stmt.name == "__init__"
+                and all(_is_super_init(s) for s in stmt.body)
+            ):
                 continue
             self.node(stmt)
 
@@ -61,7 +73,9 @@ class _Tokens:
             return
         if isinstance(node, ast.Import | ast.ImportFrom):
             return
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in SKIP_ASSIGNS for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id in SKIP_ASSIGNS for t in node.targets
+        ):
             return
         if isinstance(node, ast.Name):
             head, *rest = self.aliases.get(node.id, "ID").split(".")
@@ -156,10 +170,14 @@ class _InlineTemporaries(ast.NodeTransformer):
         while changed:
             changed = False
             for i, stmt in enumerate(body):
-                if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                if not (
+                    isinstance(stmt, ast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                ):
                     continue
                 name = stmt.targets[0].id
-                later = body[i + 1:]
+                later = body[i + 1 :]
                 loads = [n for s in later for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name]
                 stores = [n for n in loads if not isinstance(n.ctx, ast.Load)]
                 if len(loads) != 1 or stores:
@@ -202,7 +220,7 @@ def shingles(tokens: list[str], n: int) -> set[int]:
     """Hashes of every run of `n` consecutive tokens (the whole stream when it is shorter)."""
     if len(tokens) < n:
         return {stable_hash("\x1f".join(tokens))} if tokens else set()
-    return {stable_hash("\x1f".join(tokens[i: i + n])) for i in range(len(tokens) - n + 1)}
+    return {stable_hash("\x1f".join(tokens[i : i + n])) for i in range(len(tokens) - n + 1)}
 
 
 def fingerprint(source: str, keep_numbers: bool = True) -> str:

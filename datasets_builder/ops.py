@@ -24,7 +24,9 @@ class Op:
     passes: float = 2.0  # eager bytes moved, in units of the input tensor's size
     dtypes: tuple[str, ...] = ALL_DTYPES
     functional: bool = False  # the template calls F.*
-    param: str | None = None  # an __init__ line template ({p}: attribute name, {d}: last size, {h}: out size, {dt}: dtype)
+    param: str | None = (
+        None  # an __init__ line template ({p}: attribute name, {d}: last size, {h}: out size, {dt}: dtype)
+    )
 
 
 ACTIVATIONS = [
@@ -73,11 +75,23 @@ REDUCTIONS = [
     Op("norm", "reduction", "torch.linalg.vector_norm({x}, dim={dim}{kd})", kind="reduce", passes=1.0),
 ]
 NORMALIZATIONS = [
-    Op("layer_norm", "normalization", "self.{p}({x})", kind="norm", passes=3.0,
-       param="self.{p} = nn.LayerNorm({d}, dtype={dt})\nnn.init.normal_(self.{p}.weight, 1.0, 0.2)\n"
-             "nn.init.normal_(self.{p}.bias, 0.0, 0.2)"),
-    Op("rms_norm", "normalization", "{x} * torch.rsqrt(({x} * {x}).mean(dim=-1, keepdim=True) + 1e-06) * self.{p}",
-       kind="norm", passes=4.0, param="self.{p} = nn.Parameter(torch.randn({d}, dtype={dt}) * 0.2 + 1.0)"),
+    Op(
+        "layer_norm",
+        "normalization",
+        "self.{p}({x})",
+        kind="norm",
+        passes=3.0,
+        param="self.{p} = nn.LayerNorm({d}, dtype={dt})\nnn.init.normal_(self.{p}.weight, 1.0, 0.2)\n"
+        "nn.init.normal_(self.{p}.bias, 0.0, 0.2)",
+    ),
+    Op(
+        "rms_norm",
+        "normalization",
+        "{x} * torch.rsqrt(({x} * {x}).mean(dim=-1, keepdim=True) + 1e-06) * self.{p}",
+        kind="norm",
+        passes=4.0,
+        param="self.{p} = nn.Parameter(torch.randn({d}, dtype={dt}) * 0.2 + 1.0)",
+    ),
     Op("l2_normalize", "normalization", "F.normalize({x}, dim=-1)", kind="norm", passes=3.0, functional=True),
     Op("center", "normalization", "{x} - {x}.mean(dim=-1, keepdim=True)", kind="norm", passes=3.0),
 ]
@@ -90,9 +104,22 @@ SCANS = [
     Op("logcumsumexp", "scan", "torch.logcumsumexp({x}, dim=-1)", kind="norm", passes=2.0, dtypes=FP32),
 ]
 LINEAR = [
-    Op("linear", "linear", "self.{p}({x})", kind="linear", passes=2.0, param="self.{p} = nn.Linear({d}, {h}, dtype={dt})"),
-    Op("linear_nobias", "linear", "self.{p}({x})", kind="linear", passes=2.0,
-       param="self.{p} = nn.Linear({d}, {h}, bias=False, dtype={dt})"),
+    Op(
+        "linear",
+        "linear",
+        "self.{p}({x})",
+        kind="linear",
+        passes=2.0,
+        param="self.{p} = nn.Linear({d}, {h}, dtype={dt})",
+    ),
+    Op(
+        "linear_nobias",
+        "linear",
+        "self.{p}({x})",
+        kind="linear",
+        passes=2.0,
+        param="self.{p} = nn.Linear({d}, {h}, bias=False, dtype={dt})",
+    ),
 ]
 LAYOUT = [
     Op("transpose", "layout", "{x}.transpose(-1, -2)", kind="transpose", passes=0.0),

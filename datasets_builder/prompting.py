@@ -23,7 +23,9 @@ class PromptOptions:
     gpu: dict | None = None  # a device description for the GPU block (see benchmark.prompts.gpu_context)
 
     def builder(self) -> PromptBuilder:
-        return PromptBuilder(PromptConfig(name=self.prompt, backend=self.backend, gpu=self.gpu, reasoning=self.reasoning))
+        return PromptBuilder(
+            PromptConfig(name=self.prompt, backend=self.backend, gpu=self.gpu, reasoning=self.reasoning)
+        )
 
 
 def with_metadata(text: str, meta: TaskMetadata) -> str:
@@ -35,7 +37,9 @@ def with_metadata(text: str, meta: TaskMetadata) -> str:
     return text[:at] + block + "\n\n" + text[at:]
 
 
-def first_turn(builder: PromptBuilder, task: Task, meta: TaskMetadata | None, options: PromptOptions) -> tuple[dict, ...]:
+def first_turn(
+    builder: PromptBuilder, task: Task, meta: TaskMetadata | None, options: PromptOptions
+) -> tuple[dict, ...]:
     messages = [dict(m) for m in builder.first_turn(task)]
     if options.metadata and meta is not None:
         messages[-1]["content"] = with_metadata(messages[-1]["content"], meta)

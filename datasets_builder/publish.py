@@ -44,22 +44,37 @@ class PublishResult:
 def check_folder(folder: Path) -> list[tuple[str, int]]:
     folder = Path(folder)
     if not folder.is_dir():
-        raise PublishError(f"{folder} is not a folder; build a dataset first (python -m datasets_builder build)")
+        raise PublishError(
+            f"{folder} is not a folder; build a dataset first (python -m datasets_builder build)"
+        )
     if not (folder / "README.md").is_file():
-        raise PublishError(f"{folder} has no README.md (dataset card); is this a dataset folder from a build?")
+        raise PublishError(
+            f"{folder} has no README.md (dataset card); is this a dataset folder from a build?"
+        )
     parquet = sorted(folder.glob("data/**/*.parquet"))
     if not parquet:
         raise PublishError(f"{folder} has no parquet files under data/")
     files = []
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder).as_posix()
-        if p.is_file() and not any(Path(rel).match(pat) for pat in IGNORE) and not rel.startswith(("state/", "cache/")):
+        if (
+            p.is_file()
+            and not any(Path(rel).match(pat) for pat in IGNORE)
+            and not rel.startswith(("state/", "cache/"))
+        ):
             files.append((rel, p.stat().st_size))
     return files
 
 
-def publish(folder: str | Path, repo_id: str, private: bool = False, dry_run: bool = False, token: str | None = None,
-            commit_message: str = "Upload dataset built by datasets_builder", api=None) -> PublishResult:
+def publish(
+    folder: str | Path,
+    repo_id: str,
+    private: bool = False,
+    dry_run: bool = False,
+    token: str | None = None,
+    commit_message: str = "Upload dataset built by datasets_builder",
+    api=None,
+) -> PublishResult:
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo_id):
         raise PublishError(f"--repo must be ORG/NAME, not {repo_id!r}")
     files = check_folder(Path(folder))
@@ -77,8 +92,12 @@ def publish(folder: str | Path, repo_id: str, private: bool = False, dry_run: bo
     try:
         repo = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         commit = api.upload_folder(
-            folder_path=str(folder), repo_id=repo_id, repo_type="dataset", commit_message=commit_message,
-            ignore_patterns=IGNORE, delete_patterns=["data/**.parquet"],  # data files of an earlier build
+            folder_path=str(folder),
+            repo_id=repo_id,
+            repo_type="dataset",
+            commit_message=commit_message,
+            ignore_patterns=IGNORE,
+            delete_patterns=["data/**.parquet"],  # data files of an earlier build
         )
     except Exception as e:  # noqa: BLE001 - Hub errors (auth, network, offline) become one clear message
         name = type(e).__name__

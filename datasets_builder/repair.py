@@ -49,8 +49,14 @@ def _splice(code: str, node: ast.AST, text: str) -> str:
 
 
 def _launches(tree: ast.Module) -> list[ast.Call]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript)
-            and isinstance(n.func.value, ast.Name) and isinstance(n.func.slice, ast.Tuple)]
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Subscript)
+        and isinstance(n.func.value, ast.Name)
+        and isinstance(n.func.slice, ast.Tuple)
+    ]
 
 
 def _kernel_params(tree: ast.Module) -> dict[str, list[str]]:
@@ -86,8 +92,13 @@ def numel_minus_one(code: str, rng: random.Random) -> str | None:
 
 def _jit_calls(code: str, name: str) -> list[ast.Call]:
     tree = ast.parse(code)
-    return [n for f in tree.body if isinstance(f, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in f.decorator_list)
-            for n in ast.walk(f) if isinstance(n, ast.Call) and ast.unparse(n.func) == name]
+    return [
+        n
+        for f in tree.body
+        if isinstance(f, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in f.decorator_list)
+        for n in ast.walk(f)
+        if isinstance(n, ast.Call) and ast.unparse(n.func) == name
+    ]
 
 
 def arange_shift(code: str, rng: random.Random) -> str | None:
@@ -124,7 +135,7 @@ def misspelt_name(code: str, rng: random.Random) -> str | None:
     if len(uses) < 2:
         return None
     m = uses[-1]
-    return code[:m.start()] + name + "_" + code[m.end():]
+    return code[: m.start()] + name + "_" + code[m.end() :]
 
 
 MUTATIONS: dict[str, Callable[[str, random.Random], str | None]] = {
@@ -149,22 +160,41 @@ def mutate(candidate: Candidate, rng: random.Random) -> Candidate | None:
         except (SyntaxError, ValueError):
             code = None
         if code and code != candidate.code:
-            return Candidate(task_id=candidate.task_id, teacher=MUTATION_TEACHER, code=code, variant=name,
-                             sample=candidate.sample, turn=1, parent=candidate.candidate_id,
-                             info={"mutation": name, "of": candidate.teacher})
+            return Candidate(
+                task_id=candidate.task_id,
+                teacher=MUTATION_TEACHER,
+                code=code,
+                variant=name,
+                sample=candidate.sample,
+                turn=1,
+                parent=candidate.candidate_id,
+                info={"mutation": name, "of": candidate.teacher},
+            )
     return None
 
 
-def mutation_sample(builder: PromptBuilder, first_turn: tuple[dict, ...], mutant: Candidate, verdict: Verdict,
-                    fixed: Candidate) -> RepairSample | None:
+def mutation_sample(
+    builder: PromptBuilder,
+    first_turn: tuple[dict, ...],
+    mutant: Candidate,
+    verdict: Verdict,
+    fixed: Candidate,
+) -> RepairSample | None:
     """The conversation: task prompt, the mutant, the verifier's feedback, the verified original."""
     if verdict.status is Status.PASS or not fixed.code or not mutant.code:
         return None
     attempt = answer(mutant.code)
     messages = builder.next_turn(tuple(first_turn), attempt, verdict, turns=2)
     messages = (*messages, {"role": "assistant", "content": answer(fixed.code)})
-    return RepairSample(mutant.task_id, tuple(dict(m) for m in messages), "repair:mutation", fixed.teacher,
-                        verdict.status.value, fixed.candidate_id, turns=2)
+    return RepairSample(
+        mutant.task_id,
+        tuple(dict(m) for m in messages),
+        "repair:mutation",
+        fixed.teacher,
+        verdict.status.value,
+        fixed.candidate_id,
+        turns=2,
+    )
 
 
 def model_samples(candidates: Iterable[Candidate], verdicts: dict[str, Verdict]) -> list[RepairSample]:
@@ -183,6 +213,15 @@ def model_samples(candidates: Iterable[Candidate], verdicts: dict[str, Verdict])
             if v0 is None or v1 is None or kept(v0) or not kept(v1):
                 continue
             messages = (*after.messages, {"role": "assistant", "content": after.completion})
-            out.append(RepairSample(task_id, tuple(dict(m) for m in messages), "repair:model", teacher,
-                                    v0.status.value, after.candidate_id, turns=t + 1))
+            out.append(
+                RepairSample(
+                    task_id,
+                    tuple(dict(m) for m in messages),
+                    "repair:model",
+                    teacher,
+                    v0.status.value,
+                    after.candidate_id,
+                    turns=t + 1,
+                )
+            )
     return out

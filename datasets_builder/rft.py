@@ -99,8 +99,9 @@ def draw(labels: list[int], m: int, rng: random.Random) -> list[int]:
     return chosen
 
 
-def build_pool(solutions: Iterable[Solution], m: int, seed: int = 0, threshold: float = DEFAULT_THRESHOLD
-               ) -> list[PoolEntry]:
+def build_pool(
+    solutions: Iterable[Solution], m: int, seed: int = 0, threshold: float = DEFAULT_THRESHOLD
+) -> list[PoolEntry]:
     """The pool of every task, with cluster labels and the drawn targets marked."""
     if m < 1:
         raise ValueError("the RFT pool needs m >= 1 targets per task")

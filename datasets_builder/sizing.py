@@ -19,7 +19,19 @@ class SizeConfig:
     bandwidth: float = 3.0e12  # bytes/s eager kernels reach (below the 4.3 TB/s peak copy)
     launch_ms: float = 0.006  # fixed cost per eager operator
     max_bytes: int = 3 * 2**30  # inputs + parameters + the live intermediates
-    widths: tuple[int, ...] = (96, 256, 384, 512, 768, 1000, 1024, 1536, 2048, 3072, 4096)  # feature sizes (D, H)
+    widths: tuple[int, ...] = (
+        96,
+        256,
+        384,
+        512,
+        768,
+        1000,
+        1024,
+        1536,
+        2048,
+        3072,
+        4096,
+    )  # feature sizes (D, H)
     batches: tuple[int, ...] = (2, 4, 8, 16)  # leading size of 3-d tasks
     min_rows: int = 16
     max_rows: int = 1 << 21
@@ -35,10 +47,14 @@ class SizeConfig:
         if not self.widths or not self.batches:
             raise ValueError("size widths and batches must not be empty")
         if min(self.batches) < 2 or self.min_rows < 2 or min(self.widths) < 2:
-            raise ValueError("full sizes must be at least 2 (a size of 1 is specialised by compilers, and the "
-                             "alternate input sets change it)")
+            raise ValueError(
+                "full sizes must be at least 2 (a size of 1 is specialised by compilers, and the "
+                "alternate input sets change it)"
+            )
         if len(self.alt_rows) != len(self.alt_batches):
-            raise ValueError("alt_rows and alt_batches must have the same length (one entry per alternate set)")
+            raise ValueError(
+                "alt_rows and alt_batches must have the same length (one entry per alternate set)"
+            )
 
 
 @dataclass(frozen=True)
@@ -64,4 +80,8 @@ def solve_rows(cost: Cost, cfg: SizeConfig) -> int:
     if cost.bytes_per_row > 0:
         rows = min(rows, (cfg.max_bytes - cost.fixed_bytes) / cost.bytes_per_row)
     rows = int(max(cfg.min_rows, min(rows, cfg.max_rows)))
-    return max(cfg.row_multiple, rows // cfg.row_multiple * cfg.row_multiple) if rows >= cfg.row_multiple else rows
+    return (
+        max(cfg.row_multiple, rows // cfg.row_multiple * cfg.row_multiple)
+        if rows >= cfg.row_multiple
+        else rows
+    )

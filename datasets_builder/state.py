@@ -38,7 +38,9 @@ class Journal:
                     rec = json.loads(line)
                     self.records[key(rec)] = rec
                 except (ValueError, KeyError, TypeError) as e:
-                    log.warning("%s:%d: ignoring an unreadable record (%s); its item runs again", self.path, lineno, e)
+                    log.warning(
+                        "%s:%d: ignoring an unreadable record (%s); its item runs again", self.path, lineno, e
+                    )
 
     def __contains__(self, item_key: str) -> bool:
         return item_key in self.records

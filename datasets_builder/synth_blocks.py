@@ -45,8 +45,16 @@ def _alt(free: tuple[str, ...], size: SizeConfig) -> tuple[dict[str, int], ...]:
     return tuple(out)
 
 
-def _from_chain(kind: str, b: ChainBuilder, sizes: dict, dtype: str, dims: tuple, size: SizeConfig,
-                digest: str, extra: str) -> TaskSpec:
+def _from_chain(
+    kind: str,
+    b: ChainBuilder,
+    sizes: dict,
+    dtype: str,
+    dims: tuple,
+    size: SizeConfig,
+    digest: str,
+    extra: str,
+) -> TaskSpec:
     sizes[ROWS] = solve_rows(b.cost(size), size)
     used = {d for i in b.inputs for d in i.dims} | b.fixed_dims
     full = {d: sizes[d] for d in ("B", ROWS, "D", "H") if d in used}
@@ -98,7 +106,9 @@ def mlp(rng: random.Random, dtype: str, size: SizeConfig, gated: bool, index: in
         b.binary(ops.op("add"), x)
     kind = "glu" if gated else "mlp"
     extra = f"{act}{'_prenorm' if pre_norm else ''}{'_res' if residual else ''}"
-    return _from_chain(kind, b, sizes, dtype, dims, size, spec_hash([seed, index, kind, extra, sizes, dtype]), extra)
+    return _from_chain(
+        kind, b, sizes, dtype, dims, size, spec_hash([seed, index, kind, extra, sizes, dtype]), extra
+    )
 
 
 def norm_chain(rng: random.Random, dtype: str, size: SizeConfig, index: int, seed: int) -> TaskSpec:
@@ -115,7 +125,9 @@ def norm_chain(rng: random.Random, dtype: str, size: SizeConfig, index: int, see
         b.unary(ops.op(rng.choice(ACTS)))
         b.binary(ops.op(rng.choice(["add", "mul", "sigmoid_gate"])), x if rng.random() < 0.5 else "input")
     extra = "_".join(n.split("_")[0] for n in names)
-    return _from_chain("norm_chain", b, sizes, dtype, dims, size, spec_hash([seed, index, extra, sizes, dtype]), extra)
+    return _from_chain(
+        "norm_chain", b, sizes, dtype, dims, size, spec_hash([seed, index, extra, sizes, dtype]), extra
+    )
 
 
 def attention(rng: random.Random, dtype: str, size: SizeConfig, cfg: BlockConfig, index: int) -> TaskSpec:
@@ -135,7 +147,11 @@ def attention(rng: random.Random, dtype: str, size: SizeConfig, cfg: BlockConfig
     batch = 2  # a size of 1 would be specialised by the compiler (and the alternate sets change it)
     while batch < 64 and est_ms(batch * 2) <= size.target_ms:
         batch *= 2
-    mask = ["s = s.masked_fill(torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1), float(\"-inf\"))"] if causal else []
+    mask = (
+        ['s = s.masked_fill(torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1), float("-inf"))']
+        if causal
+        else []
+    )
     forward = (
         "b, n, _ = x.shape",
         "q, k, v = self.qkv(x).view(b, n, 3, self.heads, -1).permute(2, 0, 3, 1, 4)",
@@ -148,7 +164,7 @@ def attention(rng: random.Random, dtype: str, size: SizeConfig, cfg: BlockConfig
     dt = DTYPES[dtype]
     init = (
         "self.heads = heads",
-        f"self.scale = {head_dim ** -0.5!r}",
+        f"self.scale = {head_dim**-0.5!r}",
         f"self.qkv = nn.Linear(d, 3 * d, dtype={dt})",
         f"self.proj = nn.Linear(d, d, dtype={dt})",
     )
@@ -159,7 +175,7 @@ def attention(rng: random.Random, dtype: str, size: SizeConfig, cfg: BlockConfig
         level=3,
         dtype=dtype,
         description=f"Synthesized {'causal ' if causal else ''}multi-head self-attention block ({heads} heads of "
-                    f"{head_dim}) on a {dtype} [B, N, D] input: qkv projection, softmax(QK^T) V, output projection.",
+        f"{head_dim}) on a {dtype} [B, N, D] input: qkv projection, softmax(QK^T) V, output projection.",
         dims={"B": batch, ROWS: n, "D": d, "HEADS": heads},
         free=("B", ROWS),
         alt=_alt(("B", ROWS), size),

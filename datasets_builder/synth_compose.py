@@ -21,11 +21,28 @@ from datasets_builder.task_source import DTYPE_SUFFIX, TaskSpec, spec_hash
 
 # Operators whose outputs are squeezed into a narrow range: another squeezing operator right after
 # them would make the output nearly constant, which the validator rejects as degenerate.
-SQUEEZING = {"softmax", "sigmoid", "gaussian", "erf", "tanh", "softsign", "l2_normalize", "clamp", "sin",
-             "inv_sqrt_norm"}
+SQUEEZING = {
+    "softmax",
+    "sigmoid",
+    "gaussian",
+    "erf",
+    "tanh",
+    "softsign",
+    "l2_normalize",
+    "clamp",
+    "sin",
+    "inv_sqrt_norm",
+}
 FAMILY_WEIGHTS = {
-    "activation": 3.0, "elementwise": 2.0, "binary": 3.0, "normalization": 1.5, "softmax": 1.0,
-    "scan": 0.4, "reduction": 1.0, "linear": 0.6, "layout": 0.3,
+    "activation": 3.0,
+    "elementwise": 2.0,
+    "binary": 3.0,
+    "normalization": 1.5,
+    "softmax": 1.0,
+    "scan": 0.4,
+    "reduction": 1.0,
+    "linear": 0.6,
+    "layout": 0.3,
 }
 
 
@@ -48,8 +65,9 @@ class ComposeConfig:
             raise ValueError("dtypes and dtype_weights must have the same length")
 
 
-def _choose_family(rng: random.Random, b: ChainBuilder, reduced: bool, used_linear: bool, cfg: ComposeConfig,
-                   last: bool) -> str:
+def _choose_family(
+    rng: random.Random, b: ChainBuilder, reduced: bool, used_linear: bool, cfg: ComposeConfig, last: bool
+) -> str:
     weights = dict(FAMILY_WEIGHTS)
     dims = b.value_dims(b.current)
     if reduced or len(dims) < 2 or not last:

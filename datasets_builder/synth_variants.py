@@ -17,7 +17,16 @@ from datasets_builder.chain import ROWS, ChainBuilder
 from datasets_builder.sizing import SizeConfig, solve_rows
 from datasets_builder.task_source import DTYPE_SUFFIX, TaskSpec, spec_hash
 
-DEFAULT_FAMILIES = ("activation", "elementwise", "binary", "reduction", "normalization", "softmax", "scan", "linear")
+DEFAULT_FAMILIES = (
+    "activation",
+    "elementwise",
+    "binary",
+    "reduction",
+    "normalization",
+    "softmax",
+    "scan",
+    "linear",
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +61,9 @@ def grid(cfg: VariantConfig) -> list[tuple[str, int, str, str, dict]]:
         for op in ops.ops_of(family):
             if op.kind == "transpose":
                 continue
-            for rank, dtype, layout, opt in itertools.product(cfg.ranks, cfg.dtypes, cfg.layouts, _options(op)):
+            for rank, dtype, layout, opt in itertools.product(
+                cfg.ranks, cfg.dtypes, cfg.layouts, _options(op)
+            ):
                 if dtype in op.dtypes:
                     cells.append((op.name, rank, dtype, layout, opt))
     return cells
@@ -98,7 +109,7 @@ def variant_one(cell: tuple[str, int, str, str, dict], cfg: VariantConfig, size:
         level=1,
         dtype=dtype,
         description=f"Synthesized {op.family} variant: {name} on a {dtype} {shape} input"
-                    f"{' created transposed in memory' if order else ''}{where}.",
+        f"{' created transposed in memory' if order else ''}{where}.",
         dims=full,
         free=free,
         alt=tuple(alt),

@@ -74,7 +74,9 @@ class TaskSpec:
     def from_dict(cls, d: dict) -> TaskSpec:
         d = dict(d)
         d["inputs"] = tuple(
-            InputSpec(**{**i, "dims": tuple(i["dims"]), "order": tuple(i["order"]) if i.get("order") else None})
+            InputSpec(
+                **{**i, "dims": tuple(i["dims"]), "order": tuple(i["order"]) if i.get("order") else None}
+            )
             for i in d["inputs"]
         )
         for key in ("free", "forward", "init", "init_dims", "tags", "ops"):
@@ -127,7 +129,13 @@ def render(spec: TaskSpec) -> str:
     else:
         lines.append(f"{', '.join(names)} = {', '.join(str(spec.dims[n]) for n in names)}")
     ctor = "".join(f", {d.lower()}: int" for d in spec.init_dims)
-    lines += ["", "", "class Model(nn.Module):", f"    def __init__(self{ctor}):", "        super().__init__()"]
+    lines += [
+        "",
+        "",
+        "class Model(nn.Module):",
+        f"    def __init__(self{ctor}):",
+        "        super().__init__()",
+    ]
     lines += [f"        {line}" for line in spec.init]
     args = ", ".join(f"{i.name}: torch.Tensor" for i in spec.inputs)
     lines += ["", f"    def forward(self, {args}):"]

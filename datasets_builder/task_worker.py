@@ -58,12 +58,22 @@ def process(task_path: str, root: str) -> dict:
     t0 = time.monotonic()
     task = load_task(task_path, root=Path(root))
     vcfg = ValidationConfig(
-        device=options.device, fast=options.fast, seed=options.seed, task_timeout_s=options.timeout_s,
+        device=options.device,
+        fast=options.fast,
+        seed=options.seed,
+        task_timeout_s=options.timeout_s,
         timing=replace(validation_timing(), max_seconds=options.timing_seconds),
     )
     report = validate_task(task, vcfg, _state["timer_box"])
-    record = {"task_id": task.task_id, "valid": report.ok, "report": report.to_dict(), "metadata": None,
-              "candidates": [], "skips": [], "error": None}
+    record = {
+        "task_id": task.task_id,
+        "valid": report.ok,
+        "report": report.to_dict(),
+        "metadata": None,
+        "candidates": [],
+        "skips": [],
+        "error": None,
+    }
     if report.ok:
         name = f"solbench_build_{task.hash[:16]}"
         try:
@@ -78,8 +88,15 @@ def process(task_path: str, root: str) -> dict:
                     record["skips"] = [s.to_dict() for s in skips]
         except TaskTimeout as e:
             record["error"] = f"timeout: {e}"
-            record["skips"].append({"task_id": task.task_id, "teacher": options.teacher or "", "variant": "",
-                                    "reason": "timeout", "detail": str(e)})
+            record["skips"].append(
+                {
+                    "task_id": task.task_id,
+                    "teacher": options.teacher or "",
+                    "variant": "",
+                    "reason": "timeout",
+                    "detail": str(e),
+                }
+            )
         except Exception as e:  # noqa: BLE001 - one broken task must not stop the build
             record["error"] = f"{type(e).__name__}: {e}"[:1000]
             log.warning("%s: %s", task.task_id, record["error"])

@@ -64,16 +64,27 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(fmt=_fmt, pct=_pct, speed=_speed, scope_title=standings.scope_title,
-                       tojson_pretty=lambda d: json.dumps(d, indent=2, sort_keys=True))
+    env.filters.update(
+        fmt=_fmt,
+        pct=_pct,
+        speed=_speed,
+        scope_title=standings.scope_title,
+        tojson_pretty=lambda d: json.dumps(d, indent=2, sort_keys=True),
+    )
     return env
 
 
 def _charts(table: dict[str, list[standings.Entry]]) -> dict[str, chart.Chart]:
     out = {}
     for scope, entries in table.items():
-        curves = [(e.submission.name, e.submission.slug,
-                   standings.fast_p_points(standings.scope_verdicts(e.submission, scope))) for e in entries]
+        curves = [
+            (
+                e.submission.name,
+                e.submission.slug,
+                standings.fast_p_points(standings.scope_verdicts(e.submission, scope)),
+            )
+            for e in entries
+        ]
         out[scope] = chart.fast_p_chart(curves, p_max=standings.FAST_P_MAX)
     return out
 
@@ -100,30 +111,51 @@ def build_site(subs: list[Submission], out: Path) -> Path:
     shutil.copytree(ASSETS, out / "assets")
     common = dict(built=built, label_help=LABEL_HELP)
     index = out / "index.html"
-    index.write_text(env.get_template("index.html.j2").render(
-        root=".", table=table, charts=_charts(table), submissions=subs, suite_versions=suite_versions,
-        labels=labels, **common,
-    ))
+    index.write_text(
+        env.get_template("index.html.j2").render(
+            root=".",
+            table=table,
+            charts=_charts(table),
+            submissions=subs,
+            suite_versions=suite_versions,
+            labels=labels,
+            **common,
+        )
+    )
     page = env.get_template("submission.html.j2")
     for sub in subs:
         rows = standings.result_rows(sub)
-        scopes = {scope: m for scope, m in sorted(standings.submission_metrics(sub).items(),
-                                                    key=lambda kv: standings.scope_sort_key(kv[0]))}
-        (out / "submissions" / f"{sub.slug}.html").write_text(page.render(
-            root="..", sub=sub, scopes=scopes, rows=rows,
-            levels=sorted({r.verdict.level for r in rows if r.verdict.level is not None}),
-            families=sorted({t for r in rows for t in r.tags}),
-            statuses=sorted({r.verdict.status.value for r in rows}),
-            **common,
-        ))
-        (out / "submissions" / f"{sub.slug}.json").write_text(json.dumps(sub.to_dict(), indent=1, sort_keys=True))
+        scopes = {
+            scope: m
+            for scope, m in sorted(
+                standings.submission_metrics(sub).items(), key=lambda kv: standings.scope_sort_key(kv[0])
+            )
+        }
+        (out / "submissions" / f"{sub.slug}.html").write_text(
+            page.render(
+                root="..",
+                sub=sub,
+                scopes=scopes,
+                rows=rows,
+                levels=sorted({r.verdict.level for r in rows if r.verdict.level is not None}),
+                families=sorted({t for r in rows for t in r.tags}),
+                statuses=sorted({r.verdict.status.value for r in rows}),
+                **common,
+            )
+        )
+        (out / "submissions" / f"{sub.slug}.json").write_text(
+            json.dumps(sub.to_dict(), indent=1, sort_keys=True)
+        )
     log.info("built %d submission page(s) into %s", len(subs), out)
     return index
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m leaderboard.build", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m leaderboard.build",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--submissions", type=Path, default=SUBMISSIONS_DIR, help="folder of submission files")
     p.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site/)")
     args = p.parse_args(argv)

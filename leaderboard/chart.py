@@ -11,8 +11,18 @@ from pathlib import Path
 import jinja2
 
 # Distinguishable on white and for the common colour-vision deficiencies, in this order.
-PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#8c564b", "#000000",
-           "#7f7f7f", "#bcbd22")
+PALETTE = (
+    "#0072b2",
+    "#d55e00",
+    "#009e73",
+    "#cc79a7",
+    "#e69f00",
+    "#56b4e9",
+    "#8c564b",
+    "#000000",
+    "#7f7f7f",
+    "#bcbd22",
+)
 TEMPLATE = Path(__file__).parent / "templates" / "chart.svg.j2"
 
 
@@ -71,17 +81,30 @@ def line_chart(
         return bottom - (bottom - top) * f
 
     series = [
-        Series(label=label, slug=slug, color=PALETTE[i % len(PALETTE)], title=label,
-               points=" ".join(f"{x(p):.1f},{y(f):.1f}" for p, f in pts))
+        Series(
+            label=label,
+            slug=slug,
+            color=PALETTE[i % len(PALETTE)],
+            title=label,
+            points=" ".join(f"{x(p):.1f},{y(f):.1f}" for p, f in pts),
+        )
         for i, (label, slug, pts) in enumerate(curves)
     ]
     steps = round(x_max / x_step)
     return Chart(
-        width=width, height=height, left=left, right=right, top=top, bottom=bottom,
+        width=width,
+        height=height,
+        left=left,
+        right=right,
+        top=top,
+        bottom=bottom,
         x_ticks=[Tick(x(i * x_step), f"{i * x_step:g}") for i in range(steps + 1)],
         y_ticks=[Tick(y(f), f"{f:.2f}") for f in (0.0, 0.25, 0.5, 0.75, 1.0)],
         p1_x=x(marker_x) if marker_x is not None else None,
-        series=series, x_label=x_label, y_label=y_label, aria_label=aria_label,
+        series=series,
+        x_label=x_label,
+        y_label=y_label,
+        aria_label=aria_label,
     )
 
 
@@ -92,8 +115,17 @@ def fast_p_chart(
     height: int = 340,
 ) -> Chart:
     """`curves`: (label, slug, [(p, fraction), ...]) per model, in legend order."""
-    c = line_chart(curves, p_max, 0.5, "speedup threshold p (over eager PyTorch)", "fast_p: fraction of samples",
-                   marker_x=1.0, aria_label="fast_p curve", width=width, height=height)
+    c = line_chart(
+        curves,
+        p_max,
+        0.5,
+        "speedup threshold p (over eager PyTorch)",
+        "fast_p: fraction of samples",
+        marker_x=1.0,
+        aria_label="fast_p curve",
+        width=width,
+        height=height,
+    )
     series = []
     for s, (_, _, pts) in zip(c.series, curves, strict=True):
         at_1 = next((f for p, f in pts if abs(p - 1.0) < 1e-9), None)
@@ -104,6 +136,11 @@ def fast_p_chart(
 
 def svg(chart: Chart) -> str:
     """The chart as a standalone SVG file (the leaderboard's pages include the same template)."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATE.parent),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     return env.get_template(TEMPLATE.name).render(c=chart, standalone=True) + "\n"

@@ -52,7 +52,11 @@ class Example:
 def _display_path(path: Path) -> str:
     """Relative to the working directory when inside it, so run.json shows a portable command."""
     try:
-        return os.path.relpath(path.resolve(), Path.cwd()) if path.resolve().is_relative_to(Path.cwd()) else str(path)
+        return (
+            os.path.relpath(path.resolve(), Path.cwd())
+            if path.resolve().is_relative_to(Path.cwd())
+            else str(path)
+        )
     except ValueError:
         return str(path)
 
@@ -64,8 +68,8 @@ EXAMPLES = (
         model="reference",
         samples=1,
         notes="The task's own PyTorch program served as ModelNew, run on a CPU by `python -m leaderboard.examples` "
-              "to show the submission format. Its speedups are CPU timing noise, and its anti-cheat flags are "
-              "reported, not enforced: the reference is the trusted baseline.",
+        "to show the submission format. Its speedups are CPU timing noise, and its anti-cheat flags are "
+        "reported, not enforced: the reference is the trusted baseline.",
     ),
     Example(
         name="Replayed completions (CPU example)",
@@ -73,8 +77,8 @@ EXAMPLES = (
         model=f"replay:{_display_path(COMPLETIONS)}",
         samples=2,
         notes="Four hand-written completions replayed from leaderboard/example_completions.jsonl on a CPU: "
-              "a C++ GELU kernel, the same kernel with the wrong formula, a plain-PyTorch softmax (a PyTorch "
-              "fallback, which anti-cheat refuses) and a completion without code.",
+        "a C++ GELU kernel, the same kernel with the wrong formula, a plain-PyTorch softmax (a PyTorch "
+        "fallback, which anti-cheat refuses) and a completion without code.",
     ),
 )
 
@@ -83,8 +87,20 @@ def run_config(example: Example, out: Path, progress: bool = True) -> RunConfig:
     """Two correctness trials and a long timeout: the tasks are GPU-sized, and a shared CPU is slow.
     The config records the `benchmark.run` command that gives the same run."""
     ks = tuple(sorted({1, example.samples}))
-    argv = ["--model", example.model, "--device", "cpu", "--samples", str(example.samples), "--trials", "2",
-            "--timeout", "1800", "--out", str(out)]
+    argv = [
+        "--model",
+        example.model,
+        "--device",
+        "cpu",
+        "--samples",
+        str(example.samples),
+        "--trials",
+        "2",
+        "--timeout",
+        "1800",
+        "--out",
+        str(out),
+    ]
     for task in EXAMPLE_TASKS:
         argv += ["--tasks", task]
     for k in ks:
@@ -102,8 +118,13 @@ def run_config(example: Example, out: Path, progress: bool = True) -> RunConfig:
     )
 
 
-def regenerate(runs: Path, out_dir: Path = SUBMISSIONS_DIR, versions_file: Path = SUITE_VERSIONS_PATH,
-               resume: bool = False, progress: bool = True) -> list[Path]:
+def regenerate(
+    runs: Path,
+    out_dir: Path = SUBMISSIONS_DIR,
+    versions_file: Path = SUITE_VERSIONS_PATH,
+    resume: bool = False,
+    progress: bool = True,
+) -> list[Path]:
     """Run every example and submit it; return the submission files. Other people may be editing
     tasks meanwhile, so the suite is read before and after each run and whichever snapshot has the
     version the run stamped is recorded."""
@@ -121,16 +142,31 @@ def regenerate(runs: Path, out_dir: Path = SUBMISSIONS_DIR, versions_file: Path 
         if snapshot.version == used:
             add(snapshot, versions_file)
         elif SuiteRegistry.load(versions_file, include_builtin=False).get(used) is None:
-            raise RuntimeError(f"{rundir} used suite version {used}, which is neither recorded nor the suite now; "
-                               "run again without --resume")
-        written.append(submit(rundir, example.name, out_dir=out_dir, replace=True, notes=example.notes,
-                              labels=(EXAMPLE,), partial=True, registry=SuiteRegistry.load(versions_file)))
+            raise RuntimeError(
+                f"{rundir} used suite version {used}, which is neither recorded nor the suite now; "
+                "run again without --resume"
+            )
+        written.append(
+            submit(
+                rundir,
+                example.name,
+                out_dir=out_dir,
+                replace=True,
+                notes=example.notes,
+                labels=(EXAMPLE,),
+                partial=True,
+                registry=SuiteRegistry.load(versions_file),
+            )
+        )
     return written
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m leaderboard.examples", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m leaderboard.examples",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--runs", type=Path, default=Path("runs/examples"), help="where the run directories go")
     p.add_argument("--out-dir", type=Path, default=SUBMISSIONS_DIR, help="submissions folder")
     p.add_argument("--resume", action="store_true", help="keep existing run directories and finish them")

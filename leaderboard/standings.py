@@ -80,7 +80,9 @@ def standings(subs: list[Submission]) -> dict[str, list[Entry]]:
     return {s: sorted(out[s], key=_rank_key) for s in sorted(out, key=scope_sort_key)}
 
 
-def fast_p_points(verdicts: list[Verdict], p_max: float = FAST_P_MAX, step: float = FAST_P_STEP) -> list[tuple[float, float]]:
+def fast_p_points(
+    verdicts: list[Verdict], p_max: float = FAST_P_MAX, step: float = FAST_P_STEP
+) -> list[tuple[float, float]]:
     n = round(p_max / step)
     return metrics.fast_p_curve(verdicts, [round(i * step, 6) for i in range(n + 1)])
 

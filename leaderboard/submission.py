@@ -109,10 +109,19 @@ def load_submission(path: str | Path) -> Submission:
         except (ValueError, KeyError, TypeError) as e:
             raise SubmissionFormatError(f"{path}: results[{i}] is not a verdict record ({e})") from e
     return Submission(
-        slug=d["slug"], name=d["name"], run=d["run"], summary=d["summary"], verdicts=verdicts,
-        tasks=d["tasks"], org=d.get("org", ""), notes=d.get("notes", ""), labels=list(d.get("labels", [])),
-        submitted=d.get("submitted", ""), code=dict(d.get("code", {})),
-        verification=list(d.get("verification", [])), path=path,
+        slug=d["slug"],
+        name=d["name"],
+        run=d["run"],
+        summary=d["summary"],
+        verdicts=verdicts,
+        tasks=d["tasks"],
+        org=d.get("org", ""),
+        notes=d.get("notes", ""),
+        labels=list(d.get("labels", [])),
+        submitted=d.get("submitted", ""),
+        code=dict(d.get("code", {})),
+        verification=list(d.get("verification", [])),
+        path=path,
     )
 
 

@@ -62,8 +62,10 @@ def collect_code(validated: ValidatedRun, cache_dir: Path) -> dict[str, str]:
             continue
         path = source_path(v.code_hash, cache_dir)
         if not path.is_file():
-            problems.append(f"candidate code of {v.task_id} sample {v.sample} is neither in completions.jsonl "
-                            f"nor in the cache ({path})")
+            problems.append(
+                f"candidate code of {v.task_id} sample {v.sample} is neither in completions.jsonl "
+                f"nor in the cache ({path})"
+            )
             continue
         source = path.read_text()
         if sha256_text(source) != v.code_hash:
@@ -71,8 +73,10 @@ def collect_code(validated: ValidatedRun, cache_dir: Path) -> dict[str, str]:
             continue
         code[v.code_hash] = source
     if problems:
-        problems.append(f"pass --cache-dir with the harness cache the run used (now {cache_dir}), "
-                        "or --without-code to submit without sources (the entry cannot be verified)")
+        problems.append(
+            f"pass --cache-dir with the harness cache the run used (now {cache_dir}), "
+            "or --without-code to submit without sources (the entry cannot be verified)"
+        )
         raise ValidationError(validated.path, problems)
     return code
 
@@ -102,13 +106,17 @@ def make_submission(
         run=validated.run,
         summary=validated.summary,
         verdicts=validated.verdicts,
-        tasks={t: {"level": validated.suite.tasks[t].level, "tags": list(validated.suite.tasks[t].tags)}
-               for t in validated.tasks},
+        tasks={
+            t: {"level": validated.suite.tasks[t].level, "tags": list(validated.suite.tasks[t].tags)}
+            for t in validated.tasks
+        },
         code=code,
     )
 
 
-def submit(run_dir: str | Path, name: str, out_dir: Path = SUBMISSIONS_DIR, replace: bool = False, **kwargs) -> Path:
+def submit(
+    run_dir: str | Path, name: str, out_dir: Path = SUBMISSIONS_DIR, replace: bool = False, **kwargs
+) -> Path:
     """Validate and write the submission file; return its path."""
     sub = make_submission(run_dir, name, **kwargs)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -119,22 +127,38 @@ def submit(run_dir: str | Path, name: str, out_dir: Path = SUBMISSIONS_DIR, repl
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m leaderboard.submit", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m leaderboard.submit",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("run_dir", type=Path, help="the --out folder of `python -m benchmark.run`")
     g = p.add_argument_group("the entry")
     g.add_argument("--name", required=True, help="model name shown on the leaderboard (also the file name)")
     g.add_argument("--org", default="", help="organisation or author")
     g.add_argument("--notes", default="", help="how the run was produced: prompt, decoding, anything unusual")
-    g.add_argument("--label", action="append", default=[], help="extra label shown beside the name (repeatable)")
+    g.add_argument(
+        "--label", action="append", default=[], help="extra label shown beside the name (repeatable)"
+    )
     g = p.add_argument_group("validation")
-    g.add_argument("--partial", action="store_true",
-                   help="cover only the tasks the run selected instead of whole levels (labelled 'partial')")
-    g.add_argument("--suite-versions", type=Path, default=SUITE_VERSIONS_PATH, help="known suite versions file")
+    g.add_argument(
+        "--partial",
+        action="store_true",
+        help="cover only the tasks the run selected instead of whole levels (labelled 'partial')",
+    )
+    g.add_argument(
+        "--suite-versions", type=Path, default=SUITE_VERSIONS_PATH, help="known suite versions file"
+    )
     g = p.add_argument_group("candidate code")
-    g.add_argument("--cache-dir", type=Path, default=None, help="harness cache of the run (default: $SOLBENCH_CACHE "
-                   "or ~/.cache/solbench)")
-    g.add_argument("--without-code", action="store_true", help="submit without candidate sources (cannot be verified)")
+    g.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="harness cache of the run (default: $SOLBENCH_CACHE or ~/.cache/solbench)",
+    )
+    g.add_argument(
+        "--without-code", action="store_true", help="submit without candidate sources (cannot be verified)"
+    )
     g = p.add_argument_group("output")
     g.add_argument("--out-dir", type=Path, default=SUBMISSIONS_DIR, help="submissions folder")
     g.add_argument("--replace", action="store_true", help="overwrite an existing submission of the same name")
@@ -146,9 +170,17 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         path = submit(
-            args.run_dir, args.name, out_dir=args.out_dir, replace=args.replace, org=args.org, notes=args.notes,
-            labels=tuple(args.label), partial=args.partial, include_code=not args.without_code,
-            cache_dir=args.cache_dir, registry=SuiteRegistry.load(args.suite_versions),
+            args.run_dir,
+            args.name,
+            out_dir=args.out_dir,
+            replace=args.replace,
+            org=args.org,
+            notes=args.notes,
+            labels=tuple(args.label),
+            partial=args.partial,
+            include_code=not args.without_code,
+            cache_dir=args.cache_dir,
+            registry=SuiteRegistry.load(args.suite_versions),
         )
     except (ValidationError, FileExistsError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)

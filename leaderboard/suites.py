@@ -51,7 +51,10 @@ class SuiteVersion:
 
     @classmethod
     def from_dict(cls, version: str, d: dict) -> SuiteVersion:
-        tasks = {t: TaskInfo(i.get("level"), tuple(i.get("tags", ())), i.get("hash", "")) for t, i in d["tasks"].items()}
+        tasks = {
+            t: TaskInfo(i.get("level"), tuple(i.get("tags", ())), i.get("hash", ""))
+            for t, i in d["tasks"].items()
+        }
         return cls(version, d.get("source", "builtin"), d.get("recorded", ""), tasks)
 
     @classmethod
@@ -92,10 +95,15 @@ def _dump(raw: dict) -> str:
     """The versions file with one line per task, so it stays readable and diffs stay small."""
     blocks = []
     for version, entry in sorted(raw["versions"].items()):
-        tasks = ",\n".join(f"    {json.dumps(t)}: {json.dumps(info, sort_keys=True)}" for t, info in sorted(entry["tasks"].items()))
-        head = ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(entry.items()) if k != "tasks")
-        blocks.append(f"  {json.dumps(version)}: {{{head}, \"tasks\": {{\n{tasks}\n  }}}}")
-    return "{\"versions\": {\n" + ",\n".join(blocks) + "\n}}\n"
+        tasks = ",\n".join(
+            f"    {json.dumps(t)}: {json.dumps(info, sort_keys=True)}"
+            for t, info in sorted(entry["tasks"].items())
+        )
+        head = ", ".join(
+            f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(entry.items()) if k != "tasks"
+        )
+        blocks.append(f'  {json.dumps(version)}: {{{head}, "tasks": {{\n{tasks}\n  }}}}')
+    return '{"versions": {\n' + ",\n".join(blocks) + "\n}}\n"
 
 
 def add(entry: SuiteVersion, path: Path = SUITE_VERSIONS_PATH) -> SuiteVersion:
@@ -114,8 +122,11 @@ def record(suite: Suite, path: Path = SUITE_VERSIONS_PATH, source: str = "builti
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m leaderboard.suites", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m leaderboard.suites",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--record", action="store_true", help="record the suite's current version")
     p.add_argument("--suite", default=None, help="folder of task files (default: the built-in suite)")
     p.add_argument("--file", type=Path, default=SUITE_VERSIONS_PATH, help="the suite versions file")

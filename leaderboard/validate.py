@@ -82,7 +82,9 @@ def check_run_info(run: Any) -> list[str]:
         if name not in run:
             problems.append(f"run.json: field '{name}' is missing")
         elif not isinstance(run[name], kind):
-            problems.append(f"run.json: field '{name}' must be a {kind.__name__}, not {type(run[name]).__name__}")
+            problems.append(
+                f"run.json: field '{name}' must be a {kind.__name__}, not {type(run[name]).__name__}"
+            )
         elif kind is str and not run[name].strip():
             problems.append(f"run.json: field '{name}' is empty")
     if problems:
@@ -134,7 +136,9 @@ def read_results(path: Path, run: dict) -> tuple[list[Verdict], list[str]]:
         if v.task_id not in selected:
             problems.append(f"{where}: task {v.task_id!r} is not among run.json's tasks")
         if not 0 <= v.sample < samples:
-            problems.append(f"{where}: sample {v.sample} is outside 0..{samples - 1} (sampling.samples = {samples})")
+            problems.append(
+                f"{where}: sample {v.sample} is outside 0..{samples - 1} (sampling.samples = {samples})"
+            )
         key = (v.task_id, v.sample, v.turn)
         if key in seen:
             problems.append(f"{where}: {v.task_id} sample {v.sample} turn {v.turn} repeats line {seen[key]}")
@@ -146,16 +150,24 @@ def read_results(path: Path, run: dict) -> tuple[list[Verdict], list[str]]:
 
 
 def check_suite(run: dict, verdicts: list[Verdict], suite: SuiteVersion) -> list[str]:
-    problems = [f"run.json: task {t!r} is not in suite version {suite.version}" for t in run["tasks"] if t not in suite.tasks]
+    problems = [
+        f"run.json: task {t!r} is not in suite version {suite.version}"
+        for t in run["tasks"]
+        if t not in suite.tasks
+    ]
     for v in verdicts:
         info = suite.tasks.get(v.task_id)
         if info is None:
             continue
         if v.level != info.level:
-            problems.append(f"results: {v.task_id} sample {v.sample} says level {v.level}, the suite says {info.level}")
+            problems.append(
+                f"results: {v.task_id} sample {v.sample} says level {v.level}, the suite says {info.level}"
+            )
         if v.task_hash and info.hash and v.task_hash != info.hash:
-            problems.append(f"results: {v.task_id} sample {v.sample} was evaluated on a different task file "
-                            f"(hash {v.task_hash[:12]}, suite {suite.version} has {info.hash[:12]})")
+            problems.append(
+                f"results: {v.task_id} sample {v.sample} was evaluated on a different task file "
+                f"(hash {v.task_hash[:12]}, suite {suite.version} has {info.hash[:12]})"
+            )
     return problems
 
 
@@ -213,8 +225,10 @@ def check_broken(run: dict, broken: Mapping[str, BrokenTask]) -> list[str]:
     stray = sorted(t for t, b in broken.items() if b.stage != "load" and t not in set(run["tasks"]))
     if not stray:
         return []
-    return [f"summary.json: broken task(s) {', '.join(stray)} are not among run.json's tasks; "
-            "was the run resumed with a different task selection?"]
+    return [
+        f"summary.json: broken task(s) {', '.join(stray)} are not among run.json's tasks; "
+        "was the run resumed with a different task selection?"
+    ]
 
 
 def check_coverage(
@@ -241,7 +255,9 @@ def check_coverage(
                 why = f"it is broken in this run ({b.stage or 'reference'} failed: {last}); fix it and resume"
             problems.append(f"task {t} of claimed level {level} is missing: {why}")
         elif len(samples[t]) < claimed:
-            problems.append(f"task {t} has {len(samples[t])} sample(s), run.json claims {claimed} (sampling.samples)")
+            problems.append(
+                f"task {t} has {len(samples[t])} sample(s), run.json claims {claimed} (sampling.samples)"
+            )
     return problems
 
 
@@ -262,7 +278,9 @@ def _diff(path: str, claimed: Any, actual: Any) -> list[str]:
         for k in claimed.keys() & actual.keys():
             out += _diff(f"{path}.{k}", claimed[k], actual[k])
         return out
-    return [] if _close(claimed, actual) else [f"{path} is {claimed!r} in summary.json, {actual!r} recomputed"]
+    return (
+        [] if _close(claimed, actual) else [f"{path} is {claimed!r} in summary.json, {actual!r} recomputed"]
+    )
 
 
 def check_summary(summary: Any, run: dict, verdicts: list[Verdict]) -> list[str]:
@@ -288,8 +306,10 @@ def check_summary(summary: Any, run: dict, verdicts: list[Verdict]) -> list[str]
     for v in metrics.final_turns(verdicts):
         statuses[v.status.value] += 1
     if "statuses" in summary and not _close(summary["statuses"], dict(statuses)):
-        problems.append(f"summary.json disagrees with the results: statuses are {summary['statuses']}, "
-                        f"recomputed {dict(statuses)}")
+        problems.append(
+            f"summary.json disagrees with the results: statuses are {summary['statuses']}, "
+            f"recomputed {dict(statuses)}"
+        )
     # summary.json's suite_version is the suite at the latest (resumed) invocation; each verdict's
     # task hash is checked against run.json's version instead
     if "model" in summary and summary["model"] != run["model"]:
@@ -297,7 +317,9 @@ def check_summary(summary: Any, run: dict, verdicts: list[Verdict]) -> list[str]
     return problems
 
 
-def validate_run_dir(path: str | Path, registry: SuiteRegistry | None = None, *, partial: bool = False) -> ValidatedRun:
+def validate_run_dir(
+    path: str | Path, registry: SuiteRegistry | None = None, *, partial: bool = False
+) -> ValidatedRun:
     """Check a run directory; return what a submission is made of, or raise ValidationError."""
     path = Path(path)
     if not path.is_dir():
@@ -318,17 +340,22 @@ def validate_run_dir(path: str | Path, registry: SuiteRegistry | None = None, *,
     suite = registry.get(run["suite_version"])
     if suite is None:
         known = ", ".join(sorted(registry.versions)) or "none"
-        raise ValidationError(path, [
-            f"unknown suite version {run['suite_version']!r} (known: {known}); if the run used the built-in "
-            "suite at a version worth keeping, record it with `python -m leaderboard.suites --record`"
-        ])
+        raise ValidationError(
+            path,
+            [
+                f"unknown suite version {run['suite_version']!r} (known: {known}); if the run used the built-in "
+                "suite at a version worth keeping, record it with `python -m leaderboard.suites --record`"
+            ],
+        )
     problems = check_suite(run, verdicts, suite)
     tasks = covered_tasks(run, suite, partial)
     problems += check_coverage(run, verdicts, suite, tasks, read_broken(summary)[0])
     problems += check_summary(summary, run, verdicts)
     if not run["strict"] and not is_trusted(run["model"]):
-        problems.append("run.json: strict is false, so anti-cheat findings did not fail samples; "
-                        "rerun without --no-strict")
+        problems.append(
+            "run.json: strict is false, so anti-cheat findings did not fail samples; "
+            "rerun without --no-strict"
+        )
     if problems:
         raise ValidationError(path, problems)
     is_partial = partial and set(tasks) != set(covered_tasks(run, suite, partial=False))

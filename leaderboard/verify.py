@@ -68,17 +68,22 @@ def _same_hardware(sub: Submission, device: str, local_gpu: str | None) -> bool:
     return bool(local_gpu) and local_gpu == (sub.run.get("environment") or {}).get("gpu")
 
 
-def compare(claimed: Verdict, observed: Verdict, timing_comparable: bool, tolerance: float) -> tuple[bool, str]:
+def compare(
+    claimed: Verdict, observed: Verdict, timing_comparable: bool, tolerance: float
+) -> tuple[bool, str]:
     if observed.status is not Status.PASS:
         first = (observed.error or "").strip().splitlines()[:1]
         return False, f"{claimed.task_id}#{claimed.sample}: {observed.status.value} on re-run" + (
-            f" ({first[0][:160]})" if first else "")
+            f" ({first[0][:160]})" if first else ""
+        )
     if not timing_comparable or claimed.speedup is None or observed.speedup is None:
         return True, "" if timing_comparable else "correct; timing not compared on different hardware"
     floor = claimed.speedup / (1 + tolerance)
     if observed.speedup < floor:
-        return False, (f"{claimed.task_id}#{claimed.sample}: speedup {observed.speedup:.2f}x on re-run, "
-                       f"claimed {claimed.speedup:.2f}x (tolerance {tolerance:.0%})")
+        return False, (
+            f"{claimed.task_id}#{claimed.sample}: speedup {observed.speedup:.2f}x on re-run, "
+            f"claimed {claimed.speedup:.2f}x (tolerance {tolerance:.0%})"
+        )
     return True, ""
 
 
@@ -86,37 +91,64 @@ def verify(sub: Submission, config: VerifyConfig = VerifyConfig(), progress: boo
     """Re-run, append the record to `sub.verification` and return it (the caller saves the file)."""
     device = config.device or default_device()
     if (device == "cpu") != (sub.device == "cpu"):
-        raise VerifyError(f"{sub.slug} was run on {sub.device}; verify it on a {sub.device} device, not {device}")
+        raise VerifyError(
+            f"{sub.slug} was run on {sub.device}; verify it on a {sub.device} device, not {device}"
+        )
     chosen = choose(sub, config.sample, config.seed)
     suite = {t.task_id: t for t in load_suite(config.suite).tasks}
     for v in chosen:
         task = suite.get(v.task_id)
         if task is None:
-            raise VerifyError(f"task {v.task_id} is not in the local suite; pass --suite with the run's task folder")
+            raise VerifyError(
+                f"task {v.task_id} is not in the local suite; pass --suite with the run's task folder"
+            )
         if v.task_hash and task.hash != v.task_hash:
-            raise VerifyError(f"task {v.task_id} changed since the run (hash {task.hash[:12]}, run {v.task_hash[:12]}); "
-                              f"pass --suite with the files of suite version {sub.run.get('suite_version')}")
+            raise VerifyError(
+                f"task {v.task_id} changed since the run (hash {task.hash[:12]}, run {v.task_hash[:12]}); "
+                f"pass --suite with the files of suite version {sub.run.get('suite_version')}"
+            )
     env = host_environment()
     timing_comparable = _same_hardware(sub, device, env.get("gpu"))
-    eval_cfg = EvalConfig(device=device, baseline=sub.run.get("baseline", "eager"), strict=bool(sub.run.get("strict", True)),
-                          timeout_s=config.timeout_s, trials=config.trials, timing=config.timing,
-                          cache_dir=config.cache_dir)
+    eval_cfg = EvalConfig(
+        device=device,
+        baseline=sub.run.get("baseline", "eager"),
+        strict=bool(sub.run.get("strict", True)),
+        timeout_s=config.timeout_s,
+        trials=config.trials,
+        timing=config.timing,
+        cache_dir=config.cache_dir,
+    )
     trusted = is_trusted(sub.run.get("model", ""))  # the reference baseline, as benchmark.run treats it
     checked = []
     for v in tqdm(chosen, desc=f"verify {sub.slug}", unit="sample", disable=not progress):
         try:
-            observed = evaluate(suite[v.task_id], sub.code[v.code_hash], eval_cfg, sample=v.sample, model=v.model,
-                                sol_ms=v.sol_ms, trusted=trusted)
+            observed = evaluate(
+                suite[v.task_id],
+                sub.code[v.code_hash],
+                eval_cfg,
+                sample=v.sample,
+                model=v.model,
+                sol_ms=v.sol_ms,
+                trusted=trusted,
+            )
         except TaskError as e:
             raise VerifyError(f"task {v.task_id} fails on this machine: {e}") from e
         agree, reason = compare(v, observed, timing_comparable, config.speedup_tolerance)
         log.info("%s#%d: %s", v.task_id, v.sample, "agrees" if agree else reason)
-        checked.append({
-            "task_id": v.task_id, "sample": v.sample, "code_hash": v.code_hash,
-            "claimed_status": v.status.value, "claimed_speedup": v.speedup,
-            "status": observed.status.value, "speedup": observed.speedup, "flags": list(observed.flags),
-            "agree": agree, "reason": reason,
-        })
+        checked.append(
+            {
+                "task_id": v.task_id,
+                "sample": v.sample,
+                "code_hash": v.code_hash,
+                "claimed_status": v.status.value,
+                "claimed_speedup": v.speedup,
+                "status": observed.status.value,
+                "speedup": observed.speedup,
+                "flags": list(observed.flags),
+                "agree": agree,
+                "reason": reason,
+            }
+        )
     record = {
         "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "device": device,
@@ -134,25 +166,47 @@ def verify(sub: Submission, config: VerifyConfig = VerifyConfig(), progress: boo
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m leaderboard.verify", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m leaderboard.verify",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("submission", type=Path, help="a submission file (leaderboard/submissions/SLUG.json)")
     p.add_argument("--sample", type=int, default=5, help="passing samples to re-run (default 5)")
     p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
     p.add_argument("--seed", type=int, default=0, help="seed for drawing the samples")
-    p.add_argument("--speedup-tolerance", type=float, default=0.25,
-                   help="relative shortfall of the re-run speedup tolerated on the same hardware (default 0.25)")
+    p.add_argument(
+        "--speedup-tolerance",
+        type=float,
+        default=0.25,
+        help="relative shortfall of the re-run speedup tolerated on the same hardware (default 0.25)",
+    )
     p.add_argument("--suite", default=None, help="task folder of the run's suite version (default: built-in)")
-    p.add_argument("--timeout", type=float, default=EvalConfig.timeout_s, help="seconds per sample, build included")
-    p.add_argument("--cache-dir", type=Path, default=None, help="harness cache (default: $SOLBENCH_CACHE or ~/.cache/solbench)")
-    p.add_argument("--dry-run", action="store_true", help="report without writing the record into the submission")
+    p.add_argument(
+        "--timeout", type=float, default=EvalConfig.timeout_s, help="seconds per sample, build included"
+    )
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="harness cache (default: $SOLBENCH_CACHE or ~/.cache/solbench)",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="report without writing the record into the submission"
+    )
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.sample < 1:
         p.error("--sample must be at least 1")
-    config = VerifyConfig(sample=args.sample, device=args.device, seed=args.seed,
-                          speedup_tolerance=args.speedup_tolerance, suite=args.suite, timeout_s=args.timeout,
-                          cache_dir=args.cache_dir or default_cache_dir())
+    config = VerifyConfig(
+        sample=args.sample,
+        device=args.device,
+        seed=args.seed,
+        speedup_tolerance=args.speedup_tolerance,
+        suite=args.suite,
+        timeout_s=args.timeout,
+        cache_dir=args.cache_dir or default_cache_dir(),
+    )
     try:
         sub = load_submission(args.submission)
         record = verify(sub, config)
@@ -162,9 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.dry_run:
         sub.save()
     agreed = sum(c["agree"] for c in record["checked"])
-    print(f"{sub.slug}: {agreed}/{len(record['checked'])} samples agree; "
-          f"{'verified' if record['verified'] else 'disagreements recorded'}"
-          + ("" if args.dry_run else f" in {sub.path}"))
+    print(
+        f"{sub.slug}: {agreed}/{len(record['checked'])} samples agree; "
+        f"{'verified' if record['verified'] else 'disagreements recorded'}"
+        + ("" if args.dry_run else f" in {sub.path}")
+    )
     for c in record["checked"]:
         if not c["agree"]:
             print(f"  {c['reason']}")

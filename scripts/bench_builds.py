@@ -97,7 +97,7 @@ class ModelNew(torch.nn.Module):
         return ext.scale_shift_{i}(x)
 '''
 
-TRITON = '''import time, torch, triton, triton.language as tl
+TRITON = """import time, torch, triton, triton.language as tl
 
 
 @triton.jit
@@ -114,7 +114,7 @@ t0 = time.monotonic()
 scale_shift_{i}[(4,)](x, y, x.numel(), BLOCK=1024)
 torch.cuda.synchronize()
 print("SECONDS", time.monotonic() - t0)
-'''
+"""
 
 RAW = '''import time, torch
 from benchmark.cuda_raw import compile_cuda
@@ -173,10 +173,16 @@ def build_one(style: str, route: str, index: int, device: str, cache: Path) -> B
         path = Path(tmp) / f"{style}_{index}.py"
         path.write_text(code)
         path_before = os.environ.get("PYTHONPATH")
-        env = {**os.environ, "TRITON_CACHE_DIR": str(Path(tmp) / "triton"), "SOLBENCH_CACHE": tmp,
-               "PYTHONPATH": os.pathsep.join(filter(None, [path_before, str(ROOT)]))}
+        env = {
+            **os.environ,
+            "TRITON_CACHE_DIR": str(Path(tmp) / "triton"),
+            "SOLBENCH_CACHE": tmp,
+            "PYTHONPATH": os.pathsep.join(filter(None, [path_before, str(ROOT)])),
+        }
         t0 = time.monotonic()
-        done = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [sys.executable, str(path)], env=env, capture_output=True, text=True, timeout=600
+        )
         wall = time.monotonic() - t0
     seconds = [float(line.split()[1]) for line in done.stdout.splitlines() if line.startswith("SECONDS ")]
     if done.returncode != 0 or not seconds:
@@ -205,9 +211,13 @@ def make_header(style: str, cache: Path) -> dict:
     seconds = time.monotonic() - t0
     gch = route.folder / PCH_FILE
     failed = route.folder / FAILED_MARK
-    return {"style": style, "folder": str(route.folder), "seconds": seconds,
-            "gch_bytes": gch.stat().st_size if gch.exists() else None,
-            "failed": failed.read_text()[-800:] if failed.exists() else None}
+    return {
+        "style": style,
+        "folder": str(route.folder),
+        "seconds": seconds,
+        "gch_bytes": gch.stat().st_size if gch.exists() else None,
+        "failed": failed.read_text()[-800:] if failed.exists() else None,
+    }
 
 
 def ninja_files(cache: Path, style: str) -> dict[int, list[str]]:
@@ -216,7 +226,7 @@ def ninja_files(cache: Path, style: str) -> dict[int, list[str]]:
     prefix = f"-DTORCH_EXTENSION_NAME=bench_{style}_"
     for ninja in (cache / "builds").glob("*/build.ninja"):
         words = ninja.read_text().split()
-        names = [w[len(prefix):] for w in words if w.startswith(prefix)]
+        names = [w[len(prefix) :] for w in words if w.startswith(prefix)]
         if names:
             found[int(names[0])] = words
     return found
@@ -231,8 +241,10 @@ def uses_header(cache: Path, style: str, folder: str) -> str:
 
 def arch_targets(cache: Path, style: str) -> dict[str, list[str]]:
     """The -gencode targets each build was compiled for, by route and source index."""
-    return {f"{'new' if i % 2 else 'old'} #{i}": sorted({w for w in words if w.startswith("-gencode")})
-            for i, words in sorted(ninja_files(cache, style).items())}
+    return {
+        f"{'new' if i % 2 else 'old'} #{i}": sorted({w for w in words if w.startswith("-gencode")})
+        for i, words in sorted(ninja_files(cache, style).items())
+    }
 
 
 def summarise(builds: list[Build], n: int) -> dict:
@@ -243,13 +255,22 @@ def summarise(builds: list[Build], n: int) -> dict:
     ratios = sorted(w / o for o, w in ok)
     row = {
         "failed": [f"{b.route} #{b.index}: {(b.error or '')[-300:]}" for b in builds if b.seconds is None],
-        **{f"{r}_median_s": statistics.median([b.seconds for b in builds if b.route == r and b.seconds] or [0.0])
-           for r in ROUTES},
+        **{
+            f"{r}_median_s": statistics.median(
+                [b.seconds for b in builds if b.route == r and b.seconds] or [0.0]
+            )
+            for r in ROUTES
+        },
         **{f"{r}_s": [b.seconds for b in builds if b.route == r] for r in ROUTES},
     }
     if ratios:
-        row.update(ratio=statistics.median(ratios), ratio_low=ratios[0], ratio_high=ratios[-1],
-                   coverage=1 - 2.0 ** (1 - len(ratios)), pairs=len(ratios))
+        row.update(
+            ratio=statistics.median(ratios),
+            ratio_low=ratios[0],
+            ratio_high=ratios[-1],
+            coverage=1 - 2.0 ** (1 - len(ratios)),
+            pairs=len(ratios),
+        )
     return row
 
 
@@ -257,8 +278,12 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", choices=("cpu", "cuda"), default="cuda")
     p.add_argument("--n", type=int, default=4, help="pairs per style (distinct sources, old and new)")
-    p.add_argument("--pairs", type=int, default=max(1, len(os.sched_getaffinity(0)) // 2),
-                   help="pairs building at once (each build runs one compiler at a time)")
+    p.add_argument(
+        "--pairs",
+        type=int,
+        default=max(1, len(os.sched_getaffinity(0)) // 2),
+        help="pairs building at once (each build runs one compiler at a time)",
+    )
     p.add_argument("--styles", nargs="*", help="default: cpp on cpu; cpp cuda triton raw_cuda on cuda")
     p.add_argument("--cache", type=Path, help="build cache (default: a fresh temporary one)")
     p.add_argument("--out", type=Path, help="folder for results.json")
@@ -273,7 +298,9 @@ def main() -> None:
         with ThreadPoolExecutor(max(1, len(header_styles))) as pool:
             headers = list(pool.map(lambda s: make_header(s, cache), header_styles))
         for h in headers:
-            print(f"header {h['style']}: {json.dumps({k: v for k, v in h.items() if k != 'style'})}", flush=True)
+            print(
+                f"header {h['style']}: {json.dumps({k: v for k, v in h.items() if k != 'style'})}", flush=True
+            )
         pairs = [(s, i) for s in styles for i in range(args.n)]
         with ThreadPoolExecutor(args.pairs) as pool:
             builds = [b for pair in pool.map(lambda j: run_pair(*j, args.device, cache), pairs) for b in pair]
@@ -287,8 +314,10 @@ def main() -> None:
     print(f"\n{'style':<10}{'old s':>9}{'new s':>9}{'new/old':>9}  interval (coverage)")
     for s, r in rows.items():
         if "ratio" in r:
-            print(f"{s:<10}{r['old_median_s']:>9.2f}{r['new_median_s']:>9.2f}{r['ratio']:>9.3f}  "
-                  f"[{r['ratio_low']:.3f}, {r['ratio_high']:.3f}] ({100 * r['coverage']:.1f}%, {r['pairs']} pairs)")
+            print(
+                f"{s:<10}{r['old_median_s']:>9.2f}{r['new_median_s']:>9.2f}{r['ratio']:>9.3f}  "
+                f"[{r['ratio_low']:.3f}, {r['ratio_high']:.3f}] ({100 * r['coverage']:.1f}%, {r['pairs']} pairs)"
+            )
         else:
             print(f"{s:<10}  no complete pair: {r['failed'][:2]}")
         if "new_builds_with_header_flag" in r:
@@ -300,8 +329,15 @@ def main() -> None:
     print(f"total {total:.0f} s, {len(builds)} builds, {args.pairs} pairs at once, PCH under {PCH_DIR}/")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        record = {"device": args.device, "n": args.n, "pairs": args.pairs, "total_s": total, "headers": headers,
-                  "styles": rows, "builds": [dataclasses.asdict(b) for b in builds]}
+        record = {
+            "device": args.device,
+            "n": args.n,
+            "pairs": args.pairs,
+            "total_s": total,
+            "headers": headers,
+            "styles": rows,
+            "builds": [dataclasses.asdict(b) for b in builds],
+        }
         (args.out / "results.json").write_text(json.dumps(record, indent=1))
 
 

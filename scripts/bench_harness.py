@@ -50,13 +50,22 @@ def task_for(spec: str):
 
 def row(v) -> dict:
     return {
-        "task": v.task_id, "verdict": v.status.value, "flags": list(v.flags), "speedup": v.speedup,
-        "compile_s": v.phases.compile_s, "correctness_s": v.phases.correctness_s, "timing_s": v.phases.timing_s,
-        "total_s": v.phases.total_s, "startup_s": v.phases.startup_s, "reference_s": v.phases.reference_s,
-        "profile_s": v.phases.profile_s, "candidate_ms": v.candidate_time.median_ms if v.candidate_time else None,
+        "task": v.task_id,
+        "verdict": v.status.value,
+        "flags": list(v.flags),
+        "speedup": v.speedup,
+        "compile_s": v.phases.compile_s,
+        "correctness_s": v.phases.correctness_s,
+        "timing_s": v.phases.timing_s,
+        "total_s": v.phases.total_s,
+        "startup_s": v.phases.startup_s,
+        "reference_s": v.phases.reference_s,
+        "profile_s": v.phases.profile_s,
+        "candidate_ms": v.candidate_time.median_ms if v.candidate_time else None,
         "reference_ms": v.reference_time.median_ms if v.reference_time else None,
         "reference_alone_ms": v.reference_alone_time.median_ms if v.reference_alone_time else None,
-        "speedup_spread": v.speedup_spread, "launch_cover_ms": v.env.get("launch_cover_ms"),
+        "speedup_spread": v.speedup_spread,
+        "launch_cover_ms": v.env.get("launch_cover_ms"),
         "error": (v.error or "")[:300],
     }
 
@@ -68,11 +77,21 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default=None)
     p.add_argument("--repeats", type=int, default=5, help="runs of the same candidate for the speedup spread")
-    p.add_argument("--protocols", nargs="+", choices=("behind-flush", "idle-launch"), default=["behind-flush"],
-                   help="timing protocols the repeats section measures: launched behind the flush and a device-side "
-                        "wait (the default), or on an idle device (TimingConfig.launch_behind_flush=False)")
-    p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS),
-                   help="what to measure, in this order (harness.json is rewritten after each)")
+    p.add_argument(
+        "--protocols",
+        nargs="+",
+        choices=("behind-flush", "idle-launch"),
+        default=["behind-flush"],
+        help="timing protocols the repeats section measures: launched behind the flush and a device-side "
+        "wait (the default), or on an idle device (TimingConfig.launch_behind_flush=False)",
+    )
+    p.add_argument(
+        "--sections",
+        nargs="+",
+        choices=SECTIONS,
+        default=list(SECTIONS),
+        help="what to measure, in this order (harness.json is rewritten after each)",
+    )
     p.add_argument("--out", type=Path, default=Path("runs/bench-harness"))
     args = p.parse_args()
     device = args.device or default_device()
@@ -84,9 +103,9 @@ def main() -> None:
         if section == "repeats":
             repeats(base, args, report, save)
         else:
-            {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}[section](
-                base, args, report
-            )
+            {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}[
+                section
+            ](base, args, report)
         save()
 
 
@@ -96,7 +115,10 @@ def fault_isolation(base: EvalConfig, args, report: dict) -> None:
     bad = evaluate(task, (DATA / "candidates" / "cuda_illegal_access.py").read_text(), base)
     after = evaluate(task, (HONEST / "raw_cuda_gelu_tanh.py").read_text(), base)
     report["fault_isolation"] = {"faulty": row(bad), "next_sample": row(after)}
-    print(f"illegal access: {bad.status.value} ({(bad.error or '')[:100]!r}); next sample: {after.summary()}", flush=True)
+    print(
+        f"illegal access: {bad.status.value} ({(bad.error or '')[:100]!r}); next sample: {after.summary()}",
+        flush=True,
+    )
 
 
 REPEAT_CASES = {  # an elementwise, a reduction and a matmul task, each with an honest Triton kernel
@@ -142,16 +164,31 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             speedups = [v.speedup for v in verdicts]
             med, spread = _spread(speedups)
             within = [v.speedup_spread for v in verdicts if v.speedup_spread is not None]
-            entry[name] = {"speedups": speedups, "median": med, "spread": spread, "within_run_spread": within,
-                           "runs": [row(v) for v in verdicts]}
-            print(f"{task.task_id} {cand.name} ({protocol}) via {name}: " + ", ".join(f"{s:.4f}" if s else "-" for s in speedups)
-                  + (f"  spread {spread:.2%}" if spread is not None else "")
-                  + (f"  within-run median {statistics.median(within):.2%}" if within else "")
-                  + "".join(f"  [{v.status.value}: {(v.error or ', '.join(v.flags))[:120]}]" for v in verdicts
-                            if v.speedup is None), flush=True)
+            entry[name] = {
+                "speedups": speedups,
+                "median": med,
+                "spread": spread,
+                "within_run_spread": within,
+                "runs": [row(v) for v in verdicts],
+            }
+            print(
+                f"{task.task_id} {cand.name} ({protocol}) via {name}: "
+                + ", ".join(f"{s:.4f}" if s else "-" for s in speedups)
+                + (f"  spread {spread:.2%}" if spread is not None else "")
+                + (f"  within-run median {statistics.median(within):.2%}" if within else "")
+                + "".join(
+                    f"  [{v.status.value}: {(v.error or ', '.join(v.flags))[:120]}]"
+                    for v in verdicts
+                    if v.speedup is None
+                ),
+                flush=True,
+            )
         if entry["spawned"]["median"] and entry["pool"]["median"]:
             entry["pool_over_spawned"] = entry["pool"]["median"] / entry["spawned"]["median"]
-            print(f"{task.task_id} ({protocol}): pool / spawned median speedup {entry['pool_over_spawned']:.4f}", flush=True)
+            print(
+                f"{task.task_id} ({protocol}): pool / spawned median speedup {entry['pool_over_spawned']:.4f}",
+                flush=True,
+            )
         report["repeats"].append(entry)
         save()  # after each case: a stage cut by its limit keeps the cases that finished
 
@@ -167,11 +204,19 @@ def strict_overhead(base: EvalConfig, args, report: dict) -> None:
             t0 = time.monotonic()
             v = evaluate(task, code, dataclasses.replace(base, strict=strict))
             times[strict] = (time.monotonic() - t0, v.status.value)
-        r = {"candidate": cand.name, "strict_s": times[True][0], "no_strict_s": times[False][0],
-             "strict_verdict": times[True][1], "no_strict_verdict": times[False][1]}
+        r = {
+            "candidate": cand.name,
+            "strict_s": times[True][0],
+            "no_strict_s": times[False][0],
+            "strict_verdict": times[True][1],
+            "no_strict_verdict": times[False][1],
+        }
         report["strict_overhead"].append(r)
-        print(f"strict {r['strict_s']:.2f} s vs no-strict {r['no_strict_s']:.2f} s per sample ({cand.name}, "
-              f"{r['strict_verdict']}/{r['no_strict_verdict']})", flush=True)
+        print(
+            f"strict {r['strict_s']:.2f} s vs no-strict {r['no_strict_s']:.2f} s per sample ({cand.name}, "
+            f"{r['strict_verdict']}/{r['no_strict_verdict']})",
+            flush=True,
+        )
 
 
 def phases(base: EvalConfig, args, report: dict) -> None:
@@ -183,12 +228,20 @@ def phases(base: EvalConfig, args, report: dict) -> None:
         for phase in ("cold", "warm"):
             report[phase].append({"candidate": cand.name, **row(evaluate(task, code, base))})
     cols = ("startup_s", "reference_s", "compile_s", "correctness_s", "timing_s", "profile_s", "total_s")
-    print(f"{'phase':<6} {'candidate':<28} {'verdict':<8} " + " ".join(f"{c:>13}" for c in cols) + f" {'speedup':>8}")
+    print(
+        f"{'phase':<6} {'candidate':<28} {'verdict':<8} "
+        + " ".join(f"{c:>13}" for c in cols)
+        + f" {'speedup':>8}"
+    )
     for phase in ("cold", "warm"):
         for r in report[phase]:
             sp = f"{r['speedup']:.3f}" if r["speedup"] else "-"
-            print(f"{phase:<6} {r['candidate']:<28} {r['verdict']:<8} " + " ".join(f"{r[c]:>13.2f}" for c in cols)
-                  + f" {sp:>8}", flush=True)
+            print(
+                f"{phase:<6} {r['candidate']:<28} {r['verdict']:<8} "
+                + " ".join(f"{r[c]:>13.2f}" for c in cols)
+                + f" {sp:>8}",
+                flush=True,
+            )
 
 
 STARTUP_CASES = {  # samples that start no build child, so start-up is the execution child's alone
@@ -220,18 +273,36 @@ def startup(base: EvalConfig, args, report: dict) -> None:
             os.environ[sandbox.ZYGOTE_SWITCH] = "1" if way == "zygote" else "0"
             v = evaluate(task, code, config)
             if k:
-                runs[way].append({"startup_s": v.phases.startup_s, "total_s": v.phases.total_s, "verdict": v.status.value})
+                runs[way].append(
+                    {"startup_s": v.phases.startup_s, "total_s": v.phases.total_s, "verdict": v.status.value}
+                )
     os.environ.pop(sandbox.ZYGOTE_SWITCH)
-    med = {w: {c: statistics.median(r[c] for r in rows) for c in ("startup_s", "total_s")} for w, rows in runs.items()}
-    report["startup"] = {"candidate": cand.name, "zygote_start_s": zygote_start_s if started else None,
-                         "zygote_served": sandbox.ZYGOTE.pid is not None, "median": med, "runs": runs}
-    print(f"zygote start (once per process): {zygote_start_s:.2f} s" + ("" if started else " (failed)"), flush=True)
+    med = {
+        w: {c: statistics.median(r[c] for r in rows) for c in ("startup_s", "total_s")}
+        for w, rows in runs.items()
+    }
+    report["startup"] = {
+        "candidate": cand.name,
+        "zygote_start_s": zygote_start_s if started else None,
+        "zygote_served": sandbox.ZYGOTE.pid is not None,
+        "median": med,
+        "runs": runs,
+    }
+    print(
+        f"zygote start (once per process): {zygote_start_s:.2f} s" + ("" if started else " (failed)"),
+        flush=True,
+    )
     for way in runs:
         each = ", ".join(f"{r['startup_s']:.3f}" for r in runs[way])
-        print(f"{way:<7} start-up median {med[way]['startup_s']:.3f} s ({each}), sample {med[way]['total_s']:.3f} s",
-              flush=True)
-    print(f"start-up spawn / zygote: {med['spawn']['startup_s'] / max(med['zygote']['startup_s'], 1e-6):.1f}x; "
-          f"sample {med['spawn']['total_s'] / max(med['zygote']['total_s'], 1e-6):.2f}x", flush=True)
+        print(
+            f"{way:<7} start-up median {med[way]['startup_s']:.3f} s ({each}), sample {med[way]['total_s']:.3f} s",
+            flush=True,
+        )
+    print(
+        f"start-up spawn / zygote: {med['spawn']['startup_s'] / max(med['zygote']['startup_s'], 1e-6):.1f}x; "
+        f"sample {med['spawn']['total_s'] / max(med['zygote']['total_s'], 1e-6):.2f}x",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -41,28 +41,49 @@ def measure(task_path: Path, candidate: Path, config: EvalConfig, samples: int) 
     built = build(code, config)
     assert built.ok, built.error
     rows = []
-    with (Verifier(VerifierConfig(eval=config, build_workers=1, reference_store_bytes=0)) as off,
-          Verifier(VerifierConfig(eval=config, build_workers=1)) as on):
+    with (
+        Verifier(VerifierConfig(eval=config, build_workers=1, reference_store_bytes=0)) as off,
+        Verifier(VerifierConfig(eval=config, build_workers=1)) as on,
+    ):
         for k in range(samples):
             row = {"sample": k}
             for name, verifier in (("off", off), ("on", on)):
                 v = verifier.submit(task, code, sample=k).result()
-                row[name] = {"verdict": v.status.value, "total_s": v.phases.total_s, "reference_s": v.phases.reference_s,
-                             "store": v.env.get("reference_store", "-"), "speedup": v.speedup}
+                row[name] = {
+                    "verdict": v.status.value,
+                    "total_s": v.phases.total_s,
+                    "reference_s": v.phases.reference_s,
+                    "store": v.env.get("reference_store", "-"),
+                    "speedup": v.speedup,
+                }
             rows.append(row)
-            print(f"{task.task_id:<14} #{k}  off {row['off']['total_s']:6.2f} s (reference {row['off']['reference_s']:5.2f} s) "
-                  f"{row['off']['verdict']:<9} on {row['on']['total_s']:6.2f} s (reference {row['on']['reference_s']:5.2f} s) "
-                  f"{row['on']['verdict']:<9} {row['on']['store']}", flush=True)
+            print(
+                f"{task.task_id:<14} #{k}  off {row['off']['total_s']:6.2f} s (reference {row['off']['reference_s']:5.2f} s) "
+                f"{row['off']['verdict']:<9} on {row['on']['total_s']:6.2f} s (reference {row['on']['reference_s']:5.2f} s) "
+                f"{row['on']['verdict']:<9} {row['on']['store']}",
+                flush=True,
+            )
         stats = dataclasses.asdict(on.reference_store.stats)
     summary = {}
     for name in ("off", "on"):
         later = [r[name] for r in rows[1:]]  # the first sample of "on" computes what the rest reuse
-        summary[name] = {"median_total_s": statistics.median(r["total_s"] for r in later),
-                         "median_reference_s": statistics.median(r["reference_s"] for r in later)}
-    print(f"{task.task_id}: samples 1-{samples - 1}, median total {summary['off']['median_total_s']:.2f} s off, "
-          f"{summary['on']['median_total_s']:.2f} s on; reference phase {summary['off']['median_reference_s']:.3f} s off, "
-          f"{summary['on']['median_reference_s']:.3f} s on; store {stats}", flush=True)
-    return {"task": task.task_id, "candidate": candidate.name, "rows": rows, "summary": summary, "store": stats}
+        summary[name] = {
+            "median_total_s": statistics.median(r["total_s"] for r in later),
+            "median_reference_s": statistics.median(r["reference_s"] for r in later),
+        }
+    print(
+        f"{task.task_id}: samples 1-{samples - 1}, median total {summary['off']['median_total_s']:.2f} s off, "
+        f"{summary['on']['median_total_s']:.2f} s on; reference phase {summary['off']['median_reference_s']:.3f} s off, "
+        f"{summary['on']['median_reference_s']:.3f} s on; store {stats}",
+        flush=True,
+    )
+    return {
+        "task": task.task_id,
+        "candidate": candidate.name,
+        "rows": rows,
+        "summary": summary,
+        "store": stats,
+    }
 
 
 def main() -> None:

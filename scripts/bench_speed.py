@@ -35,7 +35,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))
-GOALS = {"suite_s": 600.0, "a_per_hour": 3600.0, "b_per_hour": 1400.0, "cold_ratio": 20.0, "cached_ratio": 5.0}
+GOALS = {
+    "suite_s": 600.0,
+    "a_per_hour": 3600.0,
+    "b_per_hour": 1400.0,
+    "cold_ratio": 20.0,
+    "cached_ratio": 5.0,
+}
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,11 @@ class Options:
     lanes: int = 6
     build_workers: int = 14
     check_concurrency: int = 8
-    limits: tuple[tuple[str, int], ...] = (("a", 30), ("b", 28), ("c", 12))  # candidates per mix: seeded subsets
+    limits: tuple[tuple[str, int], ...] = (
+        ("a", 30),
+        ("b", 28),
+        ("c", 12),
+    )  # candidates per mix: seeded subsets
     kb_root: Path = ROOT / ".kb"
     kb_wheels: Path = ROOT / ".whl" / "kernelbench"
     kb_site: Path | None = None  # their missing dependencies, installed already (else from kb_wheels)
@@ -79,23 +89,76 @@ def command(part: str, o: Options, budget_s: float) -> list[str] | None:
     tiny = ["--tiny"] if o.tiny else []
     if part == "suite":
         fraction = 1.0 if o.tiny else o.suite_fraction
-        return [py, str(SCRIPTS / "bench_suite.py"), "--device", o.device, "--fraction", str(fraction),
-                "--seed", str(o.seed), "--budget-s", f"{max(5.0, budget_s - 25):.0f}", "--out", str(o.out / "suite"),
-                *tiny]
+        return [
+            py,
+            str(SCRIPTS / "bench_suite.py"),
+            "--device",
+            o.device,
+            "--fraction",
+            str(fraction),
+            "--seed",
+            str(o.seed),
+            "--budget-s",
+            f"{max(5.0, budget_s - 25):.0f}",
+            "--out",
+            str(o.out / "suite"),
+            *tiny,
+        ]
     if part in ("a", "b", "c"):
         limit = dict(o.limits).get(part)
-        return [py, str(SCRIPTS / "bench_verifier.py"), "--mix", part, "--device", o.device, "--variant", o.variant,
-                "--lanes", str(o.lanes), "--build-workers", str(o.build_workers), "--check-concurrency",
-                str(o.check_concurrency), "--budget-s", f"{max(5.0, budget_s - 10):.0f}", "--seed", str(o.seed),
-                *(["--limit", str(limit)] if limit and not o.tiny else []), "--out", str(o.out / "verifier"), *tiny]
+        return [
+            py,
+            str(SCRIPTS / "bench_verifier.py"),
+            "--mix",
+            part,
+            "--device",
+            o.device,
+            "--variant",
+            o.variant,
+            "--lanes",
+            str(o.lanes),
+            "--build-workers",
+            str(o.build_workers),
+            "--check-concurrency",
+            str(o.check_concurrency),
+            "--budget-s",
+            f"{max(5.0, budget_s - 10):.0f}",
+            "--seed",
+            str(o.seed),
+            *(["--limit", str(limit)] if limit and not o.tiny else []),
+            "--out",
+            str(o.out / "verifier"),
+            *tiny,
+        ]
     if part == "kernelbench":
         site = o.kb_site or install_site(o.kb_wheels)
         limit = dict(o.limits).get("b")
-        return [py, str(SCRIPTS / "kernelbench_eval.py"), "run", "--kernelbench", str(o.kb_root), "--mix", "b",
-                *(["--limit", str(limit)] if limit and not o.tiny else []),
-                "--variant", o.variant, "--count", str(o.kb_count), "--concurrency", str(o.kb_concurrency),
-                "--seed", str(o.seed), "--budget-s", f"{max(5.0, budget_s - 10):.0f}", "--device", o.device,
-                *(["--site", str(site)] if site else []), "--out", str(o.out / "kernelbench"), *tiny]
+        return [
+            py,
+            str(SCRIPTS / "kernelbench_eval.py"),
+            "run",
+            "--kernelbench",
+            str(o.kb_root),
+            "--mix",
+            "b",
+            *(["--limit", str(limit)] if limit and not o.tiny else []),
+            "--variant",
+            o.variant,
+            "--count",
+            str(o.kb_count),
+            "--concurrency",
+            str(o.kb_concurrency),
+            "--seed",
+            str(o.seed),
+            "--budget-s",
+            f"{max(5.0, budget_s - 10):.0f}",
+            "--device",
+            o.device,
+            *(["--site", str(site)] if site else []),
+            "--out",
+            str(o.out / "kernelbench"),
+            *tiny,
+        ]
     raise ValueError(part)
 
 
@@ -106,8 +169,23 @@ def install_site(wheels: Path) -> Path | None:
     if not found:
         return None
     site = Path(tempfile.mkdtemp(prefix="kernelbench-site-"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
-                    "--no-cache-dir", "--target", str(site), *map(str, found)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--no-compile",
+            "--no-cache-dir",
+            "--target",
+            str(site),
+            *map(str, found),
+        ],
+        check=True,
+    )
     return site
 
 
@@ -132,7 +210,12 @@ def run_part(part: Part, o: Options, budget_s: float, kill_at: float) -> dict:
             stop_descendants(proc.pid)  # its sandboxed children and their compilers, in sessions of their own
             os.killpg(proc.pid, signal.SIGKILL)
             rc = proc.wait()
-    return {"part": part.name, "rc": rc, "wall_s": round(time.monotonic() - t0, 1), "budget_s": round(budget_s, 1)}
+    return {
+        "part": part.name,
+        "rc": rc,
+        "wall_s": round(time.monotonic() - t0, 1),
+        "budget_s": round(budget_s, 1),
+    }
 
 
 # ---------------------------------------------------------------------------------------- the report
@@ -149,8 +232,9 @@ def mean(xs: list[float]) -> float:
     return sum(xs) / len(xs)
 
 
-def ratio(theirs: list[float], ours_wall_s: float, ours_own: list[float], resamples: int = 4000,
-          seed: int = 0) -> dict | None:
+def ratio(
+    theirs: list[float], ours_wall_s: float, ours_own: list[float], resamples: int = 4000, seed: int = 0
+) -> dict | None:
     """Their mean time per sample over ours (our arm's wall time over its verdicts), with a bootstrap
     interval: their samples resampled, and ours through our verdicts' own times (a resampled set of
     our candidates costs the arm's wall time in proportion to their own build and run time)."""
@@ -158,11 +242,19 @@ def ratio(theirs: list[float], ours_wall_s: float, ours_own: list[float], resamp
         return None
     ours = ours_wall_s / len(ours_own)
     rng = random.Random(seed)
-    boots = sorted(mean(rng.choices(theirs, k=len(theirs)))
-                   / (ours * mean(rng.choices(ours_own, k=len(ours_own))) / mean(ours_own))
-                   for _ in range(resamples))
-    return {"theirs_s": mean(theirs), "ours_s": ours, "ratio": mean(theirs) / ours, "n_theirs": len(theirs),
-            "n_ours": len(ours_own), "interval": [boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]]}
+    boots = sorted(
+        mean(rng.choices(theirs, k=len(theirs)))
+        / (ours * mean(rng.choices(ours_own, k=len(ours_own))) / mean(ours_own))
+        for _ in range(resamples)
+    )
+    return {
+        "theirs_s": mean(theirs),
+        "ours_s": ours,
+        "ratio": mean(theirs) / ours,
+        "n_theirs": len(theirs),
+        "n_ours": len(ours_own),
+        "interval": [boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]],
+    }
 
 
 def verdict_of(ok: bool | None) -> str:
@@ -175,18 +267,36 @@ def summarize(out: Path, runs: list[dict], o: Options) -> dict:
     suite = load(out / "suite" / "suite.json")
     if suite:
         full = suite["full_suite"]
-        s["suite"] = {k: suite[k] for k in ("suite_tasks", "sampled", "done", "wall_s", "cut", "tasks_per_s",
-                                            "statuses", "fraction", "seed")} | {"full_suite": full}
+        s["suite"] = {
+            k: suite[k]
+            for k in (
+                "suite_tasks",
+                "sampled",
+                "done",
+                "wall_s",
+                "cut",
+                "tasks_per_s",
+                "statuses",
+                "fraction",
+                "seed",
+            )
+        } | {"full_suite": full}
         s["suite"]["pass"] = None if full["full_s"] is None else full["full_s"] < GOALS["suite_s"]
     for mix in ("a", "b", "c"):
         m = load(out / "verifier" / f"mix-{mix}.json")
         if not m:
             continue
-        entry = {"description": m["description"], "candidates": m["candidates"], "identical": m["identical"],
-                 "expected": m["expected"], "arms": {k: {x: v for x, v in a.items() if x != "rows"}
-                                                     for k, a in m["arms"].items()}}
+        entry = {
+            "description": m["description"],
+            "candidates": m["candidates"],
+            "identical": m["identical"],
+            "expected": m["expected"],
+            "arms": {k: {x: v for x, v in a.items() if x != "rows"} for k, a in m["arms"].items()},
+        }
         ident = m["identical"]
-        entry["identical_pass"] = ident["checked"] == ident["candidates"] and ident["same"] == ident["checked"]
+        entry["identical_pass"] = (
+            ident["checked"] == ident["candidates"] and ident["same"] == ident["checked"]
+        )
         goal = GOALS.get(f"{mix}_per_hour")
         pool = m["arms"].get("pool")
         entry["goal_per_hour"] = goal
@@ -202,14 +312,28 @@ def summarize(out: Path, runs: list[dict], o: Options) -> dict:
             counted = [x for x in entry["samples"] if x["verdict"] not in ("timeout", "crashed")]
             rows = (b or {}).get("arms", {}).get(arm, {}).get("rows", {})
             ours_arm = (b or {}).get("arms", {}).get(arm)
-            r = ratio([x["wall_s"] for x in counted], ours_arm["wall_s"] if ours_arm else 0.0,
-                      [x["own_s"] for x in rows.values()], seed=o.seed) if ours_arm else None
+            r = (
+                ratio(
+                    [x["wall_s"] for x in counted],
+                    ours_arm["wall_s"] if ours_arm else 0.0,
+                    [x["own_s"] for x in rows.values()],
+                    seed=o.seed,
+                )
+                if ours_arm
+                else None
+            )
             agree = [x["verdict"] == rows[x["name"]]["status"] for x in entry["samples"] if x["name"] in rows]
             goal = GOALS[f"{mode}_ratio"]
             s["kernelbench"]["modes"][mode] = {
-                "samples": len(entry["samples"]), "counted": len(counted), "concurrency": entry["concurrency"],
-                "not_reached": entry["not_reached"], "our_arm": arm, "ratio": r, "goal": goal,
-                "pass": None if r is None else r["ratio"] >= goal, "agree_with_ours": f"{sum(agree)}/{len(agree)}",
+                "samples": len(entry["samples"]),
+                "counted": len(counted),
+                "concurrency": entry["concurrency"],
+                "not_reached": entry["not_reached"],
+                "our_arm": arm,
+                "ratio": r,
+                "goal": goal,
+                "pass": None if r is None else r["ratio"] >= goal,
+                "agree_with_ours": f"{sum(agree)}/{len(agree)}",
                 "their_verdicts": {x["name"]: x["verdict"] for x in entry["samples"]},
             }
     return s
@@ -217,6 +341,7 @@ def summarize(out: Path, runs: list[dict], o: Options) -> dict:
 
 def table(s: dict) -> str:
     """The compact side-by-side table (at most about 20 lines)."""
+
     def f(x, spec=".1f", unit=""):
         return "-" if x is None else f"{x:{spec}}{unit}"
 
@@ -226,13 +351,20 @@ def table(s: dict) -> str:
     u = s.get("suite")
     if u:
         full = u["full_suite"]
-        how = "measured" if full.get("how") == "measured" else (
-            f"extrapolated: seeded {u['fraction']:.0%} per level" + (", run cut" if u["cut"] else ""))
+        how = (
+            "measured"
+            if full.get("how") == "measured"
+            else (f"extrapolated: seeded {u['fraction']:.0%} per level" + (", run cut" if u["cut"] else ""))
+        )
         ci = f" [{full['interval_s'][0]:.0f}, {full['interval_s'][1]:.0f}]" if full.get("interval_s") else ""
-        lines.append(f"(1) suite: {u['done']} of {u['sampled']} tasks run ({u['suite_tasks']} in the suite) in "
-                     f"{u['wall_s']:.0f} s = {u['tasks_per_s']:.3f} tasks/s, statuses {u['statuses']}")
-        lines.append(f"    whole suite {f(full['full_s'], '.0f', ' s')}{ci} ({how})   goal < {GOALS['suite_s']:.0f} s "
-                     f"{verdict_of(u['pass'])}")
+        lines.append(
+            f"(1) suite: {u['done']} of {u['sampled']} tasks run ({u['suite_tasks']} in the suite) in "
+            f"{u['wall_s']:.0f} s = {u['tasks_per_s']:.3f} tasks/s, statuses {u['statuses']}"
+        )
+        lines.append(
+            f"    whole suite {f(full['full_s'], '.0f', ' s')}{ci} ({how})   goal < {GOALS['suite_s']:.0f} s "
+            f"{verdict_of(u['pass'])}"
+        )
     else:
         lines.append("(1) suite: not measured (see logs/suite.log)")
     lines.append("(2) mix  arm    done   per GPU-h  lat p50/p95 s  own p50/p95 s   goal")
@@ -245,28 +377,38 @@ def table(s: dict) -> str:
             goal = ""
             if name == "pool" and m["goal_per_hour"]:
                 goal = f">= {m['goal_per_hour']:.0f}/h {verdict_of(m['rate_pass'])}"
-            lines.append(f"    {mix if name == 'pool' else ' '}    {name:<6} {arm['done']:>2}/{arm['candidates']:<2}"
-                         f"{'*' if arm['cut'] else ' '} {arm['per_gpu_hour']:>8.0f}   "
-                         f"{f(arm['latency_p50_s']):>5}/{f(arm['latency_p95_s']):<5}    "
-                         f"{f(arm['own_p50_s']):>5}/{f(arm['own_p95_s']):<5}    {goal}")
+            lines.append(
+                f"    {mix if name == 'pool' else ' '}    {name:<6} {arm['done']:>2}/{arm['candidates']:<2}"
+                f"{'*' if arm['cut'] else ' '} {arm['per_gpu_hour']:>8.0f}   "
+                f"{f(arm['latency_p50_s']):>5}/{f(arm['latency_p95_s']):<5}    "
+                f"{f(arm['own_p50_s']):>5}/{f(arm['own_p95_s']):<5}    {goal}"
+            )
         i, e = m["identical"], m["expected"]
-        lines.append(f"         verdicts = benchmark.check: {i['same']}/{i['checked']} checked of {i['candidates']} "
-                     f"{verdict_of(m['identical_pass'])}; as expected {e['right']}/{e['judged']}")
+        lines.append(
+            f"         verdicts = benchmark.check: {i['same']}/{i['checked']} checked of {i['candidates']} "
+            f"{verdict_of(m['identical_pass'])}; as expected {e['right']}/{e['judged']}"
+        )
     k = s.get("kernelbench")
     if k:
         st = k["settings"]
-        lines.append(f"(3) KernelBench {k['commit'][:7]} eval_kernel_against_ref, a fresh process per sample, "
-                     f"{st['num_correct_trials']}+{st['num_perf_trials']} trials")
+        lines.append(
+            f"(3) KernelBench {k['commit'][:7]} eval_kernel_against_ref, a fresh process per sample, "
+            f"{st['num_correct_trials']}+{st['num_perf_trials']} trials"
+        )
         for mode, m in k["modes"].items():
             r = m["ratio"]
             if r:
-                value = (f"theirs {r['theirs_s']:.1f} s/sample (n={r['n_theirs']}, {m['concurrency']} at a time) / "
-                         f"ours {r['ours_s']:.2f} (mix b {m['our_arm']}) = {r['ratio']:.1f}x "
-                         f"[{r['interval'][0]:.1f}, {r['interval'][1]:.1f}]")
+                value = (
+                    f"theirs {r['theirs_s']:.1f} s/sample (n={r['n_theirs']}, {m['concurrency']} at a time) / "
+                    f"ours {r['ours_s']:.2f} (mix b {m['our_arm']}) = {r['ratio']:.1f}x "
+                    f"[{r['interval'][0]:.1f}, {r['interval'][1]:.1f}]"
+                )
             else:
                 value = f"no ratio ({m['counted']} of {m['samples']} of theirs counted, not reached {len(m['not_reached'])})"
-            lines.append(f"    {mode:<6} {value}  goal >= {m['goal']:.0f}x {verdict_of(m['pass'])}; "
-                         f"verdicts agree {m['agree_with_ours']}")
+            lines.append(
+                f"    {mode:<6} {value}  goal >= {m['goal']:.0f}x {verdict_of(m['pass'])}; "
+                f"verdicts agree {m['agree_with_ours']}"
+            )
     else:
         lines.append("(3) KernelBench: not measured (see logs/kernelbench.log)")
     lines.append("* an arm cut by its budget: its rate counts what finished in it")
@@ -276,26 +418,43 @@ def table(s: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("runs/speed"))
-    p.add_argument("--budget-s", type=float, default=495.0,
-                   help="the whole call, shared by the parts (it ends at most 8 s later)")
+    p.add_argument(
+        "--budget-s",
+        type=float,
+        default=495.0,
+        help="the whole call, shared by the parts (it ends at most 8 s later)",
+    )
     p.add_argument("--parts", nargs="+", default=[x.name for x in PARTS], choices=[x.name for x in PARTS])
     p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     p.add_argument("--variant", default=None, help="written into every kernel (default: a fresh random one)")
     p.add_argument("--seed", type=int, default=0, help="seeds every sample and order")
-    p.add_argument("--suite-fraction", type=float, default=0.05, help="share of each level the suite part runs")
+    p.add_argument(
+        "--suite-fraction", type=float, default=0.05, help="share of each level the suite part runs"
+    )
     p.add_argument("--check-concurrency", type=int, default=8, help="benchmark.check calls at a time")
     p.add_argument("--kernelbench", type=Path, default=ROOT / ".kb", help="KernelBench checkout (.kb)")
-    p.add_argument("--kb-site", type=Path, default=None,
-                   help="KernelBench's missing dependencies, installed (default: from .whl/kernelbench)")
+    p.add_argument(
+        "--kb-site",
+        type=Path,
+        default=None,
+        help="KernelBench's missing dependencies, installed (default: from .whl/kernelbench)",
+    )
     p.add_argument("--tiny", action="store_true", help="CPU self-check: every part on tiny stand-ins")
     args = p.parse_args(argv)
     for sub in ("logs", "suite", "verifier", "kernelbench"):
         (args.out / sub).mkdir(parents=True, exist_ok=True)
     small = {"lanes": 2, "build_workers": 2, "check_concurrency": 2} if args.tiny else {}
-    o = Options(out=args.out, device=args.device, tiny=args.tiny, variant=args.variant or secrets.token_hex(4),
-                seed=args.seed, suite_fraction=args.suite_fraction,
-                kb_root=args.kernelbench, kb_site=args.kb_site,
-                **{"check_concurrency": args.check_concurrency, **small})
+    o = Options(
+        out=args.out,
+        device=args.device,
+        tiny=args.tiny,
+        variant=args.variant or secrets.token_hex(4),
+        seed=args.seed,
+        suite_fraction=args.suite_fraction,
+        kb_root=args.kernelbench,
+        kb_site=args.kb_site,
+        **{"check_concurrency": args.check_concurrency, **small},
+    )
     chosen = [x for x in PARTS if x.name in args.parts]
     deadline = time.monotonic() + args.budget_s
     runs = []

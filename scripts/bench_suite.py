@@ -58,11 +58,17 @@ def sample_tasks(levels: dict[str, int | None], fraction: float, seed: int) -> l
     return sorted(chosen)
 
 
-def estimate(totals: dict[int | None, int], landed: list[Landed], wall_s: float, resamples: int = 2000,
-             seed: int = 0) -> dict:
+def estimate(
+    totals: dict[int | None, int], landed: list[Landed], wall_s: float, resamples: int = 2000, seed: int = 0
+) -> dict:
     """The whole suite's wall time from the samples that landed (see the module docstring)."""
     if not landed:
-        return {"full_s": None, "interval_s": None, "startup_s": None, "unmeasured_levels": sorted(totals, key=str)}
+        return {
+            "full_s": None,
+            "interval_s": None,
+            "startup_s": None,
+            "unmeasured_levels": sorted(totals, key=str),
+        }
     first = min(landed, key=lambda x: x.at_s)
     startup = max(0.0, first.at_s - first.own_s)
     steady = max(wall_s - startup, 1e-9)
@@ -74,14 +80,20 @@ def estimate(totals: dict[int | None, int], landed: list[Landed], wall_s: float,
 
     def full(per_level: dict[int | None, list[float]]) -> float:
         """The suite's cost at the run's measured pace: `measured` seconds of samples took `steady`."""
-        cost = sum(n * (sum(per_level[lv]) / len(per_level[lv]) if per_level.get(lv) else overall)
-                   for lv, n in totals.items())
+        cost = sum(
+            n * (sum(per_level[lv]) / len(per_level[lv]) if per_level.get(lv) else overall)
+            for lv, n in totals.items()
+        )
         return startup + steady * cost / measured
 
     rng = random.Random(seed)
     boots = sorted(full({lv: rng.choices(v, k=len(v)) for lv, v in own.items()}) for _ in range(resamples))
-    return {"full_s": full(own), "interval_s": [boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]],
-            "startup_s": startup, "unmeasured_levels": sorted((lv for lv in totals if lv not in own), key=str)}
+    return {
+        "full_s": full(own),
+        "interval_s": [boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]],
+        "startup_s": startup,
+        "unmeasured_levels": sorted((lv for lv in totals if lv not in own), key=str),
+    }
 
 
 def read_landed(path: Path, seen: int, at_s: float) -> list[Landed]:
@@ -96,11 +108,23 @@ def read_landed(path: Path, seen: int, at_s: float) -> list[Landed]:
     return out
 
 
-def run(tasks: list[str] | None, device: str, out: Path, budget_s: float, suite: Path | None) -> tuple[list[Landed], float, bool, int]:
+def run(
+    tasks: list[str] | None, device: str, out: Path, budget_s: float, suite: Path | None
+) -> tuple[list[Landed], float, bool, int]:
     """benchmark.run over the tasks (None: all), its verdicts timestamped as they land; at the budget it
     is interrupted (it records what finished) and, 20 s later, killed."""
-    cmd = [sys.executable, "-m", "benchmark.run", "--model", "reference", "--device", device, "--quiet",
-           "--out", str(out / "run")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmark.run",
+        "--model",
+        "reference",
+        "--device",
+        device,
+        "--quiet",
+        "--out",
+        str(out / "run"),
+    ]
     cmd += ["--suite", str(suite)] if suite else []
     for t in tasks or []:
         cmd += ["--tasks", t]
@@ -126,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("runs/bench-suite"))
     p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
-    p.add_argument("--fraction", type=float, default=1.0, help="share of each level to run (1: the whole suite)")
+    p.add_argument(
+        "--fraction", type=float, default=1.0, help="share of each level to run (1: the whole suite)"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budget-s", type=float, default=float("inf"), help="interrupt the run after this long")
     p.add_argument("--tiny", action="store_true", help="CPU self-check on the test suite's two tasks")
@@ -144,31 +170,54 @@ def main(argv: list[str] | None = None) -> int:
     whole = args.fraction >= 1
     tasks = None if whole else sample_tasks(levels, args.fraction, args.seed)
     n = len(levels) if whole else len(tasks)
-    print(f"suite: {n} of {len(levels)} tasks ({'all' if whole else f'seeded sample, fraction {args.fraction}'}), "
-          f"benchmark.run --model reference on {args.device}", flush=True)
+    print(
+        f"suite: {n} of {len(levels)} tasks ({'all' if whole else f'seeded sample, fraction {args.fraction}'}), "
+        f"benchmark.run --model reference on {args.device}",
+        flush=True,
+    )
     landed, wall, cut, rc = run(tasks, args.device, out, args.budget_s, suite_dir)
     measured = whole and not cut and len(landed) == n
-    est = {"full_s": wall, "interval_s": None, "startup_s": None, "unmeasured_levels": []} if measured \
+    est = (
+        {"full_s": wall, "interval_s": None, "startup_s": None, "unmeasured_levels": []}
+        if measured
         else estimate(totals, landed, wall, seed=args.seed)
+    )
     statuses: dict[str, int] = {}
     for x in landed:
         statuses[x.status] = statuses.get(x.status, 0) + 1
     report = {
-        "device": args.device, "suite_tasks": len(levels), "sampled": n, "fraction": args.fraction, "seed": args.seed,
-        "tasks": tasks, "done": len(landed), "wall_s": wall, "cut": cut, "returncode": rc,
-        "tasks_per_s": len(landed) / wall if wall > 0 else 0.0, "statuses": statuses,
-        "full_suite": {**est, "how": "measured" if measured else "extrapolated"}, "goal_s": GOAL_S,
-        "totals_per_level": {str(k): v for k, v in totals.items()}, "landed": [asdict(x) for x in landed],
+        "device": args.device,
+        "suite_tasks": len(levels),
+        "sampled": n,
+        "fraction": args.fraction,
+        "seed": args.seed,
+        "tasks": tasks,
+        "done": len(landed),
+        "wall_s": wall,
+        "cut": cut,
+        "returncode": rc,
+        "tasks_per_s": len(landed) / wall if wall > 0 else 0.0,
+        "statuses": statuses,
+        "full_suite": {**est, "how": "measured" if measured else "extrapolated"},
+        "goal_s": GOAL_S,
+        "totals_per_level": {str(k): v for k, v in totals.items()},
+        "landed": [asdict(x) for x in landed],
     }
     (out / "suite.json").write_text(json.dumps(report, indent=1))
     full = est["full_s"]
     interval = est["interval_s"]
-    print(f"  {len(landed)}/{n} done in {wall:.1f} s{' (cut by the budget)' if cut else ''}: "
-          f"{report['tasks_per_s']:.3f} tasks/s; statuses {statuses}", flush=True)
+    print(
+        f"  {len(landed)}/{n} done in {wall:.1f} s{' (cut by the budget)' if cut else ''}: "
+        f"{report['tasks_per_s']:.3f} tasks/s; statuses {statuses}",
+        flush=True,
+    )
     if full is not None:
         ci = f" [{interval[0]:.0f}, {interval[1]:.0f}]" if interval else ""
-        print(f"  whole suite ({report['full_suite']['how']}): {full:.0f} s{ci}; goal < {GOAL_S:.0f} s: "
-              f"{'PASS' if full < GOAL_S else 'MISS'}", flush=True)
+        print(
+            f"  whole suite ({report['full_suite']['how']}): {full:.0f} s{ci}; goal < {GOAL_S:.0f} s: "
+            f"{'PASS' if full < GOAL_S else 'MISS'}",
+            flush=True,
+        )
     return 0 if landed else 1
 
 

@@ -93,11 +93,17 @@ class Arm:
         own = [r["own_s"] for r in self.rows.values()]
         done = len(self.rows)
         return {
-            "arm": self.name, "candidates": self.candidates, "done": done, "wall_s": round(self.wall_s, 2),
-            "cut": self.cut, "concurrency": self.concurrency,
+            "arm": self.name,
+            "candidates": self.candidates,
+            "done": done,
+            "wall_s": round(self.wall_s, 2),
+            "cut": self.cut,
+            "concurrency": self.concurrency,
             "per_gpu_hour": done / self.wall_s * 3600 if self.wall_s > 0 and done else 0.0,
-            "latency_p50_s": percentile(lat, 0.5), "latency_p95_s": percentile(lat, 0.95),
-            "own_p50_s": percentile(own, 0.5), "own_p95_s": percentile(own, 0.95),
+            "latency_p50_s": percentile(lat, 0.5),
+            "latency_p95_s": percentile(lat, 0.95),
+            "own_p50_s": percentile(own, 0.5),
+            "own_p95_s": percentile(own, 0.95),
         }
 
 
@@ -110,10 +116,21 @@ def percentile(values: list[float], q: float) -> float | None:
 def row(verdict: Verdict | None, latency_s: float, error: BaseException | None = None) -> dict:
     if verdict is None:  # no verdict: the task itself failed (TaskError), or the harness raised
         status = "task_error" if isinstance(error, TaskError) else "harness_error"
-        return {"status": status, "flags": [], "latency_s": latency_s, "own_s": latency_s, "error": repr(error)[:300]}
+        return {
+            "status": status,
+            "flags": [],
+            "latency_s": latency_s,
+            "own_s": latency_s,
+            "error": repr(error)[:300],
+        }
     first = (verdict.error or "").strip().splitlines()
-    return {"status": verdict.status.value, "flags": list(verdict.flags), "latency_s": latency_s,
-            "own_s": verdict.phases.total_s, "error": first[0][:300] if first else ""}
+    return {
+        "status": verdict.status.value,
+        "flags": list(verdict.flags),
+        "latency_s": latency_s,
+        "own_s": verdict.phases.total_s,
+        "error": first[0][:300] if first else "",
+    }
 
 
 def proportional(items: list[Item], n: int | None, seed: int) -> list[Item]:
@@ -135,14 +152,19 @@ def proportional(items: list[Item], n: int | None, seed: int) -> list[Item]:
 def tiny_candidates(mix: str, variant: str) -> list[gc.Candidate]:
     """CPU stand-ins on a tiny task: plain-PyTorch candidates (strictness off) and, in mix b, two cold C++
     extensions (about a minute on two cores; the other mixes build none, to keep the self-check short)."""
+
     def cand(name: str, expected: str, style: str) -> gc.Candidate:
         code = (DATA / "candidates" / f"{name}.py").read_text()
         mark = f"{variant}-{mix}"  # no two mixes share a source
         marked = code.replace('r"""', 'r"""' + gc.mark(mark), 1) if style == "inline" else code
         return gc.Candidate(name, style, marked + f"\n# variant {mark}\n", expected)
 
-    plain = [cand("torch_correct", "pass", "python"), cand("wrong_shape", "incorrect", "python"),
-             cand("syntax_error", "compile_error", "python"), cand("raises", "runtime_error", "python")]
+    plain = [
+        cand("torch_correct", "pass", "python"),
+        cand("wrong_shape", "incorrect", "python"),
+        cand("syntax_error", "compile_error", "python"),
+        cand("raises", "runtime_error", "python"),
+    ]
     if mix in ("all", "a"):
         return plain
     if mix == "b":
@@ -154,11 +176,20 @@ def mix_items(mix: str, variant: str, tiny: bool) -> list[Item]:
     if tiny:
         task = load_task(DATA / "suite" / "level1" / "scale_shift.py")
         cands = tiny_candidates(mix, variant)
-        return [Item(c.name, c.style, c.expected, Request(task, c.code, sample=i)) for i, c in enumerate(cands)]
-    cands = {"all": lambda: gc.throughput_set(variant), "a": lambda: gc.triton_raw_set(variant),
-             "b": lambda: gc.cold_inline_set(variant), "c": lambda: gc.kernelbench_like_set(variant)}[mix]()
+        return [
+            Item(c.name, c.style, c.expected, Request(task, c.code, sample=i)) for i, c in enumerate(cands)
+        ]
+    cands = {
+        "all": lambda: gc.throughput_set(variant),
+        "a": lambda: gc.triton_raw_set(variant),
+        "b": lambda: gc.cold_inline_set(variant),
+        "c": lambda: gc.kernelbench_like_set(variant),
+    }[mix]()
     tasks = {t: load_task(BUILTIN_SUITE / t, root=BUILTIN_SUITE) for t in {c.task for c in cands}}
-    return [Item(c.name, c.style, c.expected, Request(tasks[c.task], c.code, sample=i)) for i, c in enumerate(cands)]
+    return [
+        Item(c.name, c.style, c.expected, Request(tasks[c.task], c.code, sample=i))
+        for i, c in enumerate(cands)
+    ]
 
 
 def pool_arm(name: str, items: list[Item], cfg: EvalConfig, lanes: int, workers: int, deadline: float) -> Arm:
@@ -240,15 +271,37 @@ def compare(items: list[Item], arms: dict[str, Arm]) -> dict:
     pool, check = arms.get("pool"), arms.get("check")
     both = [it.name for it in items if pool and check and it.name in pool.rows and it.name in check.rows]
     key = ("status", "flags")
-    diffs = [{"name": n, "pool": [pool.rows[n][k] for k in key], "check": [check.rows[n][k] for k in key],
-              "pool_error": pool.rows[n]["error"], "check_error": check.rows[n]["error"]}
-             for n in both if [pool.rows[n][k] for k in key] != [check.rows[n][k] for k in key]]
+    diffs = [
+        {
+            "name": n,
+            "pool": [pool.rows[n][k] for k in key],
+            "check": [check.rows[n][k] for k in key],
+            "pool_error": pool.rows[n]["error"],
+            "check_error": check.rows[n]["error"],
+        }
+        for n in both
+        if [pool.rows[n][k] for k in key] != [check.rows[n][k] for k in key]
+    ]
     judged = [it for it in items if pool and it.name in pool.rows]
-    unexpected = [{"name": it.name, "expected": it.expected, "got": pool.rows[it.name]["status"],
-                   "error": pool.rows[it.name]["error"]} for it in judged if pool.rows[it.name]["status"] != it.expected]
-    return {"identical": {"candidates": len(items), "checked": len(both), "same": len(both) - len(diffs),
-                          "differences": diffs},
-            "expected": {"judged": len(judged), "right": len(judged) - len(unexpected), "unexpected": unexpected}}
+    unexpected = [
+        {
+            "name": it.name,
+            "expected": it.expected,
+            "got": pool.rows[it.name]["status"],
+            "error": pool.rows[it.name]["error"],
+        }
+        for it in judged
+        if pool.rows[it.name]["status"] != it.expected
+    ]
+    return {
+        "identical": {
+            "candidates": len(items),
+            "checked": len(both),
+            "same": len(both) - len(diffs),
+            "differences": diffs,
+        },
+        "expected": {"judged": len(judged), "right": len(judged) - len(unexpected), "unexpected": unexpected},
+    }
 
 
 def stop_descendants(root: int | None = None) -> None:
@@ -258,7 +311,9 @@ def stop_descendants(root: int | None = None) -> None:
     parents = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])  # after the name
+            parents[int(stat.parent.name)] = int(
+                stat.read_text().rsplit(")", 1)[1].split()[1]
+            )  # after the name
         except (OSError, ValueError, IndexError):
             continue
     below, frontier = set(), {root or os.getpid()}
@@ -288,13 +343,25 @@ def run_mix(mix: str, variant: str, s: Settings, out: Path) -> dict:
     """The mix through every arm; the report is rewritten after each arm."""
     items = proportional(mix_items(mix, variant, s.tiny), s.limit, s.seed)
     timing = TimingConfig(max_seconds=0.5) if s.tiny else TimingConfig()
-    cfg = EvalConfig(device=s.device, strict=not s.tiny, timing=timing,  # benchmark.check's defaults on GPU
-                     cache_dir=Path(tempfile.mkdtemp(prefix=f"solbench-bench-{mix}-")))
+    cfg = EvalConfig(
+        device=s.device,
+        strict=not s.tiny,
+        timing=timing,  # benchmark.check's defaults on GPU
+        cache_dir=Path(tempfile.mkdtemp(prefix=f"solbench-bench-{mix}-")),
+    )
     weights = WEIGHTS.get(mix, DEFAULT_WEIGHTS)
     arm_names = list(weights)
     start, budget = time.monotonic(), s.budget_s or float("inf")
-    report = {"mix": mix, "description": MIXES[mix], "variant": variant, "device": s.device, "tiny": s.tiny,
-              "candidates": len(items), "names": {it.name: it.expected for it in items}, "arms": {}}
+    report = {
+        "mix": mix,
+        "description": MIXES[mix],
+        "variant": variant,
+        "device": s.device,
+        "tiny": s.tiny,
+        "candidates": len(items),
+        "names": {it.name: it.expected for it in items},
+        "arms": {},
+    }
     arms: dict[str, Arm] = {}
     todo = items
     for i, name in enumerate(arm_names):
@@ -311,7 +378,10 @@ def run_mix(mix: str, variant: str, s: Settings, out: Path) -> dict:
         print(line(arm), flush=True)
         if name == "pool" and arm.cut:
             todo = [it for it in items if it.name in arm.rows]
-            print(f"  pool cut by the budget: the next arms take the {len(todo)} candidates it finished", flush=True)
+            print(
+                f"  pool cut by the budget: the next arms take the {len(todo)} candidates it finished",
+                flush=True,
+            )
     return report
 
 
@@ -321,9 +391,11 @@ def line(arm: Arm) -> str:
     def f(x: float | None) -> str:
         return "-" if x is None else f"{x:.1f}"
 
-    return (f"  {arm.name:<5} {s['done']}/{s['candidates']} in {s['wall_s']:.1f} s{' (cut)' if arm.cut else ''} "
-            f"= {s['per_gpu_hour']:.0f}/GPU-hour ({arm.concurrency}); latency p50 {f(s['latency_p50_s'])} s "
-            f"p95 {f(s['latency_p95_s'])} s; own p50 {f(s['own_p50_s'])} s p95 {f(s['own_p95_s'])} s")
+    return (
+        f"  {arm.name:<5} {s['done']}/{s['candidates']} in {s['wall_s']:.1f} s{' (cut)' if arm.cut else ''} "
+        f"= {s['per_gpu_hour']:.0f}/GPU-hour ({arm.concurrency}); latency p50 {f(s['latency_p50_s'])} s "
+        f"p95 {f(s['latency_p95_s'])} s; own p50 {f(s['own_p50_s'])} s p95 {f(s['own_p95_s'])} s"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -333,25 +405,47 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     p.add_argument("--lanes", type=int, default=6, help="execution lanes per GPU")
     p.add_argument("--build-workers", type=int, default=14)
-    p.add_argument("--check-concurrency", type=int, default=1,
-                   help="benchmark.check calls at a time in the check arm (1: one after another)")
+    p.add_argument(
+        "--check-concurrency",
+        type=int,
+        default=1,
+        help="benchmark.check calls at a time in the check arm (1: one after another)",
+    )
     p.add_argument("--budget-s", type=float, default=None, help="seconds per mix (default: no limit)")
-    p.add_argument("--limit", type=int, default=None, help="candidates per mix: a seeded subset with the mix's shares")
+    p.add_argument(
+        "--limit", type=int, default=None, help="candidates per mix: a seeded subset with the mix's shares"
+    )
     p.add_argument("--variant", default=None, help="written into every kernel (default: a fresh random one)")
     p.add_argument("--seed", type=int, default=0, help="seeds the subset and the check arm's order")
-    p.add_argument("--tiny", action="store_true", help="CPU self-check: C++ and plain-PyTorch candidates, tiny task")
+    p.add_argument(
+        "--tiny", action="store_true", help="CPU self-check: C++ and plain-PyTorch candidates, tiny task"
+    )
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     variant = args.variant or secrets.token_hex(4)
-    s = Settings(args.device, args.lanes, args.build_workers, args.check_concurrency, args.budget_s, args.limit,
-                 args.seed, args.tiny)
+    s = Settings(
+        args.device,
+        args.lanes,
+        args.build_workers,
+        args.check_concurrency,
+        args.budget_s,
+        args.limit,
+        args.seed,
+        args.tiny,
+    )
     for mix in args.mix or ["all"]:
         stand_in = "CPU stand-ins for " if args.tiny else ""
-        print(f"mix {mix}: {stand_in}{MIXES[mix]} (variant {variant}: every kernel source is distinct)", flush=True)
+        print(
+            f"mix {mix}: {stand_in}{MIXES[mix]} (variant {variant}: every kernel source is distinct)",
+            flush=True,
+        )
         report = run_mix(mix, variant, s, args.out)
         ident, exp = report["identical"], report["expected"]
-        print(f"  verdicts identical to benchmark.check: {ident['same']}/{ident['checked']} checked of "
-              f"{ident['candidates']}; as expected: {exp['right']}/{exp['judged']}", flush=True)
+        print(
+            f"  verdicts identical to benchmark.check: {ident['same']}/{ident['checked']} checked of "
+            f"{ident['candidates']}; as expected: {exp['right']}/{exp['judged']}",
+            flush=True,
+        )
         for d in ident["differences"] + exp["unexpected"]:
             print(f"    {d}", flush=True)
     return 0

@@ -35,8 +35,9 @@ def mark(variant: str, lang: str = "c") -> str:
     return f"\n// variant {variant}" if lang == "c" else f"\n    # variant {variant}"
 
 
-def raw(name: str, body: str, block: int, grid_cap: int, expected: str, extra_args: str = "",
-        variant: str = "") -> Candidate:
+def raw(
+    name: str, body: str, block: int, grid_cap: int, expected: str, extra_args: str = "", variant: str = ""
+) -> Candidate:
     code = f'''import torch
 
 from benchmark.cuda_raw import compile_cuda
@@ -64,7 +65,7 @@ class ModelNew(torch.nn.Module):
 
 
 def triton(name: str, block: int, warps: int, c: str, expected: str, variant: str = "") -> Candidate:
-    code = f'''import torch
+    code = f"""import torch
 import triton
 import triton.language as tl
 
@@ -86,7 +87,7 @@ class ModelNew(torch.nn.Module):
         n = x.numel()
         gelu_kernel[(triton.cdiv(n, {block}),)](x, y, n, BLOCK={block}, num_warps={warps})
         return y
-'''
+"""
     return Candidate(name, "triton", code, expected)
 
 
@@ -131,10 +132,23 @@ def throughput_set(variant: str = "") -> list[Candidate]:
     out = []
     for block in (64, 128, 256, 512, 1024):
         for cap in (528, 1056, 2112, 4224):
-            out.append(raw(f"raw_b{block}_g{cap}", f"y[i] = {good};", block, cap, "pass", variant=v and f"{v}-g{cap}"))
+            out.append(
+                raw(
+                    f"raw_b{block}_g{cap}", f"y[i] = {good};", block, cap, "pass", variant=v and f"{v}-g{cap}"
+                )
+            )
     for block in (256, 512, 1024, 2048, 4096):
         for warps in (2, 4, 8):
-            out.append(triton(f"triton_b{block}_w{warps}", block, warps, "0.044715", "pass", variant=v and f"{v}-w{warps}"))
+            out.append(
+                triton(
+                    f"triton_b{block}_w{warps}",
+                    block,
+                    warps,
+                    "0.044715",
+                    "pass",
+                    variant=v and f"{v}-w{warps}",
+                )
+            )
     for block in (128, 256, 512, 1024):
         out.append(inline(f"inline_b{block}", block, f"y[i] = {good};", "pass", variant=v))
     for block in (128, 256, 512):
@@ -147,11 +161,21 @@ def throughput_set(variant: str = "") -> list[Candidate]:
     out.append(raw("raw_build_error_a", "y[i] = undefined_name(v);", 256, 1056, "compile_error", variant=v))
     out.append(raw("raw_build_error_b", "y[i] = v +;", 256, 1056, "compile_error", variant=v))
     out.append(inline("inline_build_error", 256, "y[i] = no_such_function(v);", "compile_error", variant=v))
-    out.append(python("syntax_error", "import torch\nclass ModelNew(torch.nn.Module)\n    pass\n", "compile_error", v))
+    out.append(
+        python(
+            "syntax_error", "import torch\nclass ModelNew(torch.nn.Module)\n    pass\n", "compile_error", v
+        )
+    )
     for i in range(3):
-        out.append(python(f"raises_{i}", "import torch\n\n\nclass ModelNew(torch.nn.Module):\n"
-                          f"    def forward(self, x):\n        raise RuntimeError('launch failed {i}')\n",
-                          "runtime_error", v))
+        out.append(
+            python(
+                f"raises_{i}",
+                "import torch\n\n\nclass ModelNew(torch.nn.Module):\n"
+                f"    def forward(self, x):\n        raise RuntimeError('launch failed {i}')\n",
+                "runtime_error",
+                v,
+            )
+        )
     return out
 
 
@@ -186,7 +210,15 @@ def cold_inline_set(variant: str, n: int = 32) -> list[Candidate]:
     for i in range(n):
         block = (128, 256, 512, 1024)[i % 4]
         if i % 16 == 15:
-            out.append(inline(f"cold{i}_build_error", block, "y[i] = no_such_function(v);", "compile_error", f"{variant}-{i}"))
+            out.append(
+                inline(
+                    f"cold{i}_build_error",
+                    block,
+                    "y[i] = no_such_function(v);",
+                    "compile_error",
+                    f"{variant}-{i}",
+                )
+            )
         elif i % 8 == 7:
             out.append(inline(f"cold{i}_wrong", block, f"y[i] = {wrong};", "incorrect", f"{variant}-{i}"))
         else:
@@ -208,17 +240,35 @@ def kernelbench_like_set(variant: str) -> list[Candidate]:
     out.append(inline("kb_inline_build_error_b", 256, "y[i] = v +;", "compile_error", v))
     for b in (256, 512):
         c = inline(f"kb_inline_throws_b{b}", b, f"y[i] = {good};", "runtime_error", v)
-        out.append(Candidate(c.name, c.style, c.code.replace(
-            "    auto xc = x.contiguous();", '    TORCH_CHECK(x.dim() == 5, "expects a 5-d tensor");\n    auto xc = x.contiguous();'),
-            c.expected))
+        out.append(
+            Candidate(
+                c.name,
+                c.style,
+                c.code.replace(
+                    "    auto xc = x.contiguous();",
+                    '    TORCH_CHECK(x.dim() == 5, "expects a 5-d tensor");\n    auto xc = x.contiguous();',
+                ),
+                c.expected,
+            )
+        )
     out += [triton(f"kb_triton_b{b}_w{w}", b, w, "0.044715", "pass", v) for b, w in ((1024, 4), (2048, 8))]
     out += [honest_file("triton_rowsum", ROW_SUM, v), honest_file("triton_softmax_rows", SOFTMAX, v)]
     out.append(triton("kb_triton_wrong", 1024, 4, "0.05", "incorrect", v))
     c = triton("kb_triton_launch_error", 1024, 4, "0.044715", "runtime_error", v)
     out.append(Candidate(c.name, c.style, c.code.replace("(x, y, n, BLOCK=", "(x, y, BLOCK="), c.expected))
-    out.append(python("kb_syntax_error", "import torch\nclass ModelNew(torch.nn.Module)\n    pass\n", "compile_error", v))
-    out.append(python("kb_no_modelnew", "import torch\n\n\nclass Model2(torch.nn.Module):\n"
-                      "    def forward(self, x):\n        return x\n", "compile_error", v))
+    out.append(
+        python(
+            "kb_syntax_error", "import torch\nclass ModelNew(torch.nn.Module)\n    pass\n", "compile_error", v
+        )
+    )
+    out.append(
+        python(
+            "kb_no_modelnew",
+            "import torch\n\n\nclass Model2(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
+            "compile_error",
+            v,
+        )
+    )
     return out
 
 
@@ -229,15 +279,31 @@ def fault_set(n: int = 200) -> list[Candidate]:
     faults = [
         raw("fault_illegal_access", f"y[i * 1000003LL + (1LL << 40)] = {good};", 256, 1056, "runtime_error"),
         raw("fault_trap", "if (i == 12345) __trap(); y[i] = v;", 256, 1056, "runtime_error"),
-        raw("fault_hang", "volatile float w = v; while (w == w) { w = w * 1.0000001f; } y[i] = w;", 256, 1056,
-            "timeout"),
-        Candidate("fault_device_oom", "raw", "import torch\n\n\nclass ModelNew(torch.nn.Module):\n"
-                  "    def forward(self, x):\n        return torch.empty(2**45, device=x.device)\n", "runtime_error"),
+        raw(
+            "fault_hang",
+            "volatile float w = v; while (w == w) { w = w * 1.0000001f; } y[i] = w;",
+            256,
+            1056,
+            "timeout",
+        ),
+        Candidate(
+            "fault_device_oom",
+            "raw",
+            "import torch\n\n\nclass ModelNew(torch.nn.Module):\n"
+            "    def forward(self, x):\n        return torch.empty(2**45, device=x.device)\n",
+            "runtime_error",
+        ),
         inline("fault_host_segfault", 256, f"y[i] = {good};", "runtime_error"),
     ]
-    faults[-1] = Candidate(faults[-1].name, "inline", faults[-1].code.replace(
-        "    auto xc = x.contiguous();", "    volatile int* null_ptr = nullptr; *null_ptr = 1;\n    auto xc = x.contiguous();"),
-        "runtime_error")
+    faults[-1] = Candidate(
+        faults[-1].name,
+        "inline",
+        faults[-1].code.replace(
+            "    auto xc = x.contiguous();",
+            "    volatile int* null_ptr = nullptr; *null_ptr = 1;\n    auto xc = x.contiguous();",
+        ),
+        "runtime_error",
+    )
     honest = [c for c in throughput_set() if c.expected == "pass" and c.style != "inline"]
     out, f = [], 0
     for i in range(n):

@@ -38,12 +38,24 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-EVALUATOR_FILES = ("src/kernelbench/__init__.py", "src/kernelbench/eval.py", "src/kernelbench/timing.py",
-                   "src/kernelbench/dataset.py", "src/kernelbench/utils.py")
+EVALUATOR_FILES = (
+    "src/kernelbench/__init__.py",
+    "src/kernelbench/eval.py",
+    "src/kernelbench/timing.py",
+    "src/kernelbench/dataset.py",
+    "src/kernelbench/utils.py",
+)
 ABSENT_CLIENTS = {"openai": ("OpenAI",), "litellm": ("completion",)}
 # scripts/eval_from_generations.py's EvalConfig defaults, and run_and_check's architecture for an H200
-SETTINGS = {"num_correct_trials": 5, "num_perf_trials": 100, "measure_performance": True,
-            "timing_method": "cuda_event", "verbose": False, "precision": "fp32", "timeout_s": 180.0}
+SETTINGS = {
+    "num_correct_trials": 5,
+    "num_perf_trials": 100,
+    "measure_performance": True,
+    "timing_method": "cuda_event",
+    "verbose": False,
+    "precision": "fp32",
+    "timeout_s": 180.0,
+}
 
 
 @dataclass
@@ -72,8 +84,9 @@ def fetch(mirror: Path, into: Path) -> list[str]:
     commit = (into / "COMMIT").read_text().strip()
     written = []
     for rel in EVALUATOR_FILES:
-        text = subprocess.run(["git", "--git-dir", str(mirror), "show", f"{commit}:{rel}"], check=True,
-                              capture_output=True).stdout
+        text = subprocess.run(
+            ["git", "--git-dir", str(mirror), "show", f"{commit}:{rel}"], check=True, capture_output=True
+        ).stdout
         (into / rel).parent.mkdir(parents=True, exist_ok=True)
         (into / rel).write_bytes(text)
         written.append(rel)
@@ -151,9 +164,13 @@ def one(job_path: Path) -> int:
 def their_verdict(result: dict | None, exception: str | None) -> tuple[str, str]:
     """Their outcome in our vocabulary, and its error text."""
     if result is None:
-        return ("runtime_error", exception) if exception else ("no_result", "returned None (a build-lock error)")
+        return (
+            ("runtime_error", exception) if exception else ("no_result", "returned None (a build-lock error)")
+        )
     meta = result.get("metadata") or {}
-    error = next((str(meta[k]) for k in ("compilation_error", "runtime_error", "correctness_issue") if k in meta), "")
+    error = next(
+        (str(meta[k]) for k in ("compilation_error", "runtime_error", "correctness_issue") if k in meta), ""
+    )
     if not result.get("compiled"):
         return "compile_error", error
     if not result.get("correctness"):
@@ -161,18 +178,30 @@ def their_verdict(result: dict | None, exception: str | None) -> tuple[str, str]
     return "pass", ""
 
 
-def evaluate_sample(sample: Sample, task: Path, code: str, backend: str, kb_src: Path, env: dict, work: Path,
-                    timeout_s: float) -> Sample:
+def evaluate_sample(
+    sample: Sample, task: Path, code: str, backend: str, kb_src: Path, env: dict, work: Path, timeout_s: float
+) -> Sample:
     """One fresh process through their evaluator; the sample's fields are filled in."""
     stem = f"{sample.mode}-{sample.name}"
     (work / f"{stem}.py").write_text(code)
-    job = {"task": str(task), "code": str(work / f"{stem}.py"), "backend": backend,
-           "build_dir": sample.build_dir, "settings": SETTINGS, "result": str(work / f"{stem}.result.json")}
+    job = {
+        "task": str(task),
+        "code": str(work / f"{stem}.py"),
+        "backend": backend,
+        "build_dir": sample.build_dir,
+        "settings": SETTINGS,
+        "result": str(work / f"{stem}.result.json"),
+    }
     (work / f"{stem}.job.json").write_text(json.dumps(job))
     t0 = time.monotonic()
     with open(work / f"{stem}.log", "w") as log:
-        proc = subprocess.Popen([sys.executable, str(HERE), "one", str(work / f"{stem}.job.json")], env=env,
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(HERE), "one", str(work / f"{stem}.job.json")],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             sample.returncode = proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -198,8 +227,9 @@ def evaluate_sample(sample: Sample, task: Path, code: str, backend: str, kb_src:
     return sample
 
 
-def candidates(mix: str, variant: str, count: int, seed: int, tiny: bool,
-               limit: int | None = None) -> list[tuple[str, str, str, Path, str]]:
+def candidates(
+    mix: str, variant: str, count: int, seed: int, tiny: bool, limit: int | None = None
+) -> list[tuple[str, str, str, Path, str]]:
     """A seeded `count` of bench_verifier's mix, drawn from the subset it measures with the same --limit
     and --seed: (name, expected, code, task file, their backend)."""
     sys.path.insert(0, str(HERE.parent))
@@ -207,12 +237,33 @@ def candidates(mix: str, variant: str, count: int, seed: int, tiny: bool,
 
     items = proportional(mix_items(mix, variant, tiny), limit, seed)
     picked = random.Random(seed).sample(items, min(count, len(items)))
-    return [(it.name, it.expected, it.request.code, it.request.task.path,
-             "triton" if it.style == "triton" else "cuda") for it in picked]
+    return [
+        (
+            it.name,
+            it.expected,
+            it.request.code,
+            it.request.task.path,
+            "triton" if it.style == "triton" else "cuda",
+        )
+        for it in picked
+    ]
 
 
-def run(kb_root: Path, mix: str, variant: str, count: int, seed: int, tiny: bool, modes: list[str],
-        concurrency: int, budget_s: float, site: Path | None, gpu_arch: str, out: Path, limit: int | None = None) -> dict:
+def run(
+    kb_root: Path,
+    mix: str,
+    variant: str,
+    count: int,
+    seed: int,
+    tiny: bool,
+    modes: list[str],
+    concurrency: int,
+    budget_s: float,
+    site: Path | None,
+    gpu_arch: str,
+    out: Path,
+    limit: int | None = None,
+) -> dict:
     """Every mode over the same samples; the report is rewritten after each sample."""
     kb_src = (kb_root / "src").resolve()
     missing = [f for f in EVALUATOR_FILES if not (kb_root / f).is_file()]
@@ -223,11 +274,22 @@ def run(kb_root: Path, mix: str, variant: str, count: int, seed: int, tiny: bool
     work = Path(tempfile.mkdtemp(prefix="kernelbench-eval-"))
     builds = work / "cache" / "solbench" / mix  # their kernel_eval_build_dir/run_name/problem/sample
     extra = [str(site)] if site else []
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(extra + [str(kb_src)]), "TORCH_CUDA_ARCH_LIST": gpu_arch}
-    report = {"kernelbench_commit": commit, "evaluator": "kernelbench.eval.eval_kernel_against_ref",
-              "driver": "one fresh process per sample, as scripts/eval_from_generations.py",
-              "settings": {**SETTINGS, "TORCH_CUDA_ARCH_LIST": gpu_arch}, "mix": mix, "variant": variant,
-              "tiny": tiny, "work": str(work), "modes": {}}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(extra + [str(kb_src)]),
+        "TORCH_CUDA_ARCH_LIST": gpu_arch,
+    }
+    report = {
+        "kernelbench_commit": commit,
+        "evaluator": "kernelbench.eval.eval_kernel_against_ref",
+        "driver": "one fresh process per sample, as scripts/eval_from_generations.py",
+        "settings": {**SETTINGS, "TORCH_CUDA_ARCH_LIST": gpu_arch},
+        "mix": mix,
+        "variant": variant,
+        "tiny": tiny,
+        "work": str(work),
+        "modes": {},
+    }
     lock = threading.Lock()
     deadline = time.monotonic() + budget_s
 
@@ -237,8 +299,10 @@ def run(kb_root: Path, mix: str, variant: str, count: int, seed: int, tiny: bool
 
     for mode in modes:
         width = concurrency if mode == "cold" else 1
-        samples = [Sample(name, expected, mode, str(builds / "1" / str(i)))
-                   for i, (name, expected, *_rest) in enumerate(picked)]
+        samples = [
+            Sample(name, expected, mode, str(builds / "1" / str(i)))
+            for i, (name, expected, *_rest) in enumerate(picked)
+        ]
         entry = {"concurrency": width, "samples": [], "not_reached": []}
         report["modes"][mode] = entry
         todo = list(zip(samples, picked, strict=True))
@@ -257,8 +321,11 @@ def run(kb_root: Path, mix: str, variant: str, count: int, seed: int, tiny: bool
                 with lock:
                     entry["samples"].append(asdict(done))
                 save()
-                print(f"  {done.mode:<6} {done.name}: {done.wall_s:.1f} s, {done.verdict} (ours: {done.expected})"
-                      f"{' ' + done.error.splitlines()[0][:120] if done.error else ''}", flush=True)
+                print(
+                    f"  {done.mode:<6} {done.name}: {done.wall_s:.1f} s, {done.verdict} (ours: {done.expected})"
+                    f"{' ' + done.error.splitlines()[0][:120] if done.error else ''}",
+                    flush=True,
+                )
 
         t0 = time.monotonic()
         threads = [threading.Thread(target=worker, name=f"kb-{mode}-{i}") for i in range(width)]
@@ -276,23 +343,38 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
     f = sub.add_parser("fetch", help="write KernelBench's evaluator files into a checkout from a bare mirror")
     f.add_argument("--mirror", type=Path, required=True, help="a bare git clone of KernelBench")
-    f.add_argument("--into", type=Path, default=Path(".kb"), help="the checkout (its COMMIT names the commit)")
+    f.add_argument(
+        "--into", type=Path, default=Path(".kb"), help="the checkout (its COMMIT names the commit)"
+    )
     r = sub.add_parser("run", help="time their evaluator on a seeded subset of one of our mixes")
     r.add_argument("--kernelbench", type=Path, default=Path(".kb"), help="KernelBench checkout")
     r.add_argument("--mix", default="b", choices=("a", "b", "c", "all"), help="bench_verifier.py's mix")
-    r.add_argument("--variant", required=True, help="the mix's variant (the same sources as bench_verifier's)")
+    r.add_argument(
+        "--variant", required=True, help="the mix's variant (the same sources as bench_verifier's)"
+    )
     r.add_argument("--count", type=int, default=3, help="samples drawn from the mix")
-    r.add_argument("--limit", type=int, default=None, help="bench_verifier's --limit for the mix (the subset drawn from)")
+    r.add_argument(
+        "--limit", type=int, default=None, help="bench_verifier's --limit for the mix (the subset drawn from)"
+    )
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--modes", nargs="+", default=["cold", "cached"], choices=("cold", "cached"))
     r.add_argument("--concurrency", type=int, default=1, help="cold samples at a time (cached: always 1)")
-    r.add_argument("--budget-s", type=float, default=float("inf"),
-                   help="no sample starts after this long, and one still running then is killed (a timeout)")
-    r.add_argument("--site", type=Path, default=None, help="folder of their missing dependencies (pydantic...)")
+    r.add_argument(
+        "--budget-s",
+        type=float,
+        default=float("inf"),
+        help="no sample starts after this long, and one still running then is killed (a timeout)",
+    )
+    r.add_argument(
+        "--site", type=Path, default=None, help="folder of their missing dependencies (pydantic...)"
+    )
     r.add_argument("--gpu-arch", default="Hopper", help="their set_gpu_arch value (TORCH_CUDA_ARCH_LIST)")
     r.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu only with --tiny")
-    r.add_argument("--tiny", action="store_true",
-                   help="CPU self-check on the mix's tiny stand-ins (their evaluator asserts CUDA: that is recorded)")
+    r.add_argument(
+        "--tiny",
+        action="store_true",
+        help="CPU self-check on the mix's tiny stand-ins (their evaluator asserts CUDA: that is recorded)",
+    )
     r.add_argument("--out", type=Path, default=Path("runs/kernelbench-eval"))
     o = sub.add_parser("one", help="(internal) evaluate one job file in this process")
     o.add_argument("job", type=Path)
@@ -306,13 +388,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.device == "cpu" and not args.tiny:
         raise SystemExit("error: their evaluator needs CUDA; --device cpu is only the --tiny self-check")
     args.out.mkdir(parents=True, exist_ok=True)
-    report = run(args.kernelbench, args.mix, args.variant, args.count, args.seed, args.tiny, args.modes,
-                 args.concurrency, args.budget_s, args.site, args.gpu_arch, args.out, args.limit)
+    report = run(
+        args.kernelbench,
+        args.mix,
+        args.variant,
+        args.count,
+        args.seed,
+        args.tiny,
+        args.modes,
+        args.concurrency,
+        args.budget_s,
+        args.site,
+        args.gpu_arch,
+        args.out,
+        args.limit,
+    )
     for mode, entry in report["modes"].items():
         walls = [s["wall_s"] for s in entry["samples"]]
         mean = f"{sum(walls) / len(walls):.1f} s per sample" if walls else "no sample"
-        print(f"{mode}: {len(walls)} samples ({entry['concurrency']} at a time), {mean}; "
-              f"not reached: {len(entry['not_reached'])}", flush=True)
+        print(
+            f"{mode}: {len(walls)} samples ({entry['concurrency']} at a time), {mean}; "
+            f"not reached: {len(entry['not_reached'])}",
+            flush=True,
+        )
     return 0
 
 

@@ -34,10 +34,18 @@ class Case:
 CASES = (
     Case("example add (CUDA)", f"{PROMPTS}/model_ex_add.py", f"{PROMPTS}/model_new_ex_add.py", True),
     Case("example add (Triton)", f"{PROMPTS}/model_ex_add.py", f"{PROMPTS}/model_new_ex_add_triton.py", True),
-    Case("few-shot fused GELU (CUDA)", f"{PROMPTS}/few_shot/model_ex_fuse_gelu.py",
-         f"{PROMPTS}/few_shot/model_new_ex_fuse_gelu.py", True),
-    Case("few-shot tiled matmul (CUDA)", f"{PROMPTS}/few_shot/model_ex_tiled_matmul.py",
-         f"{PROMPTS}/few_shot/model_new_ex_tiled_matmul.py", True),
+    Case(
+        "few-shot fused GELU (CUDA)",
+        f"{PROMPTS}/few_shot/model_ex_fuse_gelu.py",
+        f"{PROMPTS}/few_shot/model_new_ex_fuse_gelu.py",
+        True,
+    ),
+    Case(
+        "few-shot tiled matmul (CUDA)",
+        f"{PROMPTS}/few_shot/model_ex_tiled_matmul.py",
+        f"{PROMPTS}/few_shot/model_new_ex_tiled_matmul.py",
+        True,
+    ),
     Case("adversarial: side stream", MATMUL, f"{ADVERSARIAL}/non_default_stream_kernel.py", False),
     Case("adversarial: stale result memory", MATMUL, f"{ADVERSARIAL}/result_reuse_kernel.py", False),
     Case("adversarial: inputs zeroed", MATMUL, f"{ADVERSARIAL}/zero_out_kernel.py", False),
@@ -65,24 +73,39 @@ def run(root: Path, device: str, build_workers: int, cache: Path | None, out: Pa
     for mode, cfg in (("strict", strict), ("no-strict", replace(strict, strict=False))):
         with Verifier(VerifierConfig(eval=cfg, build_workers=build_workers)) as verifier:
             futures = [
-                (c, verifier.submit_request(Request(load_task(root / c.task), (root / c.candidate).read_text())))
+                (
+                    c,
+                    verifier.submit_request(
+                        Request(load_task(root / c.task), (root / c.candidate).read_text())
+                    ),
+                )
                 for c in CASES
             ]
             for case, future in futures:
                 v = future.result()
-                rows.append({
-                    "case": case.name, "mode": mode, "honest": case.honest, "verdict": v.status.value,
-                    "flags": list(v.flags), "speedup": v.speedup, "right": judged(case, v),
-                    "error": (v.error or "").strip().splitlines()[0][:160] if v.error else "",
-                    "total_s": v.phases.total_s, "compile_s": v.phases.compile_s,
-                })
+                rows.append(
+                    {
+                        "case": case.name,
+                        "mode": mode,
+                        "honest": case.honest,
+                        "verdict": v.status.value,
+                        "flags": list(v.flags),
+                        "speedup": v.speedup,
+                        "right": judged(case, v),
+                        "error": (v.error or "").strip().splitlines()[0][:160] if v.error else "",
+                        "total_s": v.phases.total_s,
+                        "compile_s": v.phases.compile_s,
+                    }
+                )
         (out / "verdicts.json").write_text(json.dumps(rows, indent=1))
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| case | mode | expected | verdict | flags | speedup | right | first error line |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| case | mode | expected | verdict | flags | speedup | right | first error line |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         speedup = f"{r['speedup']:.2f}x" if r["speedup"] else "-"
         lines.append(
@@ -97,7 +120,9 @@ def table(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--kernelbench", type=Path, required=True, help="root of a KernelBench checkout")
-    p.add_argument("--device", default="cuda", choices=("cuda",), help="the examples are CUDA and Triton code")
+    p.add_argument(
+        "--device", default="cuda", choices=("cuda",), help="the examples are CUDA and Triton code"
+    )
     p.add_argument("--build-workers", type=int, default=8)
     p.add_argument("--cache", type=Path, default=None, help="build cache (default: the harness's)")
     p.add_argument("--out", type=Path, default=Path("runs/kernelbench-files"))

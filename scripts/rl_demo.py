@@ -535,10 +535,18 @@ def svg_curves(results: dict, key: str = "kernel/pass_rate", width: int = 640, h
     longest = max((len(v) for v in series.values()), default=1)
     x_max = max(1, longest - 1)
     curves = [(name, name, list(enumerate(values))) for name, values in series.items() if values]
-    return chart.svg(chart.line_chart(
-        curves, x_max, max(1, math.ceil(x_max / 10)), "generation", f"{key} (0 to 1)",
-        aria_label="learning curves", width=width, height=height,
-    ))
+    return chart.svg(
+        chart.line_chart(
+            curves,
+            x_max,
+            max(1, math.ceil(x_max / 10)),
+            "generation",
+            f"{key} (0 to 1)",
+            aria_label="learning curves",
+            width=width,
+            height=height,
+        )
+    )
 
 
 # ---------------------------------------------------------------------------------------- main
@@ -670,7 +678,9 @@ def main(argv=None) -> dict:
             timeout_s=240.0,
             seed=args.seed,
             # short timing: lanes take turns for it (benchmark/evaluate/gpu_lock.py), and the launch-size effect is several-fold
-            timing=TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, max_runs=100, max_seconds=0.1),
+            timing=TimingConfig(
+                warmup_calls=1, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, max_runs=100, max_seconds=0.1
+            ),
         )
         source = VerifierRewards(
             task_map,

@@ -37,8 +37,12 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     task = load_task(BUILTIN_SUITE / TASK, root=BUILTIN_SUITE)
     cands = fault_set(args.n)
-    cfg = EvalConfig(device="cuda", measure=False, timeout_s=args.timeout,
-                     cache_dir=Path(tempfile.mkdtemp(prefix="solbench-soak-")))
+    cfg = EvalConfig(
+        device="cuda",
+        measure=False,
+        timeout_s=args.timeout,
+        cache_dir=Path(tempfile.mkdtemp(prefix="solbench-soak-")),
+    )
     t0 = time.monotonic()
     with Verifier(VerifierConfig(eval=cfg, lanes_per_device=args.lanes, build_workers=14)) as verifier:
         futures = [verifier.submit_request(Request(task, c.code, sample=i)) for i, c in enumerate(cands)]
@@ -54,16 +58,36 @@ def main() -> None:
         got = v.status.value if hasattr(v, "status") else f"lost: {v!r}"
         ok = got == c.expected
         tally[(c.name if c.name.startswith("fault") else "honest", ok)] += 1
-        rows.append({"i": i, "name": c.name, "expected": c.expected, "got": got, "ok": ok,
-                     "error": (getattr(v, "error", None) or "")[:200]})
+        rows.append(
+            {
+                "i": i,
+                "name": c.name,
+                "expected": c.expected,
+                "got": got,
+                "ok": ok,
+                "error": (getattr(v, "error", None) or "")[:200],
+            }
+        )
     wrong = [r for r in rows if not r["ok"]]
-    after_fault = [r for r in rows if r["expected"] == "pass" and r["i"] > 0 and rows[r["i"] - 1]["name"].startswith("fault")]
-    report = {"n": len(rows), "wall_s": wall, "right": len(rows) - len(wrong), "wrong": wrong,
-              "honest_after_fault": len(after_fault), "honest_after_fault_right": sum(r["ok"] for r in after_fault),
-              "tally": {f"{k[0]}:{'right' if k[1] else 'WRONG'}": n for k, n in sorted(tally.items())}}
+    after_fault = [
+        r
+        for r in rows
+        if r["expected"] == "pass" and r["i"] > 0 and rows[r["i"] - 1]["name"].startswith("fault")
+    ]
+    report = {
+        "n": len(rows),
+        "wall_s": wall,
+        "right": len(rows) - len(wrong),
+        "wrong": wrong,
+        "honest_after_fault": len(after_fault),
+        "honest_after_fault_right": sum(r["ok"] for r in after_fault),
+        "tally": {f"{k[0]}:{'right' if k[1] else 'WRONG'}": n for k, n in sorted(tally.items())},
+    }
     (args.out / "soak.json").write_text(json.dumps(report, indent=2))
-    print(f"{len(rows)} candidates in {wall:.0f} s: {report['right']} verdicts right, {len(wrong)} wrong; "
-          f"honest right after a fault: {report['honest_after_fault_right']}/{report['honest_after_fault']}")
+    print(
+        f"{len(rows)} candidates in {wall:.0f} s: {report['right']} verdicts right, {len(wrong)} wrong; "
+        f"honest right after a fault: {report['honest_after_fault_right']}/{report['honest_after_fault']}"
+    )
     for k, n in report["tally"].items():
         print(f"  {k}: {n}")
     for r in wrong[:20]:

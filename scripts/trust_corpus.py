@@ -545,9 +545,7 @@ def summarize(rows: list[Row], not_run: list[str] = ()) -> dict:
         "pass": len(passed),
         "pass_rate": round(len(passed) / len(translated), 4) if translated else None,
         "flagged_passes": sum(1 for r in translated if r.verdict == "pass" and r.flags),
-        "geomean_speedup": round(geomean(speedups), 4)
-        if speedups
-        else None,
+        "geomean_speedup": round(geomean(speedups), 4) if speedups else None,
         "median_translate_s": round(statistics.median(compiled), 2) if compiled else None,
         "median_verify_s": round(statistics.median(verified), 2) if verified else None,
         "per_level": per_level,

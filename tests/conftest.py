@@ -46,7 +46,9 @@ def fast_eval(build_cache):
         device="cpu",
         trials=3,
         timeout_s=600.0,  # a cold C++ build on a busy 2-core machine can take minutes
-        timing=TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=20, max_seconds=0.2),
+        timing=TimingConfig(
+            warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=20, max_seconds=0.2
+        ),
         cache_dir=build_cache,
     )
 

@@ -92,14 +92,20 @@ class KernelParser(TrlParser):
             if action.dest not in actions:
                 actions[action.dest] = copy.copy(action)
                 actions[action.dest].option_strings = action.option_strings[:1]
-        groups = [("common options", list(self._common)), *((f"{name} options", own) for name, own in self._own)]
+        groups = [
+            ("common options", list(self._common)),
+            *((f"{name} options", own) for name, own in self._own),
+        ]
         for title, names in groups:
             chosen = [actions[name] for name in names if name in actions]
             if chosen:
                 group = summary.add_argument_group(title)
                 for action in chosen:
                     group._add_action(action)
-        for flags, text in ((("-h", "--help"), "Show this message and exit."), (("--help-all",), "Show every option and exit.")):
+        for flags, text in (
+            (("-h", "--help"), "Show this message and exit."),
+            (("--help-all",), "Show every option and exit."),
+        ):
             summary.add_argument(*flags, action="store_true", default=argparse.SUPPRESS, help=text)
         return summary.format_help()
 

@@ -26,7 +26,9 @@ class KernelModelConfig(ModelConfig):
     # Parameters whose defaults differ from TRL's
     lora_target_modules: list[str] | None = field(
         default_factory=lambda: ["all-linear"],
-        metadata={"help": "Module names to adapt. Default: every linear layer except the LM head ('all-linear')."},
+        metadata={
+            "help": "Module names to adapt. Default: every linear layer except the LM head ('all-linear')."
+        },
     )
 
     # Parameters that control saving
@@ -83,9 +85,15 @@ def save_final_model(
         trainer.save_model(str(adapter_dir))
         accelerator.wait_for_everyone()
         if accelerator.is_main_process:
-            loaded = model_init_kwargs(model_args, args.model_init_kwargs) if model_args else args.model_init_kwargs
+            loaded = (
+                model_init_kwargs(model_args, args.model_init_kwargs)
+                if model_args
+                else args.model_init_kwargs
+            )
             dtype = (loaded or {}).get("dtype", "auto")
-            _merge_from_disk(model.peft_config["default"].base_model_name_or_path, dtype, adapter_dir, output_dir)
+            _merge_from_disk(
+                model.peft_config["default"].base_model_name_or_path, dtype, adapter_dir, output_dir
+            )
     else:
         model.config.use_cache = True  # training turns the KV cache off; generation wants it
         trainer.save_model(str(output_dir))

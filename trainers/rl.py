@@ -347,7 +347,9 @@ def load_rl_prompts(script_args: RLScriptArguments, config: KernelRLConfig):
             rows.append({"prompt": list(builder.first_turn(task)), "task_id": task.task_id})
     elif script_args.dataset_name is not None:
         name = script_args.dataset_name
-        data = load_sft_dataset(name, script_args.dataset_train_split, script_args.dataset_config)  # same loader
+        data = load_sft_dataset(
+            name, script_args.dataset_train_split, script_args.dataset_config
+        )  # same loader
         missing = {"task_id", "task_code"} - set(data.column_names)
         if missing:
             raise ValueError(
@@ -361,7 +363,9 @@ def load_rl_prompts(script_args: RLScriptArguments, config: KernelRLConfig):
             prompt = [{"role": m["role"], "content": m["content"]} for m in row.get("messages") or []]
             rows.append({"prompt": prompt or list(builder.first_turn(task)), "task_id": task.task_id})
     else:
-        raise ValueError("set suite (e.g. 'builtin') or dataset_name (the RL prompts) to say what to train on")
+        raise ValueError(
+            "set suite (e.g. 'builtin') or dataset_name (the RL prompts) to say what to train on"
+        )
     if not rows:
         raise ValueError("no task left to train on: check suite_levels, suite_tasks and max_prompts")
     return Dataset.from_list(rows), tasks
@@ -444,8 +448,19 @@ def train_rl(
         source.close()
 
 
-COMMON = ("model_name_or_path", "dtype", "use_peft", "dataset_name", "output_dir", "max_completion_length",
-          "num_generations", "per_device_train_batch_size", "learning_rate", "max_steps", "use_vllm")
+COMMON = (
+    "model_name_or_path",
+    "dtype",
+    "use_peft",
+    "dataset_name",
+    "output_dir",
+    "max_completion_length",
+    "num_generations",
+    "per_device_train_batch_size",
+    "learning_rate",
+    "max_steps",
+    "use_vllm",
+)
 
 
 def parser() -> KernelParser:

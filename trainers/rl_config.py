@@ -51,7 +51,9 @@ class RLScriptArguments(ScriptArguments):
     # Parameters whose defaults differ from TRL's
     dataset_config: str | None = field(
         default="rl_prompts",
-        metadata={"help": "Configuration of dataset_name to train on (the builder's RL prompts, docs/datasets.md)."},
+        metadata={
+            "help": "Configuration of dataset_name to train on (the builder's RL prompts, docs/datasets.md)."
+        },
     )
 
     def __post_init__(self):
@@ -122,12 +124,16 @@ class KernelRLConfig(GRPOConfig):
             "help": "Time candidate and reference (the speedup term of the reward). Off: correctness only."
         },
     )
-    verifier_trials: int = field(default=EvalConfig.trials, metadata={"help": "Correctness trials per sample (fresh seeds)."})
+    verifier_trials: int = field(
+        default=EvalConfig.trials, metadata={"help": "Correctness trials per sample (fresh seeds)."}
+    )
     verifier_timeout_s: float = field(
-        default=EvalConfig.timeout_s, metadata={"help": "Wall-clock limit per sample: build, checks and timing together."}
+        default=EvalConfig.timeout_s,
+        metadata={"help": "Wall-clock limit per sample: build, checks and timing together."},
     )
     verifier_build_workers: int | None = field(
-        default=VerifierConfig.build_workers, metadata={"help": "CPU workers compiling candidates (None: one per core, less one)."}
+        default=VerifierConfig.build_workers,
+        metadata={"help": "CPU workers compiling candidates (None: one per core, less one)."},
     )
     verifier_lanes_per_device: int = field(
         default=VerifierConfig.lanes_per_device,

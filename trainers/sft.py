@@ -222,8 +222,19 @@ def train_sft(
     return save_final_model(trainer, model_args=model_args, script_args=script_args)
 
 
-COMMON = ("model_name_or_path", "dtype", "use_peft", "lora_r", "dataset_name", "output_dir", "max_length",
-          "per_device_train_batch_size", "gradient_accumulation_steps", "learning_rate", "max_steps")
+COMMON = (
+    "model_name_or_path",
+    "dtype",
+    "use_peft",
+    "lora_r",
+    "dataset_name",
+    "output_dir",
+    "max_length",
+    "per_device_train_batch_size",
+    "gradient_accumulation_steps",
+    "learning_rate",
+    "max_steps",
+)
 
 
 def parser() -> KernelParser:

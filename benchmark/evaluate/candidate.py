@@ -84,8 +84,12 @@ class CandidateLoadError(Exception):
 
 def build_key(name: str, kwargs: dict) -> str:
     """Everything that changes the binary: sources, flags, functions and the torch version."""
-    relevant = {k: v for k, v in kwargs.items() if k not in ("verbose", "build_directory", "keep_intermediates")}
-    blob = json.dumps({"name": name, "torch": cpp_extension.torch.__version__, **relevant}, sort_keys=True, default=str)
+    relevant = {
+        k: v for k, v in kwargs.items() if k not in ("verbose", "build_directory", "keep_intermediates")
+    }
+    blob = json.dumps(
+        {"name": name, "torch": cpp_extension.torch.__version__, **relevant}, sort_keys=True, default=str
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
@@ -221,11 +225,18 @@ def _main_cpp_variables(builds_root: Path, call: dict) -> str:
     with tempfile.TemporaryDirectory(dir=scratch) as tmp:
         path = Path(tmp) / "build.ninja"
         offered = dict(
-            path=str(path), name=PCH_NAME, sources=[str(Path(tmp) / "main.cpp")],
-            extra_cflags=list(call.get("extra_cflags") or []), extra_cuda_cflags=[], extra_sycl_cflags=[],
-            extra_ldflags=[], extra_include_paths=list(call.get("extra_include_paths") or []),
+            path=str(path),
+            name=PCH_NAME,
+            sources=[str(Path(tmp) / "main.cpp")],
+            extra_cflags=list(call.get("extra_cflags") or []),
+            extra_cuda_cflags=[],
+            extra_sycl_cflags=[],
+            extra_ldflags=[],
+            extra_include_paths=list(call.get("extra_include_paths") or []),
             with_cuda=bool(call.get("cuda_sources")) if with_cuda is None else bool(with_cuda),
-            with_sycl=False, is_python_module=True, is_standalone=False,
+            with_sycl=False,
+            is_python_module=True,
+            is_standalone=False,
         )
         accepted = inspect.signature(writer).parameters
         writer(**{k: v for k, v in offered.items() if k in accepted})
@@ -237,7 +248,11 @@ def _main_cpp_variables(builds_root: Path, call: dict) -> str:
 def header_route(builds_root: Path, call: dict) -> HeaderRoute | None:
     """The precompiled-header route for this load_inline call, or None: turned off, not Linux, SYCL,
     or flags torch itself could not turn into a build (that build then fails the same way)."""
-    if os.environ.get(PCH_ENV, "1") == "0" or not sys.platform.startswith("linux") or call.get("sycl_sources"):
+    if (
+        os.environ.get(PCH_ENV, "1") == "0"
+        or not sys.platform.startswith("linux")
+        or call.get("sycl_sources")
+    ):
         return None
     try:
         variables = _main_cpp_variables(builds_root, call)
@@ -311,18 +326,28 @@ def load_candidate(path: str | Path, builds_root: str | Path):
     try:
         module = import_file(Path(path), "solbench_candidate")
     except SyntaxError as e:
-        raise CandidateLoadError(LoadErrorKind.SYNTAX, f"SyntaxError: {e.msg} (candidate line {e.lineno})") from e
+        raise CandidateLoadError(
+            LoadErrorKind.SYNTAX, f"SyntaxError: {e.msg} (candidate line {e.lineno})"
+        ) from e
     except BaseException as e:  # noqa: BLE001 - a build failure may surface as any exception
         text = str(e)
-        if "Error building extension" in text or type(e).__name__ in ("CalledProcessError", "RawCudaError", "CompileError"):
+        if "Error building extension" in text or type(e).__name__ in (
+            "CalledProcessError",
+            "RawCudaError",
+            "CompileError",
+        ):
             raise CandidateLoadError(LoadErrorKind.BUILD, "build failed:\n" + trim_build_log(text)) from e
         tb = traceback.extract_tb(e.__traceback__)
         where = [f.lineno for f in tb if f.filename == str(path)]
         suffix = f" (candidate line {where[-1]})" if where else ""
-        raise CandidateLoadError(LoadErrorKind.IMPORT, f"import failed: {type(e).__name__}: {text[:2000]}{suffix}") from e
+        raise CandidateLoadError(
+            LoadErrorKind.IMPORT, f"import failed: {type(e).__name__}: {text[:2000]}{suffix}"
+        ) from e
     model_cls = getattr(module, "ModelNew", None)
     if model_cls is None:
         raise CandidateLoadError(LoadErrorKind.NO_MODEL, "the candidate defines no ModelNew")
     if not isinstance(model_cls, type):
-        raise CandidateLoadError(LoadErrorKind.NO_MODEL, f"ModelNew is a {type(model_cls).__name__}, not a class")
+        raise CandidateLoadError(
+            LoadErrorKind.NO_MODEL, f"ModelNew is a {type(model_cls).__name__}, not a class"
+        )
     return model_cls

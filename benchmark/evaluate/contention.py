@@ -78,7 +78,9 @@ def census(device: torch.device, known: set[int] = frozenset()) -> Census:
     return Census(True, tuple(foreign))
 
 
-def wait_until_alone(device: torch.device, wait_s: float, known: set[int] = frozenset(), poll_s: float = 0.5) -> Census:
+def wait_until_alone(
+    device: torch.device, wait_s: float, known: set[int] = frozenset(), poll_s: float = 0.5
+) -> Census:
     """Poll until no neighbour is left or `wait_s` has passed; the last census."""
     deadline = time.monotonic() + wait_s
     while True:

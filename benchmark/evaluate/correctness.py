@@ -60,7 +60,9 @@ def rule_text(reference: str, atol: float | None = None, rtol: float | None = No
     )
 
 
-def tolerance(dtype: torch.dtype, atol: float | None = None, rtol: float | None = None) -> tuple[float, float]:
+def tolerance(
+    dtype: torch.dtype, atol: float | None = None, rtol: float | None = None
+) -> tuple[float, float]:
     default_atol, default_rtol = TOLERANCES.get(dtype, (0.0, 0.0))  # integers and bools: exact
     return (default_atol if atol is None else atol, default_rtol if rtol is None else rtol)
 
@@ -92,7 +94,9 @@ def _check_like(ref: torch.Tensor, got: object, name: str) -> str | None:
     return None
 
 
-def usable_exact(ref: torch.Tensor, exact: object, atol: float | None = None, rtol: float | None = None) -> bool:
+def usable_exact(
+    ref: torch.Tensor, exact: object, atol: float | None = None, rtol: float | None = None
+) -> bool:
     """Whether `exact` can stand as the truth for `ref`: same shape, and eager agrees with it within the
     dtype tolerance on at least EXACT_AGREEMENT of the elements, or eager's worst finite error is within
     EXACT_NORMWISE rtol of the largest exact value (else the upcast computed something else)."""
@@ -114,7 +118,12 @@ def usable_exact(ref: torch.Tensor, exact: object, atol: float | None = None, rt
 
 
 def compare_tensor(
-    ref: torch.Tensor, got: object, atol: float | None, rtol: float | None, name: str, exact: torch.Tensor | None = None
+    ref: torch.Tensor,
+    got: object,
+    atol: float | None,
+    rtol: float | None,
+    name: str,
+    exact: torch.Tensor | None = None,
 ) -> Comparison:
     """Compare one output with the eager `ref`, and with the `exact` reference where one is usable."""
     wrong = _check_like(ref, got, name)
@@ -149,7 +158,9 @@ def compare_tensor(
         return Comparison(True, max_abs, max_rel, reference=reference, max_eager_err=eager_err)
     bad = ~close
     nan_bad = bad & (torch.isnan(got_w) | torch.isinf(got_w))
-    prefix = f"{name}: non-finite values where the reference has none; " if bool(nan_bad.any()) else f"{name}: "
+    prefix = (
+        f"{name}: non-finite values where the reference has none; " if bool(nan_bad.any()) else f"{name}: "
+    )
     bound_text = f"atol={a:g}, rtol={r:g}"
     if eager_err is not None:
         bound_text += f", {EAGER_ERROR_FACTOR:g} x eager's own max error {eager_err:.3g} against {reference}"

@@ -117,13 +117,21 @@ def measure_bandwidth(device: torch.device, nbytes: int, repeats: int) -> float:
 
 def measure_matmul(device: torch.device, key: str, sizes: tuple[int, ...], repeats: int) -> float:
     """FLOP/s of square matmuls of random data, best over sizes; `key` picks the dtype and TF32 mode."""
-    dtype = {"float32": torch.float32, "tf32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[key]
+    dtype = {
+        "float32": torch.float32,
+        "tf32": torch.float32,
+        "bfloat16": torch.bfloat16,
+        "float16": torch.float16,
+    }[key]
     saved = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = key == "tf32"
     try:
         best = 0.0
         for n in sizes:
-            a, b = torch.randn(n, n, device=device, dtype=dtype), torch.randn(n, n, device=device, dtype=dtype)
+            a, b = (
+                torch.randn(n, n, device=device, dtype=dtype),
+                torch.randn(n, n, device=device, dtype=dtype),
+            )
             c = torch.empty(n, n, device=device, dtype=dtype)
             ms = _best_ms(lambda a=a, b=b, c=c: torch.matmul(a, b, out=c), device, repeats, inner=3)
             best = max(best, 2 * n**3 / (ms * 1e-3))

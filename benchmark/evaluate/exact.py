@@ -46,7 +46,9 @@ class ExactReference:
     def __call__(self, inputs: list) -> object:
         if self.model is None:
             return None
-        wide = [v.to(self.dtype) if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in inputs]
+        wide = [
+            v.to(self.dtype) if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in inputs
+        ]
         previous = torch.get_default_dtype()
         try:
             if self.dtype == torch.float64:

@@ -46,7 +46,9 @@ class EvalConfig:
     strict: bool = True  # anti-cheat flags fail the sample (off: flags are reported only)
     timeout_s: float = 300.0  # the run limit: the execution child's checks and timing, in seconds
     build_timeout_s: float = 900.0  # the build limit: compiling the candidate's extensions
-    precompiled_header: bool = True  # load_inline's main.cpp from a shared .gch (benchmark.evaluate.candidate)
+    precompiled_header: bool = (
+        True  # load_inline's main.cpp from a shared .gch (benchmark.evaluate.candidate)
+    )
     timing: TimingConfig = field(default_factory=TimingConfig)
     cache_dir: Path = field(default_factory=default_cache_dir)
 
@@ -88,7 +90,9 @@ def speedup(ref: TimingStats | None, ref_alone: TimingStats | None, cand: Timing
     candidate that slows the reference while it is loaded gains at most 10%."""
     if ref is None or cand is None or cand.median_ms <= 0:
         return None
-    ref_ms = ref.median_ms if ref_alone is None else min(ref.median_ms, REFERENCE_DRIFT_CAP * ref_alone.median_ms)
+    ref_ms = (
+        ref.median_ms if ref_alone is None else min(ref.median_ms, REFERENCE_DRIFT_CAP * ref_alone.median_ms)
+    )
     return ref_ms / cand.median_ms
 
 
@@ -115,7 +119,10 @@ def cuda_arch_list() -> str | None:
     try:
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=30, check=True,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
         ).stdout.split()
         return out[0] if out else None
     except (OSError, subprocess.SubprocessError):
@@ -199,14 +206,22 @@ def build(code: str, config: EvalConfig, env: dict[str, str] | None = None) -> B
         candidate_path=str(stage_source(code, config.cache_dir)),
         builds_root=str(config.cache_dir / "builds"),
     )
-    outcome = run_job(job, config.build_timeout_s, env={**build_env(config), **(env or {})}, clock=BUILD_CLOCK)
+    outcome = run_job(
+        job, config.build_timeout_s, env={**build_env(config), **(env or {})}, clock=BUILD_CLOCK
+    )
     r = outcome.result
     if r is None:
         error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
         seconds = outcome.charged_s.get(BUILD_CLOCK, outcome.wall_s)
-        return BuildOutcome(False, error, final=False, seconds=seconds, timed_out=outcome.timed_out, wall_s=outcome.wall_s)
+        return BuildOutcome(
+            False, error, final=False, seconds=seconds, timed_out=outcome.timed_out, wall_s=outcome.wall_s
+        )
     return BuildOutcome(
-        r["status"] == "built", r.get("error"), r.get("final", False), r.get("compile_s", 0.0), wall_s=outcome.wall_s
+        r["status"] == "built",
+        r.get("error"),
+        r.get("final", False),
+        r.get("compile_s", 0.0),
+        wall_s=outcome.wall_s,
     )
 
 
@@ -214,7 +229,9 @@ def build_verdict(built: BuildOutcome, base: dict, flag_details: list[str] | Non
     """The verdict a build decides on its own: a compile error, or the build limit running out."""
     phases = Phases(compile_s=built.seconds, total_s=built.wall_s)
     if built.timed_out:
-        return Verdict.flagged(Status.TIMEOUT, built.error, flag_details or [], **base, limit=BUILD_CLOCK, phases=phases)
+        return Verdict.flagged(
+            Status.TIMEOUT, built.error, flag_details or [], **base, limit=BUILD_CLOCK, phases=phases
+        )
     if not built.ok and built.final:
         return Verdict.flagged(Status.COMPILE_ERROR, built.error, flag_details or [], **base, phases=phases)
     return None
@@ -296,7 +313,11 @@ def evaluate(
         return Verdict.flagged(status, error, static_flags, **base, limit=outcome.limit, phases=phases)
     if r["status"] == "task_error":
         raise TaskError(r["error"])
-    cand, ref, comp = _stats(r.get("candidate_time")), _stats(r.get("reference_time")), _stats(r.get("compile_time"))
+    cand, ref, comp = (
+        _stats(r.get("candidate_time")),
+        _stats(r.get("reference_time")),
+        _stats(r.get("compile_time")),
+    )
     ref_alone = _stats(r.get("reference_alone_time"))
     flags = [] if trusted else static_flags + r.get("flag_details", [])
     sol_ms = sol_ms or r.get("sol_ms")  # the manifest's floor, else the one the child computed
@@ -337,19 +358,33 @@ def _environment(r: dict) -> dict[str, str]:
     if r.get("reference_store"):
         env["reference_store"] = r["reference_store"]  # what the reference phase took from the store
     if r.get("launch_cover_ms") is not None:
-        env["launch_cover_ms"] = f"{r['launch_cover_ms']:.3f}"  # the device-side wait each timed call was launched behind
+        env["launch_cover_ms"] = (
+            f"{r['launch_cover_ms']:.3f}"  # the device-side wait each timed call was launched behind
+        )
     return env
 
 
 def sample_fields(
-    task: Task, code: str | None, config: EvalConfig, sample: int = 0, turn: int = 1, model: str = "",
+    task: Task,
+    code: str | None,
+    config: EvalConfig,
+    sample: int = 0,
+    turn: int = 1,
+    model: str = "",
     sol_ms: float | None = None,
 ) -> dict:
     """The fields every verdict on this sample carries, however it is decided."""
     return dict(
-        task_id=task.task_id, sample=sample, turn=turn, level=task.level, model=model,
-        task_hash=task.hash, code_hash=sha256_text(code or ""), device=config.device,
-        strict=config.strict, sol_ms=sol_ms,
+        task_id=task.task_id,
+        sample=sample,
+        turn=turn,
+        level=task.level,
+        model=model,
+        task_hash=task.hash,
+        code_hash=sha256_text(code or ""),
+        device=config.device,
+        strict=config.strict,
+        sol_ms=sol_ms,
     )
 
 

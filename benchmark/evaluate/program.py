@@ -39,7 +39,9 @@ class TaskProgram:
             values = self.module.get_inputs() if alt is None else self.module.get_alt_inputs()[alt]
         values = self._to_device(list(values))
         if scale != 1.0:
-            values = [v * scale if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in values]
+            values = [
+                v * scale if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in values
+            ]
         return values
 
     def n_alt(self) -> int:
@@ -105,6 +107,8 @@ def model_arm(model, sets: list, keep: dict | None = None) -> Arm:
     return call, prepare
 
 
-def time_model(timer: Timer, program: TaskProgram, model, seed: int, config: TimingConfig | None = None) -> TimingStats:
+def time_model(
+    timer: Timer, program: TaskProgram, model, seed: int, config: TimingConfig | None = None
+) -> TimingStats:
     with torch.no_grad():
         return timer.time(*model_arm(model, [program.inputs(s) for s in timing_seeds(seed)]), config=config)

@@ -138,15 +138,22 @@ class ReferenceStore:
         mac_key = secrets.token_hex(32)
         entry = self.get(key)
         stored = None if entry is None else {"summary": entry.summary, "blob": entry.blob}
-        return {"reference": stored, "store_key": mac_key, "reference_entry_bytes": self.max_entry_bytes}, mac_key
+        return {
+            "reference": stored,
+            "store_key": mac_key,
+            "reference_entry_bytes": self.max_entry_bytes,
+        }, mac_key
 
     def accept(self, key: StoreKey, offer: object, mac_key: str) -> bool:
         """Keep a child's offer if its seal holds: it was made, with `mac_key`, before the candidate ran."""
         try:
             summary, blob, mac = offer["summary"], offer["blob"], offer["mac"]
             valid = (
-                isinstance(summary, dict) and isinstance(mac, str) and (blob is None or isinstance(blob, str))
-                and summary.get("format") == STORE_FORMAT and secrets.compare_digest(mac, seal(mac_key, summary, blob))
+                isinstance(summary, dict)
+                and isinstance(mac, str)
+                and (blob is None or isinstance(blob, str))
+                and summary.get("format") == STORE_FORMAT
+                and secrets.compare_digest(mac, seal(mac_key, summary, blob))
             )
         except (KeyError, TypeError, ValueError):
             valid = False
@@ -188,7 +195,9 @@ class Fingerprint:
         if t.numel() == 0:
             return
         flat = (torch.view_as_real(t) if t.is_complex() else t).contiguous().view(-1)
-        bits = flat.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[flat.element_size()])
+        bits = flat.view(
+            {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[flat.element_size()]
+        )
         raw = flat.view(torch.uint8)
         # 64-bit words where the bytes allow (a tenth of the time of widening each element on CPU)
         whole_words = raw.numel() % 8 == 0 and raw.storage_offset() % 8 == 0

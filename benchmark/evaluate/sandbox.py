@@ -45,11 +45,37 @@ from benchmark.evaluate.zygote import Descriptors, ForkedChild, ForkRequest, Zyg
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 KEEP_ENV = {
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "SHELL", "LD_LIBRARY_PATH",
-    "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "MAX_JOBS", "OMP_NUM_THREADS", "VIRTUAL_ENV",
-    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CONDA_PREFIX",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "TERM",
+    "TMPDIR",
+    "SHELL",
+    "LD_LIBRARY_PATH",
+    "CC",
+    "CXX",
+    "CFLAGS",
+    "CXXFLAGS",
+    "LDFLAGS",
+    "MAX_JOBS",
+    "OMP_NUM_THREADS",
+    "VIRTUAL_ENV",
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE",
+    "CONDA_PREFIX",
 }
-KEEP_PREFIXES = ("LC_", "CUDA", "NVIDIA_", "TORCH_CUDA_ARCH", "PYTORCH_CUDA_ALLOC", "TRITON_", "NCCL_", "MKL_")
+KEEP_PREFIXES = (
+    "LC_",
+    "CUDA",
+    "NVIDIA_",
+    "TORCH_CUDA_ARCH",
+    "PYTORCH_CUDA_ALLOC",
+    "TRITON_",
+    "NCCL_",
+    "MKL_",
+)
 SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "SESSION")
 
 
@@ -98,9 +124,11 @@ class ChildOutcome:
         """'build timed out after 912.3 s (build limit 900 s)', and what waiting was not counted."""
         waited = self.charged_s.get(WAIT, 0.0)
         if self.capped:
-            return (f"{self.limit} timed out after {self.wall_s:.1f} s of wall time, the cap of {CAP_FACTOR}x "
-                    f"its limits ({CAP_FACTOR * sum(self.limits.values()):g} s); {waited:.1f} s of it was "
-                    f"reported as waiting for another build")
+            return (
+                f"{self.limit} timed out after {self.wall_s:.1f} s of wall time, the cap of {CAP_FACTOR}x "
+                f"its limits ({CAP_FACTOR * sum(self.limits.values()):g} s); {waited:.1f} s of it was "
+                f"reported as waiting for another build"
+            )
         spent = self.charged_s.get(self.limit, self.wall_s)
         text = f"{self.limit} timed out after {spent:.1f} s ({self.limit} limit {self.limits.get(self.limit, 0):g} s)"
         if waited >= 0.05:
@@ -145,7 +173,10 @@ def network_isolated() -> bool:
     """Whether a child can get a network namespace of its own here (what every worker attempts)."""
     probe = subprocess.run(
         [sys.executable, "-c", _PROBE, Limits(cpu_s=30, parent_pid=os.getpid()).to_arg()],
-        capture_output=True, text=True, timeout=60, env=scrubbed_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=scrubbed_env(),
     )
     return "Network is unreachable" in probe.stderr
 
@@ -242,7 +273,9 @@ def _verified(raw: bytes, nonce: str) -> dict | None:
     return None
 
 
-def _start(cwd: str, env: dict[str, str], limits: Limits, fds: Descriptors) -> tuple[subprocess.Popen | ForkedChild, str]:
+def _start(
+    cwd: str, env: dict[str, str], limits: Limits, fds: Descriptors
+) -> tuple[subprocess.Popen | ForkedChild, str]:
     """The worker, forked from the zygote where it serves this environment, else spawned."""
     if zygote_enabled():
         forked = ZYGOTE.fork(ForkRequest(cwd, env, limits), fds)
@@ -271,7 +304,7 @@ def session_members(sid: int) -> list[int]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue  # gone meanwhile
-        fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) ": state ppid pgrp session ...
+        fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (comm) ": state ppid pgrp session ...
         if len(fields) > 3 and int(fields[3]) == sid:
             members.append(int(entry))
     return members
@@ -318,7 +351,9 @@ def run_job(
         clocks = Clocks(limits, clock, t0)
         with open(log_path, "wb") as log_file:
             child, started_by = _start(
-                tmp, scrubbed_env({**(env or {}), "TMPDIR": tmp}), child_limits(limits),
+                tmp,
+                scrubbed_env({**(env or {}), "TMPDIR": tmp}),
+                child_limits(limits),
                 Descriptors(result=write_fd, log=log_file.fileno(), stdin=stdin_r),
             )
         os.close(write_fd)
@@ -338,7 +373,14 @@ def run_job(
         tail = log_path.read_text(errors="replace")[-3000:] if log_path.exists() else ""
     charged = {name: clocks.spent(name, end) for name in clocks.charged}
     return ChildOutcome(
-        None if over else _verified(raw, nonce), returncode, over is not None, end - t0, tail,
-        limit=over[0] if over else None, limits=limits, charged_s=charged, capped=bool(over and over[1]),
+        None if over else _verified(raw, nonce),
+        returncode,
+        over is not None,
+        end - t0,
+        tail,
+        limit=over[0] if over else None,
+        limits=limits,
+        charged_s=charged,
+        capped=bool(over and over[1]),
         started_by=started_by,
     )

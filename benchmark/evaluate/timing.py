@@ -53,7 +53,9 @@ class TimingConfig:
     def brief(self) -> TimingConfig:
         """A short timing of the same protocol: enough for a bound (the reference's time alone, which
         only caps the interleaved one), a third of the calls of a full timing."""
-        return dataclasses.replace(self, warmup_calls=1, min_runs=3, min_seconds=0.0, max_seconds=self.max_seconds / 3)
+        return dataclasses.replace(
+            self, warmup_calls=1, min_runs=3, min_seconds=0.0, max_seconds=self.max_seconds / 3
+        )
 
 
 def median_rel_err(samples: list[float]) -> float:
@@ -108,7 +110,9 @@ class Timer:
             self._flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=self.device)
         self.last_stream_gaps_ms: list[float] = []  # median trailing device work per arm in the last timing
         self._cycles_per_ms: float | None = None  # of `torch.cuda._sleep`, measured once
-        self.cover_ms = LAUNCH_COVER_MS  # device-side wait ahead of each call behind the flush, set per timing
+        self.cover_ms = (
+            LAUNCH_COVER_MS  # device-side wait ahead of each call behind the flush, set per timing
+        )
         empty = [self._once(lambda: None) for _ in range(25)]
         self.overhead_ms = 0.0 if self.cuda else statistics.median(t for t, _ in empty)
         self._gap_floor_ms = statistics.median(g for _, g in empty)
@@ -157,7 +161,9 @@ class Timer:
         return self._cycles_per_ms
 
     def time(
-        self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None,
+        self,
+        call: Callable[[int], object],
+        prepare: Callable[[int], object] | None = None,
         config: TimingConfig | None = None,
     ) -> TimingStats:
         """`prepare(i)` runs untimed before call i (e.g. to clone a fresh input set); `config`
@@ -200,7 +206,9 @@ class Timer:
                 gaps[k].append(trailing)
             i += 1
             elapsed = time.monotonic() - t0
-            stable = elapsed >= cfg.min_seconds * n and all(median_rel_err(s) < cfg.target_rel_err for s in samples)
+            stable = elapsed >= cfg.min_seconds * n and all(
+                median_rel_err(s) < cfg.target_rel_err for s in samples
+            )
             if i >= cfg.min_runs and (stable or elapsed > cfg.max_seconds * n):
                 break
         self.last_stream_gaps_ms = [statistics.median(g) for g in gaps]
@@ -218,7 +226,7 @@ def ratio_spread(samples: list[list[float]], blocks: int = SPREAD_BLOCKS) -> flo
     if size < 2:
         return None
     ratios = [
-        statistics.median(a[j * size:(j + 1) * size]) / statistics.median(b[j * size:(j + 1) * size])
+        statistics.median(a[j * size : (j + 1) * size]) / statistics.median(b[j * size : (j + 1) * size])
         for j in range(blocks)
     ]
     mid = statistics.median(ratios)

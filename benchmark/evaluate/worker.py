@@ -69,9 +69,11 @@ from benchmark.task import import_file
 CONTENTION_RETRIES = 2  # timed phases repeated when a neighbour was seen around them
 
 
-
-
-REFERENCE_KEYS = {"trial": ("outputs", "exact"), "timed": ("timed", "timed_exact"), "restated": ("restated", "restated_exact")}
+REFERENCE_KEYS = {
+    "trial": ("outputs", "exact"),
+    "timed": ("timed", "timed_exact"),
+    "restated": ("restated", "restated_exact"),
+}
 
 
 def reference_input_sets(program: TaskProgram, plan, seed: int):
@@ -106,7 +108,9 @@ def at_seen_address(seen: list, new: list) -> list | None:
             continue
         if a.shape != b.shape or a.dtype != b.dtype:
             return None
-        t = torch.empty(0, dtype=a.dtype, device=a.device).set_(a.untyped_storage(), a.storage_offset(), a.shape, a.stride())
+        t = torch.empty(0, dtype=a.dtype, device=a.device).set_(
+            a.untyped_storage(), a.storage_offset(), a.shape, a.stride()
+        )
         out.append(t.copy_(b))
     return out
 
@@ -129,7 +133,12 @@ def poison_free_memory(device: torch.device) -> None:
 
 def holds_poison(t: object) -> bool:
     """Whether a float tensor holds the all-ones byte pattern `poison_free_memory` writes."""
-    if not isinstance(t, torch.Tensor) or not t.is_floating_point() or t.element_size() == 1 or t.numel() == 0:
+    if (
+        not isinstance(t, torch.Tensor)
+        or not t.is_floating_point()
+        or t.element_size() == 1
+        or t.numel() == 0
+    ):
         return False
     as_int = {2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
     return bool((t.detach().contiguous().view(as_int) == -1).any())
@@ -230,10 +239,14 @@ class Evaluation:
                 ref = self.stored_outputs(stored) if stored is not None else None
             if ref is None:
                 # The fingerprint only matters to the store: a job without one is not hashed.
-                ref, fingerprint = self.reference_outputs(program, model, plan, mac_key is not None or stored is not None)
+                ref, fingerprint = self.reference_outputs(
+                    program, model, plan, mac_key is not None or stored is not None
+                )
                 stored = self.same_inputs(stored, fingerprint)
             kept = stored["summary"] if stored is not None else {}
-            self.result["sol_ms"] = kept["sol_ms"] if stored is not None else self.floor(program, model, plan[0][0])
+            self.result["sol_ms"] = (
+                kept["sol_ms"] if stored is not None else self.floor(program, model, plan[0][0])
+            )
         self.timer = None
         fresh_timing = job["measure"] and self.reference_timing(program, model, kept)
         self.usage.measurements = stored is not None and not fresh_timing
@@ -259,12 +272,16 @@ class Evaluation:
                 compiled_time = kept.get("compile_time")
                 if compiled_time is None:
                     fresh, compiled = True, torch.compile(model)
-                    compiled_time = asdict(self.alone(lambda: time_model(self.timer, program, compiled, self.seed)))
+                    compiled_time = asdict(
+                        self.alone(lambda: time_model(self.timer, program, compiled, self.seed))
+                    )
                     del compiled
                 self.result["compile_time"] = compiled_time
         return fresh
 
-    def reference_outputs(self, program: TaskProgram, model, plan, fingerprinted: bool) -> tuple[dict, str | None]:
+    def reference_outputs(
+        self, program: TaskProgram, model, plan, fingerprinted: bool
+    ) -> tuple[dict, str | None]:
         """The reference's outputs, eager and exact, on every input set, and (`fingerprinted`) the
         fingerprint of those inputs and of the model (benchmark.evaluate.reference_store.Fingerprint)."""
         fingerprint = Fingerprint(model) if fingerprinted else None
@@ -330,12 +347,19 @@ class Evaluation:
             return  # nothing the store does not hold already
         alone = not self.result.get("contended")
         summary = {
-            "format": STORE_FORMAT, "env": self.result["env"], "inputs": fingerprint,
-            "exact_reference": self.exact_reference, "exact_failure": self.exact_failure,
+            "format": STORE_FORMAT,
+            "env": self.result["env"],
+            "inputs": fingerprint,
+            "exact_reference": self.exact_reference,
+            "exact_failure": self.exact_failure,
             "sol_ms": self.result.get("sol_ms"),
             "compile_time": self.result.get("compile_time") if alone else None,
         }
-        self.result["reference_offer"] = {"summary": summary, "blob": blob, "mac": seal(mac_key, summary, blob)}
+        self.result["reference_offer"] = {
+            "summary": summary,
+            "blob": blob,
+            "mac": seal(mac_key, summary, blob),
+        }
 
     def packed(self, ref: dict) -> str | None:
         """The outputs as the store keeps them, or None where they exceed the job's bound."""
@@ -428,7 +452,9 @@ class Evaluation:
         )
         self.result["correctness"] = checked
         cuda = self.device.type == "cuda"
-        for i, ((s, alt, scale), ref_out, exact) in enumerate(zip(plan, ref["outputs"], ref["exact"], strict=True)):
+        for i, ((s, alt, scale), ref_out, exact) in enumerate(
+            zip(plan, ref["outputs"], ref["exact"], strict=True)
+        ):
             inputs = program.inputs(s, alt, scale)
             guard = InputGuard(inputs)
             with torch.no_grad():
@@ -479,19 +505,26 @@ class Evaluation:
         if self.device.type == "cuda" and self.timer.config.launch_behind_flush:
             self.result["launch_cover_ms"] = self.timer.cover_ms
         for k, (expected, exact) in enumerate(zip(ref["timed"], ref["timed_exact"], strict=True)):
-            if k in kept and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol"), exact=exact).ok:
+            if (
+                k in kept
+                and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol"), exact=exact).ok
+            ):
                 self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")
         ref_gap, gap = self.timer.last_stream_gaps_ms
         if self.device.type == "cuda" and gap > ref_gap + max(0.05, 0.25 * stats.median_ms):
-            self.flag("side_stream", f"{gap:.3f} ms of device work finished after the current stream was done")
-
+            self.flag(
+                "side_stream", f"{gap:.3f} ms of device work finished after the current stream was done"
+            )
 
     def check_stateful(self, program: TaskProgram, model, ref) -> str | None:
         """Catch a memoized output: after the timed calls, call the candidate on a seen input rewritten
         in place (same object, same storage, new values), then on a new tensor at a seen address."""
         job = self.job
         seen = program.inputs(timing_seeds(self.seed)[0])
-        cases = (("an input rewritten in place", rewrite_in_place), ("a new input at a seen address", at_seen_address))
+        cases = (
+            ("an input rewritten in place", rewrite_in_place),
+            ("a new input at a seen address", at_seen_address),
+        )
         with torch.no_grad():
             model(*seen)
             for (what, make), s, expected, exact in zip(
@@ -519,7 +552,12 @@ def build_only(job: dict) -> dict:
     try:
         load_candidate(job["candidate_path"], job["builds_root"])
     except CandidateLoadError as e:
-        return {"status": "compile_error", "error": str(e), "final": e.kind.final, "compile_s": time.monotonic() - t0}
+        return {
+            "status": "compile_error",
+            "error": str(e),
+            "final": e.kind.final,
+            "compile_s": time.monotonic() - t0,
+        }
     return {"status": "built", "compile_s": time.monotonic() - t0}
 
 

@@ -51,14 +51,27 @@ from benchmark.evaluate.confine import Limits
 
 log = logging.getLogger(__name__)
 
-PRELOAD = ("benchmark.evaluate.worker", "benchmark.evaluate.sol", "benchmark.evaluate.device_profile", "benchmark.cuda_raw")
+PRELOAD = (
+    "benchmark.evaluate.worker",
+    "benchmark.evaluate.sol",
+    "benchmark.evaluate.device_profile",
+    "benchmark.cuda_raw",
+)
 OPTIONAL_PRELOAD = ("triton", "triton.language")  # imported where installed (Triton candidates)
 # Read when used, so they may differ per job: a fork honours them. Any other variable must match
 # the zygote's own environment (OMP_NUM_THREADS, LD_LIBRARY_PATH, CUDA_HOME, ... are read at import).
-PER_JOB_ENV = frozenset({
-    "TMPDIR", "CUDA_VISIBLE_DEVICES", "TRITON_CACHE_DIR", "SOLBENCH_CACHE", "TORCH_CUDA_ARCH_LIST",
-    "TORCH_EXTENSIONS_DIR", "SOLBENCH_PCH", "MAX_JOBS",  # the last two: read when a build runs
-})
+PER_JOB_ENV = frozenset(
+    {
+        "TMPDIR",
+        "CUDA_VISIBLE_DEVICES",
+        "TRITON_CACHE_DIR",
+        "SOLBENCH_CACHE",
+        "TORCH_CUDA_ARCH_LIST",
+        "TORCH_EXTENSIONS_DIR",
+        "SOLBENCH_PCH",
+        "MAX_JOBS",  # the last two: read when a build runs
+    }
+)
 START_TIMEOUT_S = 300.0  # the zygote's imports, on a busy host
 REPLY_TIMEOUT_S = 60.0  # from a fork request to the child's pid
 MAX_MESSAGE = 1 << 20
@@ -133,7 +146,9 @@ class _Running:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         body = {"cwd": request.cwd, "env": request.env, "limits": request.limits.to_arg()}
         try:
-            socket.send_fds(self.control, [json.dumps(body).encode()], [theirs.fileno(), fds.result, fds.log, fds.stdin])
+            socket.send_fds(
+                self.control, [json.dumps(body).encode()], [theirs.fileno(), fds.result, fds.log, fds.stdin]
+            )
             ours.settimeout(REPLY_TIMEOUT_S)
             msg = _recv_json(ours)
         except TimeoutError as e:
@@ -228,9 +243,19 @@ class Zygote:
         def keep() -> None:
             try:
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "benchmark.evaluate.zygote", str(theirs.fileno()), str(os.getpid())],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
-                    cwd=home, env=env, start_new_session=True,
+                    [
+                        sys.executable,
+                        "-m",
+                        "benchmark.evaluate.zygote",
+                        str(theirs.fileno()),
+                        str(os.getpid()),
+                    ],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    pass_fds=(theirs.fileno(),),
+                    cwd=home,
+                    env=env,
+                    start_new_session=True,
                 )
             except Exception as e:  # noqa: BLE001 - handed to the starting thread, which spawns instead
                 launched.append(e)
@@ -295,7 +320,11 @@ def preload() -> None:
     previous = os.environ.get(NVML_CHECK)
     os.environ[NVML_CHECK] = "1"
     try:
-        steps = [("torch", True), *((name, True) for name in PRELOAD), *((name, False) for name in OPTIONAL_PRELOAD)]
+        steps = [
+            ("torch", True),
+            *((name, True) for name in PRELOAD),
+            *((name, False) for name in OPTIONAL_PRELOAD),
+        ]
         loaded = []
         for name, required in steps:
             try:
@@ -306,8 +335,10 @@ def preload() -> None:
                 continue
             loaded.append(name)
             if fork_poisoned():
-                raise RuntimeError(f"after importing {loaded}, a forked child can no longer use CUDA "
-                                   f"(torch's fork poison, armed by the import of {name})")
+                raise RuntimeError(
+                    f"after importing {loaded}, a forked child can no longer use CUDA "
+                    f"(torch's fork poison, armed by the import of {name})"
+                )
     finally:
         if previous is None:
             os.environ.pop(NVML_CHECK, None)
@@ -379,7 +410,9 @@ class Server:
         sys.stderr.flush()
         with warnings.catch_warnings():  # left in both processes, so the child keeps the usual filters
             # Python 3.12+ warns on a fork with other OS threads: the import's are idle (see above).
-            warnings.filterwarnings("ignore", message=r".*multi-threaded.*fork\(\)", category=DeprecationWarning)
+            warnings.filterwarnings(
+                "ignore", message=r".*multi-threaded.*fork\(\)", category=DeprecationWarning
+            )
             pid = os.fork()
         if pid == 0:
             become_worker(request, limits, fds, ready_w, [*self.own(), reply, ready_r])

@@ -84,10 +84,15 @@ class CachedBackend(Backend):
             if entry is None:
                 misses[_slot(req)] = key
             else:
-                hits.append(Completion(
-                    req, entry["text"], entry.get("prompt_tokens"), entry.get("completion_tokens"),
-                    meta={**entry.get("meta", {}), "cached": True},
-                ))
+                hits.append(
+                    Completion(
+                        req,
+                        entry["text"],
+                        entry.get("prompt_tokens"),
+                        entry.get("completion_tokens"),
+                        meta={**entry.get("meta", {}), "cached": True},
+                    )
+                )
         if misses:
             self.check()
         log.info("completion cache: %d hit(s), %d request(s) to make", len(hits), len(misses))
@@ -98,12 +103,15 @@ class CachedBackend(Backend):
         for completion in self.inner.generate(pending) if pending else ():
             self.misses += 1
             if completion.error is None:
-                self.cache.put(misses[_slot(completion.request)], {
-                    "text": completion.text,
-                    "prompt_tokens": completion.prompt_tokens,
-                    "completion_tokens": completion.completion_tokens,
-                    "meta": completion.meta,
-                })
+                self.cache.put(
+                    misses[_slot(completion.request)],
+                    {
+                        "text": completion.text,
+                        "prompt_tokens": completion.prompt_tokens,
+                        "completion_tokens": completion.completion_tokens,
+                        "meta": completion.meta,
+                    },
+                )
             yield completion
 
     def check(self) -> None:

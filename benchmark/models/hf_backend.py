@@ -47,7 +47,10 @@ def weights_fingerprint(path: str) -> dict:
     p = Path(path)
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file())
-        return {"dir": str(p.resolve()), "files": [[f.name, f.stat().st_size, f.stat().st_mtime_ns] for f in files]}
+        return {
+            "dir": str(p.resolve()),
+            "files": [[f.name, f.stat().st_size, f.stat().st_mtime_ns] for f in files],
+        }
     return {"hub_id": path, "revision": _hub_revision(path)}
 
 
@@ -112,7 +115,10 @@ class HFBackend(Backend):
         import torch
 
         tok = self.tokenizer
-        prompts = [tok.apply_chat_template(list(r.messages), add_generation_prompt=True, tokenize=False) for r in batch]
+        prompts = [
+            tok.apply_chat_template(list(r.messages), add_generation_prompt=True, tokenize=False)
+            for r in batch
+        ]
         enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
         s = self.sampling
         kwargs: dict = {"max_new_tokens": s.max_tokens, "pad_token_id": tok.pad_token_id}
@@ -125,20 +131,22 @@ class HFBackend(Backend):
             torch.manual_seed(seed * 1009 + batch[0].turn)
         with torch.inference_mode():
             out = self.model.generate(**enc, **kwargs)
-        new = out[:, enc["input_ids"].shape[1]:].tolist()
+        new = out[:, enc["input_ids"].shape[1] :].tolist()
         prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
         stop = self._stop_ids()
         results = []
         for req, ids, n_prompt in zip(batch, new, prompt_lens, strict=True):
             cut = next((i for i, t in enumerate(ids) if t in stop), None)
             kept = ids if cut is None else ids[:cut]
-            results.append(Completion(
-                req,
-                tok.decode(kept, skip_special_tokens=True),
-                prompt_tokens=int(n_prompt),
-                completion_tokens=len(kept) + (cut is not None),
-                meta={"finish_reason": "length" if cut is None else "stop"},
-            ))
+            results.append(
+                Completion(
+                    req,
+                    tok.decode(kept, skip_special_tokens=True),
+                    prompt_tokens=int(n_prompt),
+                    completion_tokens=len(kept) + (cut is not None),
+                    meta={"finish_reason": "length" if cut is None else "stop"},
+                )
+            )
         return results
 
     def generate(self, requests: Sequence[GenerationRequest]) -> Iterator[Completion]:

@@ -52,7 +52,9 @@ def _message(err: Exception) -> str:
 
 def _mentions_unknown_model(text: str) -> bool:
     t = text.lower()
-    return "model" in t and any(w in t for w in ("does not exist", "not found", "unknown", "not exist", "no such"))
+    return "model" in t and any(
+        w in t for w in ("does not exist", "not found", "unknown", "not exist", "no such")
+    )
 
 
 class OpenAIBackend(Backend):
@@ -70,7 +72,9 @@ class OpenAIBackend(Backend):
         key = os.environ.get(options.api_key_env)
         if not key:
             if options.api_key_env != "OPENAI_API_KEY":
-                raise BackendError(f"environment variable {options.api_key_env} (from --api-key-env) is not set")
+                raise BackendError(
+                    f"environment variable {options.api_key_env} (from --api-key-env) is not set"
+                )
             if not (options.base_url or os.environ.get("OPENAI_BASE_URL")):
                 raise BackendError(
                     "no API key: set OPENAI_API_KEY, name another variable with --api-key-env, "
@@ -78,7 +82,10 @@ class OpenAIBackend(Backend):
                 )
             key = NO_KEY
         self.client = openai.OpenAI(
-            api_key=key, base_url=options.base_url, timeout=options.request_timeout, max_retries=options.max_retries
+            api_key=key,
+            base_url=options.base_url,
+            timeout=options.request_timeout,
+            max_retries=options.max_retries,
         )
         self.endpoint = str(self.client.base_url).rstrip("/")
         self._tokens_param = "max_tokens"
@@ -103,7 +110,9 @@ class OpenAIBackend(Backend):
             except o.APIConnectionError as e:
                 raise BackendError(f"cannot reach {self.endpoint}: {e}") from None
             except o.APIStatusError as e:
-                log.info("%s does not list models (%s); the first request will tell", self.endpoint, e.status_code)
+                log.info(
+                    "%s does not list models (%s); the first request will tell", self.endpoint, e.status_code
+                )
                 served = None
             if served is None or self.model not in served:
                 self._probe(served)
@@ -133,7 +142,9 @@ class OpenAIBackend(Backend):
                 served = [m.id for m in self.client.with_options(**CHECK_OPTIONS).models.list()]
             except self.openai.OpenAIError:
                 served = []
-        listed = f"; it serves: {', '.join(served[:20])}{' ...' if len(served) > 20 else ''}" if served else ""
+        listed = (
+            f"; it serves: {', '.join(served[:20])}{' ...' if len(served) > 20 else ''}" if served else ""
+        )
         return BackendError(f"model {self.model!r} is not served at {self.endpoint} ({_message(e)}){listed}")
 
     def _fatal(self, e: Exception, served: list[str] | None = None) -> BackendError | None:
@@ -144,10 +155,14 @@ class OpenAIBackend(Backend):
             return self._auth_error(e)
         if isinstance(e, o.NotFoundError):
             return self._unknown_model(e, served)
-        if isinstance(e, o.BadRequestError | o.UnprocessableEntityError) and _mentions_unknown_model(_message(e)):
+        if isinstance(e, o.BadRequestError | o.UnprocessableEntityError) and _mentions_unknown_model(
+            _message(e)
+        ):
             return self._unknown_model(e, served)
         if isinstance(e, o.RateLimitError):
-            return BackendError(f"{self.endpoint} is still rate limiting {retries}: {_message(e)}; rerun later to resume")
+            return BackendError(
+                f"{self.endpoint} is still rate limiting {retries}: {_message(e)}; rerun later to resume"
+            )
         if isinstance(e, o.APIStatusError) and e.status_code >= 500:
             return BackendError(
                 f"{self.endpoint} kept failing {retries} (HTTP {e.status_code}: {_message(e)}); rerun later to resume"
@@ -171,11 +186,15 @@ class OpenAIBackend(Backend):
         if seed is not None:
             params["seed"] = seed
         try:
-            return self.client.chat.completions.create(**params, **{self._tokens_param: self.sampling.max_tokens})
+            return self.client.chat.completions.create(
+                **params, **{self._tokens_param: self.sampling.max_tokens}
+            )
         except self.openai.BadRequestError as e:
             if self._tokens_param == "max_tokens" and "max_completion_tokens" in _message(e):
                 self._tokens_param = "max_completion_tokens"  # newer hosted models refuse max_tokens
-                return self.client.chat.completions.create(**params, max_completion_tokens=self.sampling.max_tokens)
+                return self.client.chat.completions.create(
+                    **params, max_completion_tokens=self.sampling.max_tokens
+                )
             raise
 
     def _one(self, req: GenerationRequest) -> Completion:
@@ -191,10 +210,14 @@ class OpenAIBackend(Backend):
                 self._stopping.set()
                 raise fatal from None
             if isinstance(e, self.openai.APITimeoutError):
-                return Completion(req, "", error=(
-                    f"request timed out after {self.options.request_timeout:g} s "
-                    f"({self.options.max_retries + 1} attempts)"
-                ))
+                return Completion(
+                    req,
+                    "",
+                    error=(
+                        f"request timed out after {self.options.request_timeout:g} s "
+                        f"({self.options.max_retries + 1} attempts)"
+                    ),
+                )
             status = getattr(e, "status_code", None)
             return Completion(req, "", error=f"request refused (HTTP {status}): {_message(e)}")
         if not resp.choices:

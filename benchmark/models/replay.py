@@ -65,7 +65,9 @@ class ReplayBackend(Backend):
                 None,
             )
             if key is None:
-                yield Completion(req, "", error=f"no recorded completion for {req.task.task_id} sample {req.sample}")
+                yield Completion(
+                    req, "", error=f"no recorded completion for {req.task.task_id} sample {req.sample}"
+                )
             else:
                 yield Completion(req, self.table[key])
 

@@ -3,4 +3,12 @@
 from benchmark.prompts.feedback import feedback_context, trim_error
 from benchmark.prompts.render import BUILTIN, PromptBuilder, PromptConfig, PromptError, gpu_context
 
-__all__ = ["BUILTIN", "PromptBuilder", "PromptConfig", "PromptError", "feedback_context", "gpu_context", "trim_error"]
+__all__ = [
+    "BUILTIN",
+    "PromptBuilder",
+    "PromptConfig",
+    "PromptError",
+    "feedback_context",
+    "gpu_context",
+    "trim_error",
+]

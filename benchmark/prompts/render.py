@@ -52,7 +52,9 @@ class PromptConfig:
         if self.backend not in BACKENDS:
             raise PromptError(f"prompt backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
         if not _is_builtin(self.name) and not self.name.endswith(".j2") and not Path(self.name).is_file():
-            raise PromptError(f"unknown prompt {self.name!r}: use {' or '.join(BUILTIN)}, or the path of a .j2 template")
+            raise PromptError(
+                f"unknown prompt {self.name!r}: use {' or '.join(BUILTIN)}, or the path of a .j2 template"
+            )
 
 
 def _is_builtin(name: str) -> bool:
@@ -82,7 +84,9 @@ def gpu_context(profile: dict) -> dict:
         "sms": _first(profile, "sms", "sm_count", "multi_processor_count"),
         "bandwidth_gbs": bandwidth,
         "memory_gib": memory,
-        "matmul_tflops": {k: float(v) / 1e12 for k, v in matmul.items() if k in ("bfloat16", "float32") and v},
+        "matmul_tflops": {
+            k: float(v) / 1e12 for k, v in matmul.items() if k in ("bfloat16", "float32") and v
+        },
     }
 
 
@@ -132,11 +136,20 @@ class PromptBuilder:
             "tags": list(task.tags),
         }
         user = self._render(
-            self.template_name, **self._common(), task=task_vars, gpu=self.gpu, reasoning=self.config.reasoning
+            self.template_name,
+            **self._common(),
+            task=task_vars,
+            gpu=self.gpu,
+            reasoning=self.config.reasoning,
         )
-        return ({"role": "system", "content": self._render("system.j2", **self._common())}, {"role": "user", "content": user})
+        return (
+            {"role": "system", "content": self._render("system.j2", **self._common())},
+            {"role": "user", "content": user},
+        )
 
-    def next_turn(self, messages: tuple[dict, ...], answer: str, verdict: Verdict, turns: int) -> tuple[dict, ...]:
+    def next_turn(
+        self, messages: tuple[dict, ...], answer: str, verdict: Verdict, turns: int
+    ) -> tuple[dict, ...]:
         """The conversation continued by the previous answer (its reasoning section dropped) and
         the harness's feedback on it."""
         feedback = self._render(

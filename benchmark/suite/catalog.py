@@ -75,7 +75,10 @@ class Suite:
             f
             for f in self.failures
             if (not levels or f.level in levels)
-            and (not patterns or any(fnmatch.fnmatch(f.task_id, p) or fnmatch.fnmatch(f.path.stem, p) for p in patterns))
+            and (
+                not patterns
+                or any(fnmatch.fnmatch(f.task_id, p) or fnmatch.fnmatch(f.path.stem, p) for p in patterns)
+            )
         ]
 
 
@@ -89,7 +92,7 @@ def resolve_suite(spec: str | Path | None) -> Path:
     if text.startswith(HUB_PREFIX):
         from benchmark.suite.dataset import load_hub_suite
 
-        return load_hub_suite(text[len(HUB_PREFIX):])
+        return load_hub_suite(text[len(HUB_PREFIX) :])
     path = Path(text).expanduser()
     if not path.is_dir():
         raise FileNotFoundError(f"suite folder {path} does not exist")
@@ -109,7 +112,10 @@ def load_suite(root: str | Path | None = None) -> Suite:
             task_id = path.resolve().relative_to(root.resolve()).with_suffix("").as_posix()
             failures.append(LoadFailure(task_id, path.resolve(), _level_from_path(path.resolve()), str(e)))
     return Suite(
-        root=root.resolve(), tasks=tuple(tasks), errors=tuple(f.reason for f in failures), failures=tuple(failures)
+        root=root.resolve(),
+        tasks=tuple(tasks),
+        errors=tuple(f.reason for f in failures),
+        failures=tuple(failures),
     )
 
 

@@ -1,12 +1,11 @@
 """The suite's tooling, a CLI over benchmark.suite's modules:
 
-    python -m benchmark.suite list      [--suite S] [--level N] [--tasks GLOB]
-    python -m benchmark.suite validate  [--suite S] [--device cpu|cuda] [--fast] [--json-out F] [--out DIR]
-    python -m benchmark.suite profile   [--out DIR]                 # on a GPU: peak bandwidth and matrix rates
-    python -m benchmark.suite manifest  [--suite S] [--out DIR]     # on a GPU: validate, time, SOL -> manifest.json
-    python -m benchmark.suite docs      [--suite S]                 # docs/suite.md from the suite and manifest
-    python -m benchmark.suite export    --out DIR                   # the suite as a Hub-layout parquet dataset"""
-
+python -m benchmark.suite list      [--suite S] [--level N] [--tasks GLOB]
+python -m benchmark.suite validate  [--suite S] [--device cpu|cuda] [--fast] [--json-out F] [--out DIR]
+python -m benchmark.suite profile   [--out DIR]                 # on a GPU: peak bandwidth and matrix rates
+python -m benchmark.suite manifest  [--suite S] [--out DIR]     # on a GPU: validate, time, SOL -> manifest.json
+python -m benchmark.suite docs      [--suite S]                 # docs/suite.md from the suite and manifest
+python -m benchmark.suite export    --out DIR                   # the suite as a Hub-layout parquet dataset"""
 
 from __future__ import annotations
 
@@ -30,8 +29,12 @@ def _setup_logging(out: Path | None, command: str) -> None:
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.FileHandler(out / f"{command}.log", mode="w"))
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-                        handlers=handlers, force=True)
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
 
 
 def _default_device() -> str:
@@ -72,12 +75,27 @@ def _write_json(data, path: Path | None) -> None:
 def cmd_list(args) -> int:
     suite, tasks = _select(args)
     if args.json:
-        print(json.dumps([{"task_id": t.task_id, "level": t.level, "dtype": t.dtype, "tags": list(t.tags),
-                           "difficulty": t.difficulty} for t in tasks], indent=1))
+        print(
+            json.dumps(
+                [
+                    {
+                        "task_id": t.task_id,
+                        "level": t.level,
+                        "dtype": t.dtype,
+                        "tags": list(t.tags),
+                        "difficulty": t.difficulty,
+                    }
+                    for t in tasks
+                ],
+                indent=1,
+            )
+        )
         return 0
     for t in tasks:
-        print(f"{t.task_id:<56} L{t.level if t.level is not None else '?'}  {t.dtype:<9} "
-              f"d{t.difficulty if t.difficulty is not None else '-'}  {','.join(t.tags)}")
+        print(
+            f"{t.task_id:<56} L{t.level if t.level is not None else '?'}  {t.dtype:<9} "
+            f"d{t.difficulty if t.difficulty is not None else '-'}  {','.join(t.tags)}"
+        )
     print(f"{len(tasks)} tasks in {suite.root} (version {suite.version})")
     for e in suite.errors:
         print(f"unreadable: {e}")
@@ -89,8 +107,12 @@ def _validation_config(args, measure: bool):
 
     timing = replace(validation_timing(), max_seconds=args.timing_seconds)
     return ValidationConfig(
-        device=args.device or _default_device(), fast=getattr(args, "fast", False), seed=args.seed,
-        measure=measure, task_timeout_s=args.timeout, timing=timing,
+        device=args.device or _default_device(),
+        fast=getattr(args, "fast", False),
+        seed=args.seed,
+        measure=measure,
+        task_timeout_s=args.timeout,
+        timing=timing,
     )
 
 
@@ -99,13 +121,27 @@ def cmd_validate(args) -> int:
 
     suite, tasks = _select(args)
     config = _validation_config(args, measure=not args.fast)
-    log.info("validating %d tasks of %s on %s%s", len(tasks), suite.root, config.device, " (fast)" if config.fast else "")
+    log.info(
+        "validating %d tasks of %s on %s%s",
+        len(tasks),
+        suite.root,
+        config.device,
+        " (fast)" if config.fast else "",
+    )
     reports = validate_tasks(tasks, config, progress=not args.no_progress)
     reports += [load_error_report(e) for e in suite.errors]
     _emit(format_table(reports), args.out, "validate.txt")
     json_out = args.json_out or (args.out / "validate.json" if args.out else None)
-    _write_json({"suite": str(suite.root), "suite_version": suite.version, "device": config.device,
-                 "fast": config.fast, "reports": [r.to_dict() for r in reports]}, json_out)
+    _write_json(
+        {
+            "suite": str(suite.root),
+            "suite_version": suite.version,
+            "device": config.device,
+            "fast": config.fast,
+            "reports": [r.to_dict() for r in reports],
+        },
+        json_out,
+    )
     return 1 if any(not r.ok for r in reports) else 0
 
 
@@ -118,8 +154,12 @@ def cmd_profile(args) -> int:
         raise SystemExit("error: profile measures a GPU, and no CUDA device is available")
     profile = measure_profile("cuda")
     path = save_profile(profile, args.devices_dir or DEVICES_DIR)
-    log.info("%s: copy %.2f TB/s; matmul TFLOP/s %s", profile.gpu, profile.bandwidth / 1e12,
-             {k: round(v / 1e12, 1) for k, v in profile.matmul.items()})
+    log.info(
+        "%s: copy %.2f TB/s; matmul TFLOP/s %s",
+        profile.gpu,
+        profile.bandwidth / 1e12,
+        {k: round(v / 1e12, 1) for k, v in profile.matmul.items()},
+    )
     log.info("wrote %s", path)
     if args.out:
         shutil.copy(path, args.out / path.name)
@@ -162,7 +202,9 @@ def cmd_manifest(args) -> int:
 
     def checkpoint(prune: bool = False) -> None:
         """Merge and save what is measured so far, so a run cut short keeps its results."""
-        state["manifest"] = merge(state["manifest"], suite, state["pending"], gpu, profile, torch_versions(), prune=prune)
+        state["manifest"] = merge(
+            state["manifest"], suite, state["pending"], gpu, profile, torch_versions(), prune=prune
+        )
         state["pending"] = []
         state["manifest"].save(manifest_path)
         if args.out:
@@ -179,8 +221,17 @@ def cmd_manifest(args) -> int:
     log.info("wrote %s", manifest_path)
     _emit(format_table(reports), args.out, "manifest.txt")
     json_out = args.json_out or (args.out / "validate.json" if args.out else None)
-    _write_json({"suite": str(suite.root), "suite_version": suite.version, "device": config.device, "gpu": gpu,
-                 "fast": False, "reports": [r.to_dict() for r in reports]}, json_out)
+    _write_json(
+        {
+            "suite": str(suite.root),
+            "suite_version": suite.version,
+            "device": config.device,
+            "gpu": gpu,
+            "fast": False,
+            "reports": [r.to_dict() for r in reports],
+        },
+        json_out,
+    )
     return 1 if any(not r.ok for r in reports) or suite.errors else 0
 
 
@@ -215,21 +266,39 @@ def cmd_export(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m benchmark.suite", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m benchmark.suite",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     def suite_args(sp, select: bool = True):
-        sp.add_argument("--suite", default=None,
-                        help="folder of task files, or hf:ORG/NAME[@REV] (default: the built-in suite)")
+        sp.add_argument(
+            "--suite",
+            default=None,
+            help="folder of task files, or hf:ORG/NAME[@REV] (default: the built-in suite)",
+        )
         if select:
-            sp.add_argument("--level", type=int, action="append", default=[], help="only this level (repeatable)")
-            sp.add_argument("--tasks", action="append", default=[], help="glob on task id or file name (repeatable)")
-            sp.add_argument("--tag", "--tags", dest="tags", action="append", default=[],
-                            help="only tasks with this tag (repeatable)")
+            sp.add_argument(
+                "--level", type=int, action="append", default=[], help="only this level (repeatable)"
+            )
+            sp.add_argument(
+                "--tasks", action="append", default=[], help="glob on task id or file name (repeatable)"
+            )
+            sp.add_argument(
+                "--tag",
+                "--tags",
+                dest="tags",
+                action="append",
+                default=[],
+                help="only tasks with this tag (repeatable)",
+            )
 
     def run_args(sp):
-        sp.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
+        sp.add_argument(
+            "--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available"
+        )
         sp.add_argument("--seed", type=int, default=0, help="model seed; inputs use seed + 1000 and up")
         sp.add_argument("--timeout", type=float, default=300.0, help="seconds per task")
         sp.add_argument("--timing-seconds", type=float, default=0.3, help="timing budget per task reference")
@@ -245,11 +314,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("validate", help="check that every task is sound (exit 1 if any is not)")
     suite_args(sp)
     run_args(sp)
-    sp.add_argument("--fast", action="store_true", help="alternate (small) shapes where declared; no time bounds")
+    sp.add_argument(
+        "--fast", action="store_true", help="alternate (small) shapes where declared; no time bounds"
+    )
     sp.set_defaults(func=cmd_validate)
 
     sp = sub.add_parser("profile", help="measure this GPU's peak bandwidth and matrix rates")
-    sp.add_argument("--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)")
+    sp.add_argument(
+        "--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)"
+    )
     sp.add_argument("--out", type=Path, default=None, help="folder for the log and a copy of the profile")
     sp.set_defaults(func=cmd_profile)
 
@@ -257,11 +330,18 @@ def build_parser() -> argparse.ArgumentParser:
     suite_args(sp)
     run_args(sp)
     sp.add_argument("--manifest", type=Path, default=None, help="default: manifest.json in the suite folder")
-    sp.add_argument("--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)")
-    sp.add_argument("--checkpoint-every", type=int, default=20, help="save the manifest after this many tasks")
-    sp.add_argument("--resume", action="store_true",
-                    help="skip tasks already measured valid on this GPU (same file hash); invalid ones are "
-                         "measured again, as a harness fix may change them")
+    sp.add_argument(
+        "--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)"
+    )
+    sp.add_argument(
+        "--checkpoint-every", type=int, default=20, help="save the manifest after this many tasks"
+    )
+    sp.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip tasks already measured valid on this GPU (same file hash); invalid ones are "
+        "measured again, as a harness fix may change them",
+    )
     sp.set_defaults(func=cmd_manifest)
 
     sp = sub.add_parser("docs", help="write the suite's tables (docs/suite.md)")
@@ -281,7 +361,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _setup_logging(args.out if args.command != "export" else None, args.command)  # export's --out is the dataset
+    _setup_logging(
+        args.out if args.command != "export" else None, args.command
+    )  # export's --out is the dataset
     try:
         return args.func(args)
     except FileNotFoundError as e:

@@ -75,9 +75,13 @@ def suite_rows(suite: Suite, manifest: Manifest | None = None) -> list[dict]:
                 "hash": task.hash,
                 "flops": entry.flops if entry else None,
                 "bytes": entry.bytes if entry else None,
-                "sol_ms": [{"gpu": s, "ms": g.sol_ms} for s, g in sorted(valid.items()) if g.sol_ms is not None],
+                "sol_ms": [
+                    {"gpu": s, "ms": g.sol_ms} for s, g in sorted(valid.items()) if g.sol_ms is not None
+                ],
                 "reference_ms": [
-                    {"gpu": s, "ms": g.reference_ms} for s, g in sorted(valid.items()) if g.reference_ms is not None
+                    {"gpu": s, "ms": g.reference_ms}
+                    for s, g in sorted(valid.items())
+                    if g.reference_ms is not None
                 ],
             }
         )
@@ -154,13 +158,22 @@ def materialize(dataset: datasets.Dataset | datasets.DatasetDict, dest: Path) ->
         sols = {g["gpu"]: g["ms"] for g in row.get("sol_ms") or ()}
         if row.get("flops") is not None or sols:
             gpus = {
-                slugify(s): GpuRecord(reference_ms=refs.get(s), reference_rel_err=None, peak_memory_bytes=None,
-                                      sol_ms=sols.get(s), valid=True)
+                slugify(s): GpuRecord(
+                    reference_ms=refs.get(s),
+                    reference_rel_err=None,
+                    peak_memory_bytes=None,
+                    sol_ms=sols.get(s),
+                    valid=True,
+                )
                 for s in sorted(set(refs) | set(sols))
             }
             tasks[rel.with_suffix("").as_posix()] = TaskEntry(
-                hash=sha256_text(row["code"]), level=row.get("level"), dtype=row.get("dtype") or "float32",
-                flops=row.get("flops"), bytes=row.get("bytes"), gpus=gpus,
+                hash=sha256_text(row["code"]),
+                level=row.get("level"),
+                dtype=row.get("dtype") or "float32",
+                flops=row.get("flops"),
+                bytes=row.get("bytes"),
+                gpus=gpus,
             )
     if tasks:
         Manifest(tasks=tasks).save(manifest_path_for(dest))
@@ -180,7 +193,12 @@ def hub_offline() -> bool:
     import (it reads the variable once, and honours that value whatever the environment says later)."""
     from huggingface_hub import constants
 
-    return constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+    return constants.HF_HUB_OFFLINE or os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {
+        "1",
+        "ON",
+        "YES",
+        "TRUE",
+    }
 
 
 def _load_snapshot(folder: Path, cache_dir: Path) -> datasets.Dataset | datasets.DatasetDict:

@@ -62,13 +62,18 @@ def _composition(tasks: list[Task]) -> list[str]:
         low = dtypes["bfloat16"] + dtypes["float16"]
         diff = Counter(t.difficulty for t in chosen)
         alt = sum("def get_alt_inputs" in t.source for t in chosen)
-        rows.append([
-            "all" if lv == "all" else _level_name(lv), len(chosen), *(dtypes[d] for d in DTYPES),
-            f"{low / len(chosen):.0%}" if chosen else "-", f"{diff[1]}/{diff[2]}/{diff[3]}", alt,
-        ])
+        rows.append(
+            [
+                "all" if lv == "all" else _level_name(lv),
+                len(chosen),
+                *(dtypes[d] for d in DTYPES),
+                f"{low / len(chosen):.0%}" if chosen else "-",
+                f"{diff[1]}/{diff[2]}/{diff[3]}",
+                alt,
+            ]
+        )
     out += _table(["level", "tasks", *DTYPES, "bf16+fp16 share", "difficulty 1/2/3", "with alt shapes"], rows)
-    out += ["", "## Tasks per family and level", "",
-            "A task's family is its first tag.", ""]
+    out += ["", "## Tasks per family and level", "", "A task's family is its first tag.", ""]
     levels = _levels(tasks)
     by_family: dict[str, Counter] = defaultdict(Counter)
     for t in tasks:
@@ -91,10 +96,14 @@ def _timing_section(tasks: list[Task], manifest: Manifest, slug: str, rec: dict[
     run = manifest.devices.get(slug)
     where = f"{run.gpu}, measured {run.date} (torch {run.torch}, CUDA {run.cuda})" if run else slug
     stale = len(tasks) - len(rec)
-    out = ["## Eager reference time", "",
-           f"On {where}: {len(rec)} of {len(tasks)} tasks have measurements of their current file"
-           + (f"; {stale} are new or changed since and have none." if stale else ".")
-           + " Times are medians under the harness's timing protocol (L2 flushed, device-wide sync).", ""]
+    out = [
+        "## Eager reference time",
+        "",
+        f"On {where}: {len(rec)} of {len(tasks)} tasks have measurements of their current file"
+        + (f"; {stale} are new or changed since and have none." if stale else ".")
+        + " Times are medians under the harness's timing protocol (L2 flushed, device-wide sync).",
+        "",
+    ]
     rows = []
     for lv in _levels(tasks):
         ids = [t.task_id for t in tasks if t.level == lv and t.task_id in rec]
@@ -104,11 +113,23 @@ def _timing_section(tasks: list[Task], manifest: Manifest, slug: str, rec: dict[
             rows.append([_level_name(lv), 0, *["-"] * 5, *[""] * len(TIME_BUCKETS), invalid])
             continue
         buckets = [sum(lo <= x < hi for x in times) for lo, hi in TIME_BUCKETS]
-        rows.append([_level_name(lv), len(times), *(_fmt_ms(quantile(times, q)) for q in (0, 0.1, 0.5, 0.9, 1)),
-                     *buckets, invalid])
-    bucket_names = [f"<{hi:g} ms" if lo == 0 else (f">{lo:g} ms" if hi == math.inf else f"{lo:g}-{hi:g} ms")
-                    for lo, hi in TIME_BUCKETS]
-    out += _table(["level", "timed", "min ms", "p10", "median", "p90", "max ms", *bucket_names, "failing validation"], rows)
+        rows.append(
+            [
+                _level_name(lv),
+                len(times),
+                *(_fmt_ms(quantile(times, q)) for q in (0, 0.1, 0.5, 0.9, 1)),
+                *buckets,
+                invalid,
+            ]
+        )
+    bucket_names = [
+        f"<{hi:g} ms" if lo == 0 else (f">{lo:g} ms" if hi == math.inf else f"{lo:g}-{hi:g} ms")
+        for lo, hi in TIME_BUCKETS
+    ]
+    out += _table(
+        ["level", "timed", "min ms", "p10", "median", "p90", "max ms", *bucket_names, "failing validation"],
+        rows,
+    )
     return out
 
 
@@ -117,7 +138,9 @@ def _sol_section(tasks: list[Task], manifest: Manifest, slug: str, rec: dict[str
     profile = DeviceProfile.from_dict(run.profile) if run and run.profile else None
     out = ["## Fraction of the speed of light the eager reference reaches", ""]
     if profile is None:
-        return out + ["No device profile was recorded with these measurements, so there are no SOL floors yet."]
+        return out + [
+            "No device profile was recorded with these measurements, so there are no SOL floors yet."
+        ]
     out += [
         f"SOL floor = max(least bytes / {profile.bandwidth / 1e12:.2f} TB/s, matrix FLOPs / peak matrix rate "
         f"for the task's dtype: fp32 {profile.matmul['float32'] / 1e12:.0f}, "
@@ -135,15 +158,24 @@ def _sol_section(tasks: list[Task], manifest: Manifest, slug: str, rec: dict[str
             rows.append(["all" if lv == "all" else _level_name(lv), 0, "-", "-", "-", "-", "-"])
             continue
         compute_bound = sum(
-            1 for i in ids
-            if entries[i].flops is not None and entries[i].bytes is not None
-            and entries[i].flops / profile.matmul_rate(entries[i].dtype) > entries[i].bytes / profile.bandwidth
+            1
+            for i in ids
+            if entries[i].flops is not None
+            and entries[i].bytes is not None
+            and entries[i].flops / profile.matmul_rate(entries[i].dtype)
+            > entries[i].bytes / profile.bandwidth
         )
-        rows.append([
-            "all" if lv == "all" else _level_name(lv), len(fracs), f"{geomean(fracs):.3g}",
-            f"{quantile(fracs, 0.5):.3g}", f"{quantile(fracs, 0.1):.3g}", f"{quantile(fracs, 0.9):.3g}",
-            compute_bound,
-        ])
+        rows.append(
+            [
+                "all" if lv == "all" else _level_name(lv),
+                len(fracs),
+                f"{geomean(fracs):.3g}",
+                f"{quantile(fracs, 0.5):.3g}",
+                f"{quantile(fracs, 0.1):.3g}",
+                f"{quantile(fracs, 0.9):.3g}",
+                compute_bound,
+            ]
+        )
     out += _table(["level", "tasks", "geomean", "median", "p10", "p90", "compute-bound floors"], rows)
     return out
 
@@ -162,30 +194,45 @@ def _task_list(tasks: list[Task], manifest: Manifest, rec: dict[str, GpuRecord])
     for t in tasks:
         e = manifest.entry(t)
         r = rec.get(t.task_id)
-        rows.append([
-            f"`{t.task_id}`", t.dtype, ", ".join(t.tags),
-            f"{e.flops / 1e9:.3g}" if e and e.flops is not None else "-",
-            f"{e.bytes / 1e6:.4g}" if e and e.bytes is not None else "-",
-            _fmt_ms(r.reference_ms) if r else "-", _fmt_ms(r.sol_ms) if r else "-",
-            f"{r.sol_fraction:.3g}" if r and r.sol_fraction else "-",
-        ])
+        rows.append(
+            [
+                f"`{t.task_id}`",
+                t.dtype,
+                ", ".join(t.tags),
+                f"{e.flops / 1e9:.3g}" if e and e.flops is not None else "-",
+                f"{e.bytes / 1e6:.4g}" if e and e.bytes is not None else "-",
+                _fmt_ms(r.reference_ms) if r else "-",
+                _fmt_ms(r.sol_ms) if r else "-",
+                f"{r.sol_fraction:.3g}" if r and r.sol_fraction else "-",
+            ]
+        )
     return out + _table(["task", "dtype", "tags", "GFLOP", "MB", "ref ms", "SOL ms", "SOL fraction"], rows)
 
 
 def render(suite: Suite, manifest: Manifest, gpu: str | None = None) -> str:
     tasks = sorted(suite.tasks, key=lambda t: (t.level is None, t.level or 0, t.task_id))
-    lines = [GENERATED_NOTE, "", "# The SOLBench task suite", "",
-             f"Suite version `{suite.version}`: {len(tasks)} tasks"
-             + (f" ({len(suite.errors)} files could not be read)." if suite.errors else "."), ""]
+    lines = [
+        GENERATED_NOTE,
+        "",
+        "# The SOLBench task suite",
+        "",
+        f"Suite version `{suite.version}`: {len(tasks)} tasks"
+        + (f" ({len(suite.errors)} files could not be read)." if suite.errors else "."),
+        "",
+    ]
     lines += _composition(tasks)
     slug = pick_gpu(manifest, gpu)
     rec = _measured(tasks, manifest, slug) if slug else {}
     lines.append("")
     if not rec:
-        lines += ["## Eager reference time and fraction of the speed of light", "",
-                  "**The manifest has no GPU measurements for these tasks yet.** Run "
-                  "`python -m benchmark.suite manifest` on a GPU, then regenerate this page "
-                  "with `python -m benchmark.suite docs`.", ""]
+        lines += [
+            "## Eager reference time and fraction of the speed of light",
+            "",
+            "**The manifest has no GPU measurements for these tasks yet.** Run "
+            "`python -m benchmark.suite manifest` on a GPU, then regenerate this page "
+            "with `python -m benchmark.suite docs`.",
+            "",
+        ]
     else:
         lines += _timing_section(tasks, manifest, slug, rec) + [""]
         lines += _sol_section(tasks, manifest, slug, rec) + [""]

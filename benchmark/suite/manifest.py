@@ -95,12 +95,20 @@ class Manifest:
         tasks = {
             tid: TaskEntry(
                 **{k: v for k, v in e.items() if k != "gpus"},
-                gpus={s: GpuRecord(**{**g, "failures": tuple(g.get("failures", ()))}) for s, g in e["gpus"].items()},
+                gpus={
+                    s: GpuRecord(**{**g, "failures": tuple(g.get("failures", ()))})
+                    for s, g in e["gpus"].items()
+                },
             )
             for tid, e in d.get("tasks", {}).items()
         }
         devices = {s: DeviceRun(**r) for s, r in d.get("devices", {}).items()}
-        return cls(suite_version=d.get("suite_version", ""), updated=d.get("updated", ""), tasks=tasks, devices=devices)
+        return cls(
+            suite_version=d.get("suite_version", ""),
+            updated=d.get("updated", ""),
+            tasks=tasks,
+            devices=devices,
+        )
 
     def save(self, path: Path) -> Path:
         return atomic_write_text(path, json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n")
@@ -200,8 +208,14 @@ def merge(
     on_gpu = [e.gpus[slug] for e in tasks.values() if slug in e.gpus]
     devices = dict(manifest.devices)
     devices[slug] = DeviceRun(
-        gpu=gpu_name, date=today, suite_version=suite.version, torch=env.get("torch", ""), cuda=env.get("cuda", ""),
-        tasks=len(on_gpu), failed=sum(not g.valid for g in on_gpu), profile=profile.to_dict() if profile else None,
+        gpu=gpu_name,
+        date=today,
+        suite_version=suite.version,
+        torch=env.get("torch", ""),
+        cuda=env.get("cuda", ""),
+        tasks=len(on_gpu),
+        failed=sum(not g.valid for g in on_gpu),
+        profile=profile.to_dict() if profile else None,
     )
     log.info("merged %d measurements on %s; the manifest holds %d tasks", measured, gpu_name, len(tasks))
     return Manifest(suite_version=suite.version, updated=today, tasks=tasks, devices=devices)

@@ -37,8 +37,19 @@ from benchmark.task import Task, import_file
 from benchmark.verdict import TimingStats
 
 CHECKS = (
-    "load", "run", "finite", "deterministic", "not_zero", "not_constant", "not_input", "not_noise",
-    "inputs_matter", "weights_matter", "alt_shapes", "time", "memory",
+    "load",
+    "run",
+    "finite",
+    "deterministic",
+    "not_zero",
+    "not_constant",
+    "not_input",
+    "not_noise",
+    "inputs_matter",
+    "weights_matter",
+    "alt_shapes",
+    "time",
+    "memory",
 )
 _CONTEXT_KILLERS = ("device-side assert", "illegal memory access", "CUDA error: unspecified launch failure")
 log = logging.getLogger(__name__)
@@ -46,7 +57,9 @@ log = logging.getLogger(__name__)
 
 def validation_timing() -> TimingConfig:
     """A short timing budget: enough for a stable median of the reference across ~320 tasks."""
-    return TimingConfig(warmup_calls=3, warmup_seconds=0.02, min_runs=5, min_seconds=0.0, max_runs=200, max_seconds=0.3)
+    return TimingConfig(
+        warmup_calls=3, warmup_seconds=0.02, min_runs=5, min_seconds=0.0, max_runs=200, max_seconds=0.3
+    )
 
 
 @dataclass(frozen=True)
@@ -102,7 +115,11 @@ class TaskTimeout(BaseException):
 
 @contextlib.contextmanager
 def deadline(seconds: float):
-    if seconds <= 0 or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+    if (
+        seconds <= 0
+        or threading.current_thread() is not threading.main_thread()
+        or not hasattr(signal, "setitimer")
+    ):
         yield
         return
 
@@ -189,7 +206,9 @@ def _noise_like(ref: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return noise.to(ref.dtype)
 
 
-def _check_noise(rec: _Record, ref: torch.Tensor, gen: torch.Generator, atol, rtol, name: str, draws: int = 5) -> None:
+def _check_noise(
+    rec: _Record, ref: torch.Tensor, gen: torch.Generator, atol, rtol, name: str, draws: int = 5
+) -> None:
     """Noise fails the task only if every draw passes: a small integer output (an argmax over three
     rows) can match one shuffle by chance, but not five."""
     for _ in range(draws):
@@ -197,13 +216,17 @@ def _check_noise(rec: _Record, ref: torch.Tensor, gen: torch.Generator, atol, rt
             rec.passed("not_noise")
             return
     a, r = tolerance(ref.dtype, atol, rtol)
-    rec.fail("not_noise", f"random noise of the {name}'s scale passes the tolerance check (atol={a:g}, rtol={r:g})")
+    rec.fail(
+        "not_noise", f"random noise of the {name}'s scale passes the tolerance check (atol={a:g}, rtol={r:g})"
+    )
 
 
 def _describe_output(out) -> str | None:
     """Why an output is unusable as a reference, or None when it is fine."""
     leaves = flatten_outputs(out)
-    odd = sorted({type(x).__qualname__ for x in leaves if not isinstance(x, torch.Tensor | int | float | bool)})
+    odd = sorted(
+        {type(x).__qualname__ for x in leaves if not isinstance(x, torch.Tensor | int | float | bool)}
+    )
     if odd:
         return f"forward returned {', '.join(odd)}; return a tensor or a tuple/list of tensors"
     if not any(isinstance(x, torch.Tensor) for x in leaves):
@@ -230,14 +253,18 @@ def _check_probes(rec: _Record, out, inputs: list, atol, rtol, device: torch.dev
             continue
         rec.expect_fail("not_zero", ref, torch.zeros_like(ref), atol, rtol, f"an all-zero {name}")
         if ref.numel() >= 2:
-            rec.expect_fail("not_constant", ref, _constant_like(ref), atol, rtol, f"a constant {name} (its mean)")
+            rec.expect_fail(
+                "not_constant", ref, _constant_like(ref), atol, rtol, f"a constant {name} (its mean)"
+            )
             _check_noise(rec, ref, gen, atol, rtol, name)
         else:
             rec.skip("not_constant")
             rec.skip("not_noise")
         same_shape = [j for j, x in enumerate(inputs) if isinstance(x, torch.Tensor) and x.shape == ref.shape]
         for j in same_shape:
-            rec.expect_fail("not_input", ref, inputs[j].to(ref.dtype), atol, rtol, f"input {j} returned as the {name}")
+            rec.expect_fail(
+                "not_input", ref, inputs[j].to(ref.dtype), atol, rtol, f"input {j} returned as the {name}"
+            )
         if not same_shape:
             rec.skip("not_input")
 
@@ -248,12 +275,17 @@ def _check_inputs_matter(rec: _Record, model, out_a, x_a: list, x_b: list, atol,
         rec.fail("inputs_matter", "get_inputs() returns no tensors")
         return
     varying = [
-        i for i in tensors
-        if i < len(x_b) and isinstance(x_b[i], torch.Tensor)
+        i
+        for i in tensors
+        if i < len(x_b)
+        and isinstance(x_b[i], torch.Tensor)
         and (x_a[i].shape != x_b[i].shape or not torch.equal(x_a[i], x_b[i]))
     ]
     if not varying:
-        rec.fail("inputs_matter", "get_inputs() returns the same tensors for every seed, so the output can be precomputed")
+        rec.fail(
+            "inputs_matter",
+            "get_inputs() returns the same tensors for every seed, so the output can be precomputed",
+        )
         return
     for i in sorted(set(tensors) - set(varying)):
         rec.warnings.append(f"inputs_matter: input {i} is the same for every seed")
@@ -268,14 +300,18 @@ def _check_inputs_matter(rec: _Record, model, out_a, x_a: list, x_b: list, atol,
             try:
                 out_i = _forward(model, mixed)
             except Exception as e:  # inputs drawn together may be inconsistent when mixed
-                rec.warnings.append(f"inputs_matter: input {i} not checked alone ({type(e).__name__}: {e})"[:300])
+                rec.warnings.append(
+                    f"inputs_matter: input {i} not checked alone ({type(e).__name__}: {e})"[:300]
+                )
                 continue
             if compare_outputs(out_a, out_i, atol, rtol).ok:
                 rec.fail("inputs_matter", f"input {i} does not change the output")
     rec.passed("inputs_matter")
 
 
-def _check_weights_matter(rec: _Record, program: TaskProgram, model, out_a, x_a: list, seed: int, atol, rtol) -> None:
+def _check_weights_matter(
+    rec: _Record, program: TaskProgram, model, out_a, x_a: list, seed: int, atol, rtol
+) -> None:
     state = model.state_dict() if isinstance(model, torch.nn.Module) else {}
     state = {k: v for k, v in state.items() if isinstance(v, torch.Tensor)}
     if not state:
@@ -284,10 +320,15 @@ def _check_weights_matter(rec: _Record, program: TaskProgram, model, out_a, x_a:
     other = program.build(program.module.Model, seed + 1)
     other_state = other.state_dict()
     if all(k in other_state and torch.equal(v, other_state[k]) for k, v in state.items()):
-        rec.skip("weights_matter", "parameters do not depend on the init seed (a candidate could hard-code them)")
+        rec.skip(
+            "weights_matter", "parameters do not depend on the init seed (a candidate could hard-code them)"
+        )
         return
     if compare_outputs(out_a, _forward(other, x_a), atol, rtol).ok:
-        rec.fail("weights_matter", "the output does not change when the parameters are initialised with another seed")
+        rec.fail(
+            "weights_matter",
+            "the output does not change when the parameters are initialised with another seed",
+        )
     else:
         rec.passed("weights_matter")
 
@@ -302,7 +343,9 @@ def _largest_alt(program: TaskProgram) -> int:
     return max(range(len(sizes)), key=sizes.__getitem__)
 
 
-def _run_checks(task: Task, config: ValidationConfig, rec: _Record, timer_box: list, module_name: str) -> dict:
+def _run_checks(
+    task: Task, config: ValidationConfig, rec: _Record, timer_box: list, module_name: str
+) -> dict:
     """Runs every check in order; returns the measurements. Raises on the first broken stage."""
     found: dict = {}
     device = torch.device(config.device)
@@ -393,7 +436,10 @@ def _run_checks(task: Task, config: ValidationConfig, rec: _Record, timer_box: l
         stats = time_model(timer_box[0], program, model, seed)
         found["reference"] = stats
         if config.bounds and not config.min_ms <= stats.median_ms <= config.max_ms:
-            rec.fail("time", f"reference takes {stats.median_ms:.3g} ms; the bounds are {config.min_ms:g}-{config.max_ms:g} ms")
+            rec.fail(
+                "time",
+                f"reference takes {stats.median_ms:.3g} ms; the bounds are {config.min_ms:g}-{config.max_ms:g} ms",
+            )
     if config.bounds and "reference" in found:
         rec.passed("time")
     else:
@@ -403,7 +449,10 @@ def _run_checks(task: Task, config: ValidationConfig, rec: _Record, timer_box: l
     peak = found.get("peak_memory_bytes")
     if config.bounds and peak is not None:
         if peak > config.max_memory_bytes:
-            rec.fail("memory", f"peak memory {peak / 2**30:.2f} GiB exceeds {config.max_memory_bytes / 2**30:g} GiB")
+            rec.fail(
+                "memory",
+                f"peak memory {peak / 2**30:.2f} GiB exceeds {config.max_memory_bytes / 2**30:g} GiB",
+            )
         rec.passed("memory")
     else:
         rec.skip("memory")
@@ -455,7 +504,9 @@ def load_error_report(message: str) -> TaskReport:
     """A report for a file the suite could not even read (message from Suite.errors)."""
     path = message.split(": ", 1)[0]
     return TaskReport(
-        task_id=path, ok=False, checks={c: "fail" if c == "load" else "skip" for c in CHECKS},
+        task_id=path,
+        ok=False,
+        checks={c: "fail" if c == "load" else "skip" for c in CHECKS},
         failures=(f"load: {message}",),
     )
 
@@ -480,8 +531,11 @@ def validate_tasks(
             log.warning("%s failed: %s", task.task_id, "; ".join(report.failures))
             if not context_broken and any(m in f for f in report.failures for m in _CONTEXT_KILLERS):
                 context_broken = True
-                log.error("%s may have broken the CUDA context: failures of the tasks after it may be "
-                          "collateral; rerun them without it (--tasks)", task.task_id)
+                log.error(
+                    "%s may have broken the CUDA context: failures of the tasks after it may be "
+                    "collateral; rerun them without it (--tasks)",
+                    task.task_id,
+                )
         reports.append(report)
         if on_report is not None:
             on_report(report)
@@ -498,7 +552,9 @@ def format_table(reports: list[TaskReport]) -> str:
         gf = f"{r.flops / 1e9:.2f}" if r.flops is not None else "-"
         mb = f"{r.bytes / 1e6:.1f}" if r.bytes is not None else "-"
         reason = (r.failures[0] if r.failures else "")[:120]
-        rows.append(f"{r.task_id:<48} {'ok' if r.ok else 'FAIL':<4} {ms:>8} {mem:>8} {gf:>8} {mb:>8}  {reason}")
+        rows.append(
+            f"{r.task_id:<48} {'ok' if r.ok else 'FAIL':<4} {ms:>8} {mem:>8} {gf:>8} {mb:>8}  {reason}"
+        )
     n_bad = sum(not r.ok for r in reports)
     rows.append(f"{len(reports)} tasks, {len(reports) - n_bad} passed, {n_bad} failed")
     return "\n".join(rows)

@@ -66,11 +66,23 @@ def _execute_task(built: BuildOutcome, req: Request, config) -> Verdict | str:
     task = stage_task(req.task, config.cache_dir / "tasks")  # the driver's path may not exist here
     lock = None if config.device == "cuda" else str(config.cache_dir / "locks" / "device-cpu")
     try:
-        verdict = evaluate(task, req.code, config, sample=req.sample, turn=req.turn, model=req.model,
-                           sol_ms=req.sol_ms, trusted=req.trusted, device_lock=lock, built=built)
+        verdict = evaluate(
+            task,
+            req.code,
+            config,
+            sample=req.sample,
+            turn=req.turn,
+            model=req.model,
+            sol_ms=req.sol_ms,
+            trusted=req.trusted,
+            device_lock=lock,
+            built=built,
+        )
     except TaskError as e:
         return f"task_error:{e}"
-    return dataclasses.replace(verdict, env={**verdict.env, "ray_node": ray.get_runtime_context().get_node_id()})
+    return dataclasses.replace(
+        verdict, env={**verdict.env, "ray_node": ray.get_runtime_context().get_node_id()}
+    )
 
 
 class RayVerifier:
@@ -79,8 +91,15 @@ class RayVerifier:
     {"verifier": 1} to keep executions on nodes started with `--resources '{"verifier": 1}'`.
     `ray_init`: further arguments to ray.init, where this starts the runtime."""
 
-    def __init__(self, config: VerifierConfig | None = None, address: str | None = None, *,
-                 cuda_arch: str | None = None, execution_resources: dict[str, float] | None = None, **ray_init):
+    def __init__(
+        self,
+        config: VerifierConfig | None = None,
+        address: str | None = None,
+        *,
+        cuda_arch: str | None = None,
+        execution_resources: dict[str, float] | None = None,
+        **ray_init,
+    ):
         config = config or VerifierConfig()
         self.ray = ray = _require_ray()
         self._owns_runtime = not ray.is_initialized()
@@ -94,7 +113,9 @@ class RayVerifier:
         self._execute = ray.remote(num_cpus=1, num_gpus=gpus, resources=resources)(_execute_task)
         self._arch = None
         if cuda:  # a reference the build tasks wait on: asking the GPU does not block the caller
-            self._arch = cuda_arch or ray.remote(num_cpus=0, num_gpus=gpus, resources=resources)(_gpu_arch).remote()
+            self._arch = (
+                cuda_arch or ray.remote(num_cpus=0, num_gpus=gpus, resources=resources)(_gpu_arch).remote()
+            )
         self._built: dict = {}  # code hash -> its build task's reference
         self._pending: dict[Future, list] = {}  # each unanswered sample -> its Ray tasks
         self._lock = threading.Condition()
@@ -156,7 +177,9 @@ class RayVerifier:
         key = sha256_text(code)
         ref = self._built.get(key)
         if ref is None:
-            ref = self._built[key] = self._build.remote(code, self.config.eval, self.config.build_jobs, self._arch)
+            ref = self._built[key] = self._build.remote(
+                code, self.config.eval, self.config.build_jobs, self._arch
+            )
         return ref
 
     def _after_build(self, req: Request, build_future: Future, result: Future) -> None:

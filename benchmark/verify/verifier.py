@@ -70,14 +70,18 @@ class VerifierConfig:
     lanes_per_device: int = 1  # concurrent executions per device; above 1 they share it through a
     # reader-writer lock: checks run side by side, timing runs alone (benchmark.evaluate.gpu_lock)
     reward: RewardConfig = field(default_factory=RewardConfig)
-    reference_store_bytes: int = DEFAULT_STORE_BYTES  # reference work kept for later samples of a task; 0: off
+    reference_store_bytes: int = (
+        DEFAULT_STORE_BYTES  # reference work kept for later samples of a task; 0: off
+    )
     reference_entry_bytes: int = DEFAULT_ENTRY_BYTES  # largest reference outputs kept for one task
 
     def __post_init__(self):
         if self.build_cores < 1 or self.builds_at_once < 1 or self.lanes_per_device < 1:
             raise ValueError("build_cores, build_workers and lanes_per_device must be at least 1")
         if self.reference_store_bytes < 0 or self.reference_entry_bytes < 0:
-            raise ValueError("reference_store_bytes and reference_entry_bytes cannot be negative (0 turns the store off)")
+            raise ValueError(
+                "reference_store_bytes and reference_entry_bytes cannot be negative (0 turns the store off)"
+            )
 
     @property
     def builds_at_once(self) -> int:
@@ -115,7 +119,9 @@ class Verifier:
     def __init__(self, config: VerifierConfig = VerifierConfig()):
         self.config = config
         cuda = config.eval.device == "cuda"
-        devices: list[int | None] = list(config.gpus if config.gpus is not None else visible_gpus()) if cuda else []
+        devices: list[int | None] = (
+            list(config.gpus if config.gpus is not None else visible_gpus()) if cuda else []
+        )
         if cuda and not devices:
             raise RuntimeError("device is cuda but no GPU is visible")
         self.devices: list[int | None] = devices or [None]
@@ -130,7 +136,8 @@ class Verifier:
         self._stats_lock = threading.Lock()  # the pools' threads all count
         self.reference_store = (
             ReferenceStore(config.reference_store_bytes, config.reference_entry_bytes)
-            if config.reference_store_bytes else None
+            if config.reference_store_bytes
+            else None
         )
         self.stats = {"submitted": 0, "built": 0, "build_cache_hits": 0, "executed": 0}
         warm_up()  # the zygote imports while the first builds run (benchmark.evaluate.zygote)
@@ -180,7 +187,9 @@ class Verifier:
             if fut is not None:
                 self._count("build_cache_hits")
                 return fut
-            fut = self._builds.submit(build, code, self.config.eval, {"MAX_JOBS": str(self.config.build_jobs)})
+            fut = self._builds.submit(
+                build, code, self.config.eval, {"MAX_JOBS": str(self.config.build_jobs)}
+            )
             self._built[key] = fut
             return fut
 
@@ -210,8 +219,17 @@ class Verifier:
             if self.config.lanes_per_device > 1 and self.config.eval.device != "cuda":
                 lock = str(self.config.eval.cache_dir / "locks" / "device-cpu")
             verdict = evaluate(
-                req.task, req.code, self.config.eval, sample=req.sample, turn=req.turn, model=req.model,
-                sol_ms=req.sol_ms, trusted=req.trusted, gpu=device, device_lock=lock, built=built,
+                req.task,
+                req.code,
+                self.config.eval,
+                sample=req.sample,
+                turn=req.turn,
+                model=req.model,
+                sol_ms=req.sol_ms,
+                trusted=req.trusted,
+                gpu=device,
+                device_lock=lock,
+                built=built,
                 reference_store=self.reference_store,
             )
             self._count("executed")
@@ -220,7 +238,9 @@ class Verifier:
             result.set_exception(e)
         except BaseException as e:  # noqa: BLE001 - every submitted sample gets an answer
             result.set_result(
-                Verdict.unmeasured(Status.RUNTIME_ERROR, f"harness error: {e!r}", **verdict_base(req, self.config.eval))
+                Verdict.unmeasured(
+                    Status.RUNTIME_ERROR, f"harness error: {e!r}", **verdict_base(req, self.config.eval)
+                )
             )
         finally:
             self._lanes.put(device)
@@ -229,6 +249,15 @@ class Verifier:
 def serial_verify(requests: Iterable[Request], config: EvalConfig) -> list[Verdict]:
     """The one-at-a-time baseline the throughput benchmark compares the pools with."""
     return [
-        evaluate(r.task, r.code, config, sample=r.sample, turn=r.turn, model=r.model, sol_ms=r.sol_ms, trusted=r.trusted)
+        evaluate(
+            r.task,
+            r.code,
+            config,
+            sample=r.sample,
+            turn=r.turn,
+            model=r.model,
+            sol_ms=r.sol_ms,
+            trusted=r.trusted,
+        )
         for r in requests
     ]

@@ -25,7 +25,9 @@ class Candidate:
 
     @property
     def candidate_id(self) -> str:
-        key = "\0".join([self.task_id, self.teacher, self.variant, str(self.sample), str(self.turn), self.code or ""])
+        key = "\0".join(
+            [self.task_id, self.teacher, self.variant, str(self.sample), str(self.turn), self.code or ""]
+        )
         return sha256_text(key)[:16]
 
     def to_dict(self) -> dict:

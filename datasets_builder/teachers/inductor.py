@@ -63,12 +63,22 @@ class InductorTeacher:
             if result.code in seen:  # a variant that changed nothing for this task
                 continue
             seen.add(result.code)
-            candidates.append(Candidate(
-                task_id=task.task_id, teacher=TEACHER, code=result.code, variant=variant,
-                sample=len(candidates),
-                info={"kernels": list(result.kernels), "launches": result.launches,
-                      "heuristics": list(result.heuristics), "signatures": result.signatures,
-                      "torch": records[0].torch_version, "triton": records[0].triton_version,
-                      "configs_recorded": sum(len(r.configs) for r in records)},
-            ))
+            candidates.append(
+                Candidate(
+                    task_id=task.task_id,
+                    teacher=TEACHER,
+                    code=result.code,
+                    variant=variant,
+                    sample=len(candidates),
+                    info={
+                        "kernels": list(result.kernels),
+                        "launches": result.launches,
+                        "heuristics": list(result.heuristics),
+                        "signatures": result.signatures,
+                        "torch": records[0].torch_version,
+                        "triton": records[0].triton_version,
+                        "configs_recorded": sum(len(r.configs) for r in records),
+                    },
+                )
+            )
         return candidates, skips

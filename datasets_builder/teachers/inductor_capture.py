@@ -75,7 +75,9 @@ VARIANTS: dict[str, dict[str, object]] = {
 }
 RETRY = "no_patterns"
 RETRY_REASONS = ("fallback_op", "extern_kernel")
-_SIZE_SOURCE = re.compile(r"\[(?:'(?P<name>\w+)'|(?P<index>\d+))\]\.(?P<prop>size|stride)\(\)\[(?P<dim>\d+)\]$")
+_SIZE_SOURCE = re.compile(
+    r"\[(?:'(?P<name>\w+)'|(?P<index>\d+))\]\.(?P<prop>size|stride)\(\)\[(?P<dim>\d+)\]$"
+)
 _ARG_SOURCE = re.compile(r"\[(?:'(?P<name>\w+)'|(?P<index>\d+))\]$")
 
 
@@ -149,7 +151,8 @@ def record_launch_configs(store: dict[str, LaunchConfig]):
         if cfg is not None and name:
             store[name] = LaunchConfig(
                 {k: int(v) for k, v in cfg.kwargs.items() if isinstance(v, int)},
-                int(cfg.num_warps), int(cfg.num_stages),
+                int(cfg.num_warps),
+                int(cfg.num_stages),
             )
         return result
 
@@ -166,12 +169,21 @@ def _symbol(value) -> str | None:
     return None
 
 
-def _graph_inputs(gm, example_inputs, tensors: list, state: dict[int, str], names, varargs,
-                  state_ptrs: dict[tuple, str] | None = None) -> tuple[GraphInput, ...]:
+def _graph_inputs(
+    gm,
+    example_inputs,
+    tensors: list,
+    state: dict[int, str],
+    names,
+    varargs,
+    state_ptrs: dict[tuple, str] | None = None,
+) -> tuple[GraphInput, ...]:
     """Which forward argument, parameter or size each placeholder of the Dynamo graph is."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     if len(placeholders) != len(example_inputs):
-        raise InductorSkip("inputs", f"{len(placeholders)} placeholders for {len(example_inputs)} example inputs")
+        raise InductorSkip(
+            "inputs", f"{len(placeholders)} placeholders for {len(example_inputs)} example inputs"
+        )
     by_ptr = {}
     for i, t in enumerate(tensors):
         if isinstance(t, torch.Tensor):
@@ -201,9 +213,15 @@ def _graph_inputs(gm, example_inputs, tensors: list, state: dict[int, str], name
         elif id(ex) in state:
             found.append(GraphInput("param", state[id(ex)]))
         elif (state_ptrs or {}).get((ex.data_ptr(), tuple(ex.shape), tuple(ex.stride()), ex.dtype)):
-            found.append(GraphInput("param", state_ptrs[(ex.data_ptr(), tuple(ex.shape), tuple(ex.stride()), ex.dtype)]))
+            found.append(
+                GraphInput(
+                    "param", state_ptrs[(ex.data_ptr(), tuple(ex.shape), tuple(ex.stride()), ex.dtype)]
+                )
+            )
         else:
-            raise InductorSkip("inputs", f"graph input {node.name} is neither a forward argument nor a parameter")
+            raise InductorSkip(
+                "inputs", f"graph input {node.name} is neither a forward argument nor a parameter"
+            )
     result = []
     for node, g in zip(placeholders, found, strict=True):
         if g is not None:
@@ -225,7 +243,9 @@ def _graph_inputs(gm, example_inputs, tensors: list, state: dict[int, str], name
             i = int(a["index"]) if a["index"] is not None else names.index(a["name"])
             result.append(GraphInput("scalar", input_ref(i, names, varargs)))
         else:
-            raise InductorSkip("inputs", f"cannot tell what the symbolic input {node.name} ({source or sym}) is")
+            raise InductorSkip(
+                "inputs", f"cannot tell what the symbolic input {node.name} ({source or sym}) is"
+            )
     return tuple(result)
 
 
@@ -272,8 +292,9 @@ def _static_size(size) -> int | None:
     return int(size)
 
 
-def compiled_signature(concrete: Signature, fakes: dict[str, object], names: list[str],
-                       varargs: str | None) -> Signature:
+def compiled_signature(
+    concrete: Signature, fakes: dict[str, object], names: list[str], varargs: str | None
+) -> Signature:
     """The signature a compilation serves: its input set's, with each size the graph keeps symbolic
     (a size Dynamo or Inductor specialised, a size 0 or 1 included, stays fixed)."""
     out = []
@@ -293,26 +314,35 @@ def narrowed(signature: Signature, concretes: list[Signature]) -> Signature:
     for i, a in enumerate(signature):
         if a.kind == "tensor":
             seen = [{c[i].sizes[d] for c in concretes} for d in range(len(a.sizes))]
-            sizes = tuple(s if s is not None or len(seen[d]) > 1 else next(iter(seen[d]))
-                          for d, s in enumerate(a.sizes))
+            sizes = tuple(
+                s if s is not None or len(seen[d]) > 1 else next(iter(seen[d])) for d, s in enumerate(a.sizes)
+            )
             a = dataclasses.replace(a, sizes=sizes)
         out.append(a)
     return tuple(out)
 
 
-def check_dispatch(signatures: list[Signature], concretes: list[Signature], served: list[int],
-                   names: list[str], varargs: str | None) -> list[Signature]:
+def check_dispatch(
+    signatures: list[Signature],
+    concretes: list[Signature],
+    served: list[int],
+    names: list[str],
+    varargs: str | None,
+) -> list[Signature]:
     """Signatures under which the translated forward runs each input set with the compilation
     torch.compile ran it with. Where the specialised sizes do not tell compilations apart (a guard
     on a size the code still reads at run time), each compilation's signature also fixes the sizes
     its input sets share; where even that does not, InductorSkip."""
+
     def wrong(sigs: list[Signature]) -> int | None:
         return next((s for s, c in enumerate(concretes) if dispatch(sigs, c) != served[s]), None)
 
     if wrong(signatures) is None:
         return signatures
-    signatures = [narrowed(sig, [c for c, r in zip(concretes, served, strict=True) if r == k])
-                  for k, sig in enumerate(signatures)]
+    signatures = [
+        narrowed(sig, [c for c, r in zip(concretes, served, strict=True) if r == k])
+        for k, sig in enumerate(signatures)
+    ]
     bad = wrong(signatures)
     if bad is None:
         return signatures
@@ -321,8 +351,11 @@ def check_dispatch(signatures: list[Signature], concretes: list[Signature], serv
     if chosen is not None:
         ran = f"the compilation for {describe(signatures[chosen], names, varargs)}"
     right = describe(signatures[served[bad]], names, varargs)
-    raise InductorSkip("signature", f"input set {describe(concretes[bad], names, varargs)} would run {ran}, "
-                       f"not the one torch.compile chose ({right})")
+    raise InductorSkip(
+        "signature",
+        f"input set {describe(concretes[bad], names, varargs)} would run {ran}, "
+        f"not the one torch.compile chose ({right})",
+    )
 
 
 def _skip_in(error: BaseException) -> InductorSkip | None:
@@ -345,8 +378,9 @@ def _limits(n_sets: int) -> dict[str, object]:
     return {k: max(n_sets + 1, getattr(config, k)) for k in keys}
 
 
-def capture(task_module, task_source: str, device: str, variant: str = "default",
-            seed: int = 0) -> tuple[Capture, ...]:
+def capture(
+    task_module, task_source: str, device: str, variant: str = "default", seed: int = 0
+) -> tuple[Capture, ...]:
     """Compile the task on `device` (a CUDA device) as torch.compile would serve its main inputs and then
     each alternate input set: one compilation serves every set its guards accept, and a set they
     refuse (another rank, dtype or non-tensor value, a size Inductor specialised) compiles anew.
@@ -396,8 +430,11 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
         tensors = input_sets[live["set"]]
         record.inputs = _graph_inputs(gm, example_inputs, tensors, state, names, varargs, state_ptrs)
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-        record.fakes = {g.ref: n.meta.get("example_value")
-                        for n, g in zip(placeholders, record.inputs, strict=True) if g.kind == "input"}
+        record.fakes = {
+            g.ref: n.meta.get("example_value")
+            for n, g in zip(placeholders, record.inputs, strict=True)
+            if g.kind == "input"
+        }
         index = len(records)
         records.append(record)
         compiled = torch._inductor.compile(gm, example_inputs)
@@ -418,8 +455,12 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
         if duck is not None:
             fx_config.use_duck_shape = False
         dynamo_options = {k: v for k, v in DYNAMO_OPTIONS.items() if hasattr(torch._dynamo.config, k)}
-        with torch._dynamo.config.patch({**dynamo_options, **_limits(len(input_sets))}), \
-                inductor_config.patch(options), record_launch_configs(configs), output_codes(codes):
+        with (
+            torch._dynamo.config.patch({**dynamo_options, **_limits(len(input_sets))}),
+            inductor_config.patch(options),
+            record_launch_configs(configs),
+            output_codes(codes),
+        ):
             compiled = torch.compile(_CloneOutputs(model), backend=backend, dynamic=True, fullgraph=True)
             for s, tensors in enumerate(input_sets):
                 n_records, n_codes = len(records), len(codes)
@@ -440,13 +481,19 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
                 new_codes = list(dict.fromkeys(codes[n_codes:]))
                 if len(records) - n_records != len(new_codes) or len(new_codes) > 1:
                     graphs = len(records) - n_records
-                    raise InductorSkip("format", f"{set_names[s]}: Inductor wrote {len(new_codes)} output "
-                                       f"modules for {graphs} graphs; one graph was expected")
+                    raise InductorSkip(
+                        "format",
+                        f"{set_names[s]}: Inductor wrote {len(new_codes)} output "
+                        f"modules for {graphs} graphs; one graph was expected",
+                    )
                 if new_codes:
                     records[-1].code, records[-1].configs = new_codes[0], dict(configs)
                 if live["served"] is None:
-                    raise InductorSkip("signature", f"{set_names[s]} ran without a compiled graph "
-                                       "(Dynamo's recompile limit, or a guard failing on its own inputs)")
+                    raise InductorSkip(
+                        "signature",
+                        f"{set_names[s]} ran without a compiled graph "
+                        "(Dynamo's recompile limit, or a guard failing on its own inputs)",
+                    )
                 served.append(live["served"])
         signatures = [compiled_signature(concretes[r.first_set], r.fakes, names, varargs) for r in records]
     finally:
@@ -464,10 +511,16 @@ def capture(task_module, task_source: str, device: str, variant: str = "default"
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else device
     return tuple(
         Capture(
-            output_code=r.code, inputs=r.inputs, outputs=outputs[r.first_set][0],
+            output_code=r.code,
+            inputs=r.inputs,
+            outputs=outputs[r.first_set][0],
             n_outputs=outputs[r.first_set][1],
-            configs=dict(r.configs), variant=variant, torch_version=torch.__version__,
-            triton_version=triton_version, device=gpu, signature=sig,
+            configs=dict(r.configs),
+            variant=variant,
+            torch_version=torch.__version__,
+            triton_version=triton_version,
+            device=gpu,
+            signature=sig,
         )
         for r, sig in zip(records, signatures, strict=True)
     )

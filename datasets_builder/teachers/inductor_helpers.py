@@ -55,7 +55,9 @@ def _definitions(path: Path) -> dict[str, _Definition]:
             found[node.name] = _Definition(node.name, node, jit=any(_is_jit(d) for d in node.decorator_list))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             found[node.target.id] = _Definition(node.target.id, node, jit=True)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        elif (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
             found[node.targets[0].id] = _Definition(node.targets[0].id, node, jit=True)
     return found
 
@@ -76,7 +78,9 @@ def _free_names(node: ast.AST) -> set[str]:
     local = _local_names(node)
     body = node.body if isinstance(node, ast.FunctionDef) else [node]
     return {
-        n.id for stmt in body for n in ast.walk(stmt)
+        n.id
+        for stmt in body
+        for n in ast.walk(stmt)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local
     }
 

@@ -60,8 +60,11 @@ class ArgSignature:
             return False
         if self.kind == "value":
             return self.value == concrete.value
-        return (self.dtype == concrete.dtype and len(self.sizes) == len(concrete.sizes)
-                and all(s is None or s == c for s, c in zip(self.sizes, concrete.sizes, strict=True)))
+        return (
+            self.dtype == concrete.dtype
+            and len(self.sizes) == len(concrete.sizes)
+            and all(s is None or s == c for s, c in zip(self.sizes, concrete.sizes, strict=True))
+        )
 
     def describe(self) -> str:
         """`bfloat16[*, 2048]` for a tensor (* is any size), the literal for a value."""
@@ -76,7 +79,8 @@ Signature = tuple[ArgSignature, ...]
 
 def covers(signature: Signature, concrete: Signature) -> bool:
     return len(signature) == len(concrete) and all(
-        s.covers(c) for s, c in zip(signature, concrete, strict=True))
+        s.covers(c) for s, c in zip(signature, concrete, strict=True)
+    )
 
 
 def dispatch_order(signatures: list[Signature]) -> list[int]:

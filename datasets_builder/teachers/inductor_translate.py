@@ -50,7 +50,7 @@ STREAM_CALLS = {"get_raw_stream", "get_cuda_stream"}
 DEVICE_GUARDS = ("torch.cuda._DeviceGuard", "torch.cuda.device")
 PLAIN_CALLS = {"max", "min", "abs", "int", "float", "len", "tuple", "list", "range"}
 ALLOWED_IMPORT_ROOTS = ("torch", "nn", "math")
-HEADER = '''import math
+HEADER = """import math
 
 import torch
 import torch.nn as nn
@@ -59,7 +59,7 @@ import triton.language as tl
 from triton.language.extra import libdevice
 
 tl_math = tl.math
-'''
+"""
 LAYOUT_HELPER = '''def _layout(t, order):
     """`t` with its dims laid out in memory in `order` (outermost first), as the kernels index it."""
     p = t.permute(order)
@@ -152,7 +152,10 @@ class _KernelRewriter(ast.NodeTransformer):
 
 
 def _is_constexpr(arg: ast.arg) -> bool:
-    return arg.annotation is not None and _dotted(arg.annotation) in ("tl.constexpr", "triton.language.constexpr")
+    return arg.annotation is not None and _dotted(arg.annotation) in (
+        "tl.constexpr",
+        "triton.language.constexpr",
+    )
 
 
 def parse_kernel(name: str, source: str) -> Kernel:
@@ -174,7 +177,9 @@ def parse_kernel(name: str, source: str) -> Kernel:
             else:
                 others.append(node)
             continue
-        raise InductorSkip("format", f"kernel {name} has an unexpected top-level statement: {_dotted(node)[:80]}")
+        raise InductorSkip(
+            "format", f"kernel {name} has an unexpected top-level statement: {_dotted(node)[:80]}"
+        )
     if main is None:
         raise InductorSkip("format", f"kernel source defines no function {name}")
     heuristic, decorator = None, {}
@@ -215,9 +220,16 @@ def parse_kernel(name: str, source: str) -> Kernel:
             fn.name = renames[fn.name]
         chunks.append(ast.unparse(ast.fix_missing_locations(fn)))
     return Kernel(
-        name=name, heuristic=heuristic, params=params, constexprs=constexprs, body_constants=body_constants,
-        grid_type=decorator.get("grid_type"), extra_launcher_args=list(decorator.get("extra_launcher_args") or []),
-        decorator=decorator, source="\n\n\n".join(chunks), helpers=rewriter.helpers,
+        name=name,
+        heuristic=heuristic,
+        params=params,
+        constexprs=constexprs,
+        body_constants=body_constants,
+        grid_type=decorator.get("grid_type"),
+        extra_launcher_args=list(decorator.get("extra_launcher_args") or []),
+        decorator=decorator,
+        source="\n\n\n".join(chunks),
+        helpers=rewriter.helpers,
     )
 
 
@@ -227,7 +239,7 @@ def rename_kernel(kernel: Kernel, new: str) -> Kernel:
     old = kernel.name
 
     def renamed(name: str) -> str:
-        return new + name[len(old):] if name == old or name.startswith(old + "__") else name
+        return new + name[len(old) :] if name == old or name.startswith(old + "__") else name
 
     class _Rename(ast.NodeTransformer):
         def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
@@ -255,11 +267,16 @@ def default_config(kernel: Kernel) -> LaunchConfig:
     for c in reduction_blocks:
         kw[c] = 1024 if len(reduction_blocks) == 1 else 64
     if kernel.heuristic == "template":
-        return LaunchConfig(kw, int(kernel.decorator.get("num_warps", 4)), int(kernel.decorator.get("num_stages", 2)))
+        return LaunchConfig(
+            kw, int(kernel.decorator.get("num_warps", 4)), int(kernel.decorator.get("num_stages", 2))
+        )
     if isinstance(kernel.decorator.get("config"), dict):
         fixed = dict(kernel.decorator["config"])
-        return LaunchConfig({**kw, **{k: v for k, v in fixed.items() if k.isupper()}},
-                            int(fixed.get("num_warps", 4)), int(fixed.get("num_stages", 1)))
+        return LaunchConfig(
+            {**kw, **{k: v for k, v in fixed.items() if k.isupper()}},
+            int(fixed.get("num_warps", 4)),
+            int(fixed.get("num_stages", 1)),
+        )
     warps = 4 if kernel.heuristic == "pointwise" else 8
     if kernel.heuristic == "persistent_reduction":
         warps = 8 if max(kernel.body_constants.values(), default=0) >= 2048 else 4
@@ -303,7 +320,11 @@ class _Forward:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id == "args":
             self.prologue(stmt)
             return
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and _dotted(stmt.value.func) in STREAM_CALLS:
+        if (
+            isinstance(stmt, ast.Assign)
+            and isinstance(stmt.value, ast.Call)
+            and _dotted(stmt.value.func) in STREAM_CALLS
+        ):
             self.streams.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
             return
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
@@ -314,7 +335,11 @@ class _Forward:
                 self.launch(stmt.value)
                 return
         if isinstance(stmt, ast.With):
-            guard = _dotted(stmt.items[0].context_expr.func) if isinstance(stmt.items[0].context_expr, ast.Call) else ""
+            guard = (
+                _dotted(stmt.items[0].context_expr.func)
+                if isinstance(stmt.items[0].context_expr, ast.Call)
+                else ""
+            )
             if len(stmt.items) == 1 and guard.startswith(DEVICE_GUARDS):
                 self.body(stmt.body)
                 return
@@ -336,7 +361,9 @@ class _Forward:
         names = [e.id for e in target.elts] if isinstance(target, ast.Tuple) else [target.id]
         inputs = self.capture.inputs
         if len(names) != len(inputs):
-            raise InductorSkip("inputs", f"call() takes {len(names)} inputs; the capture describes {len(inputs)}")
+            raise InductorSkip(
+                "inputs", f"call() takes {len(names)} inputs; the capture describes {len(inputs)}"
+            )
         tensor_var = {}
         for name, g in zip(names, inputs, strict=True):
             if g.kind == "input":
@@ -375,9 +402,11 @@ class _Forward:
             raise InductorSkip("unsupported_grid", f"{name}.run passes {extra_kw}")
         args = [self.expr(a) for a in call.args]
         n_extra = len(kernel.extra_launcher_args)
-        main, extra = (args[: len(args) - n_extra], args[len(args) - n_extra:]) if n_extra else (args, [])
+        main, extra = (args[: len(args) - n_extra], args[len(args) - n_extra :]) if n_extra else (args, [])
         if len(main) != len(kernel.params):
-            raise InductorSkip("format", f"{name} takes {len(kernel.params)} arguments; the wrapper passes {len(main)}")
+            raise InductorSkip(
+                "format", f"{name} takes {len(kernel.params)} arguments; the wrapper passes {len(main)}"
+            )
         bound = dict(zip(kernel.params, main, strict=True))
         cfg = self.capture.configs.get(name) or default_config(kernel)
         fallback = default_config(kernel).kwargs
@@ -396,7 +425,9 @@ class _Forward:
 
         def numel(n: str) -> str:
             if n not in bound:
-                raise InductorSkip("unsupported_grid", f"{name} has no {n} argument for its {kernel.grid_type} grid")
+                raise InductorSkip(
+                    "unsupported_grid", f"{name} has no {n} argument for its {kernel.grid_type} grid"
+                )
             return f"({bound[n]})" if not bound[n].isidentifier() and not bound[n].isdigit() else bound[n]
 
         grid_type = kernel.grid_type
@@ -405,15 +436,21 @@ class _Forward:
         elif grid_type == "Grid2D":
             grid = [_cdiv(numel("xnumel"), block("XBLOCK")), _cdiv(numel("ynumel"), block("YBLOCK"))]
         elif grid_type == "Grid3D":
-            grid = [_cdiv(numel("xnumel"), block("XBLOCK")), _cdiv(numel("ynumel"), block("YBLOCK")),
-                    _cdiv(numel("znumel"), block("ZBLOCK"))]
+            grid = [
+                _cdiv(numel("xnumel"), block("XBLOCK")),
+                _cdiv(numel("ynumel"), block("YBLOCK")),
+                _cdiv(numel("znumel"), block("ZBLOCK")),
+            ]
         elif grid_type == "Grid2DWithYZOverflow":
             k = self.grid_counter
             self.grid_counter += 1
             self.lines.append(f"y_grid_{k} = {_cdiv(numel('ynumel'), block('YBLOCK'))}")
             self.lines.append(f"z_grid_{k} = triton.cdiv(y_grid_{k}, {MAX_Y_GRID})")
-            grid = [_cdiv(numel("xnumel"), block("XBLOCK")),
-                    f"0 if z_grid_{k} == 0 else triton.cdiv(y_grid_{k}, z_grid_{k})", f"z_grid_{k}"]
+            grid = [
+                _cdiv(numel("xnumel"), block("XBLOCK")),
+                f"0 if z_grid_{k} == 0 else triton.cdiv(y_grid_{k}, z_grid_{k})",
+                f"z_grid_{k}",
+            ]
         elif grid_type == "FixedGrid" and len(extra) == 3:
             grid = extra
         else:
@@ -427,7 +464,9 @@ class _Forward:
         value = stmt.value
         elts = list(value.elts) if isinstance(value, ast.Tuple | ast.List) else [value]
         if len(elts) != self.capture.n_outputs:
-            raise InductorSkip("outputs", f"call() returns {len(elts)} tensors; forward returns {self.capture.n_outputs}")
+            raise InductorSkip(
+                "outputs", f"call() returns {len(elts)} tensors; forward returns {self.capture.n_outputs}"
+            )
         parts = [self.expr(e) for e in elts]
         if self.capture.outputs == "tensor":
             self.lines.append(f"return {parts[0]}")
@@ -449,7 +488,9 @@ class _ExprRewriter(ast.NodeTransformer):
             if len(node.args) < 3:
                 raise InductorSkip("format", f"{func} with {len(node.args)} arguments")
             size, stride, dtype = (ast.unparse(a) for a in node.args[:3])
-            return ast.parse(f"torch.empty_strided({size}, {stride}, dtype={dtype}, device=_device)", mode="eval").body
+            return ast.parse(
+                f"torch.empty_strided({size}, {stride}, dtype={dtype}, device=_device)", mode="eval"
+            ).body
         if func == "reinterpret_tensor":
             base, size, stride, offset = (ast.unparse(a) for a in node.args[:4])
             extra = "" if offset == "0" else f", {base}.storage_offset() + {offset}"
@@ -462,7 +503,11 @@ class _ExprRewriter(ast.NodeTransformer):
             raise InductorSkip("fallback_op", func)
         if func in PLAIN_CALLS or func.startswith(("math.", "triton.cdiv")):
             return node
-        if isinstance(node.func, ast.Attribute) and node.func.attr in TORCH_PLUMBING and not func.startswith("torch."):
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in TORCH_PLUMBING
+            and not func.startswith("torch.")
+        ):
             return node
         raise InductorSkip("unsupported_call", func or ast.unparse(node)[:80])
 
@@ -480,7 +525,11 @@ def _find_call(tree: ast.Module) -> ast.FunctionDef:
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name == "call":
                     return item
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _dotted(node.value.func) == "Runner":
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and _dotted(node.value.func) == "Runner"
+        ):
             partitions = next((kw.value for kw in node.value.keywords if kw.arg == "partitions"), None)
             if isinstance(partitions, ast.List) and partitions.elts:
                 raise InductorSkip("unsupported_statement", "graph partitions")
@@ -520,17 +569,25 @@ def _init_source(task_source: str) -> tuple[str, list[str]]:
     for node in tree.body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             for a in node.names:
-                imports[a.asname or a.name.split(".")[0]] = (node.module + "." if isinstance(node, ast.ImportFrom) and node.module else "") + a.name
+                imports[a.asname or a.name.split(".")[0]] = (
+                    node.module + "." if isinstance(node, ast.ImportFrom) and node.module else ""
+                ) + a.name
         elif isinstance(node, ast.Assign):
             for t in node.targets:
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
                         top[n.id] = node
         elif isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AnnAssign):
-            name = node.target.id if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) else getattr(node, "name", None)
+            name = (
+                node.target.id
+                if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                else getattr(node, "name", None)
+            )
             if name:
                 top[name] = node
-    local = {a.arg for a in init.args.args} | {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local = {a.arg for a in init.args.args} | {
+        n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     used = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - local
     constants: list[str] = []
     for name in sorted(used):
@@ -587,8 +644,9 @@ def _parse(capture: Capture) -> tuple[ast.Module, dict[str, Kernel]]:
     return tree, kernels
 
 
-def _lower(tree: ast.Module, kernels: dict[str, Kernel], capture: Capture, names: list[str],
-           varargs: str | None) -> _Forward:
+def _lower(
+    tree: ast.Module, kernels: dict[str, Kernel], capture: Capture, names: list[str], varargs: str | None
+) -> _Forward:
     """The wrapper's `call(args)` as forward lines."""
     call = _find_call(tree)
     forward = _Forward(kernels, capture, names, varargs)
@@ -621,7 +679,9 @@ def _candidate(task_source: str, doc: str, kernels: list[Kernel], uses_layout: b
     try:
         ast.parse(code)
     except SyntaxError as e:
-        raise InductorSkip("format", f"the translated candidate does not parse: {e.msg} (line {e.lineno})") from e
+        raise InductorSkip(
+            "format", f"the translated candidate does not parse: {e.msg} (line {e.lineno})"
+        ) from e
     return code
 
 
@@ -632,12 +692,18 @@ def translate(task_source: str, capture: Capture, task_id: str = "task") -> Tran
     forward = _lower(tree, kernels, capture, names, varargs)
     # A neutral docstring: the file is a training target, and its provenance (teacher, torch and
     # Triton versions, variant) travels in the dataset's columns and the candidate record instead.
-    doc = (f'"""Triton kernels for {task_id}: {len(kernels)} kernel(s), {forward.launches} launch(es) per '
-           'forward, called directly from ModelNew.forward."""\n\n')
+    doc = (
+        f'"""Triton kernels for {task_id}: {len(kernels)} kernel(s), {forward.launches} launch(es) per '
+        'forward, called directly from ModelNew.forward."""\n\n'
+    )
     methods = f"    def forward({_forward_signature(task_source)}):\n" + _indent("\n".join(forward.lines), 8)
     code = _candidate(task_source, doc, list(kernels.values()), forward.uses_layout, methods)
-    return Translation(code=code, kernels=tuple(kernels), launches=forward.launches,
-                       heuristics=tuple(k.heuristic for k in kernels.values()))
+    return Translation(
+        code=code,
+        kernels=tuple(kernels),
+        launches=forward.launches,
+        heuristics=tuple(k.heuristic for k in kernels.values()),
+    )
 
 
 def _forward_arguments(task_source: str) -> str:
@@ -671,8 +737,9 @@ def _condition(signature: Signature, names: list[str], varargs: str | None, mixe
     return clauses
 
 
-def _dispatch(signatures: list[Signature], names: list[str], varargs: str | None,
-              call_args: str) -> list[str]:
+def _dispatch(
+    signatures: list[Signature], names: list[str], varargs: str | None, call_args: str
+) -> list[str]:
     """forward's body: try each signature in dispatch order, and refuse inputs of any other."""
     kinds = [{sig[i].kind for sig in signatures if i < len(sig)} for i in range(max(map(len, signatures)))]
     mixed = {i for i, k in enumerate(kinds) if len(k) > 1}
@@ -690,8 +757,11 @@ def _dispatch(signatures: list[Signature], names: list[str], varargs: str | None
     if varargs is not None:
         got.append(f"{varargs}: {{len({varargs})}} argument(s)")
     known = [describe(sig, names, varargs) for sig in signatures]
-    lines += ["raise ValueError(", f'    f"no Triton launch sequence for {", ".join(got)}; "',
-              '    "translated signatures: "']
+    lines += [
+        "raise ValueError(",
+        f'    f"no Triton launch sequence for {", ".join(got)}; "',
+        '    "translated signatures: "',
+    ]
     lines += [f"    {json.dumps(t + '; ' if i < len(known) - 1 else t)}" for i, t in enumerate(known)]
     return [*lines, ")"]
 
@@ -710,8 +780,11 @@ def translate_signatures(task_source: str, captures: list[Capture], task_id: str
     if not all(signatures):
         raise ValueError("captures of several compilations must each record the input signature they serve")
     if len(set(signatures)) < len(signatures):
-        raise InductorSkip("signature", "two compilations serve the same input signature: "
-                           + describe(next(s for s in signatures if signatures.count(s) > 1), names, varargs))
+        raise InductorSkip(
+            "signature",
+            "two compilations serve the same input signature: "
+            + describe(next(s for s in signatures if signatures.count(s) > 1), names, varargs),
+        )
     lengths = {len(s) for s in signatures}
     if (varargs is None and len(lengths) > 1) or min(lengths) < len(names):
         raise InductorSkip("signature", "the input sets pass different numbers of arguments")
@@ -744,8 +817,15 @@ def translate_signatures(task_source: str, captures: list[Capture], task_id: str
         body = _indent("\n".join([doc, *forward.lines]), 8)
         methods.append(f"    def _forward_{k}({signature_text}):\n" + body)
     launches = ", ".join(str(f.launches) for f in forwards)
-    doc = (f'"""Triton kernels for {task_id}: {len(defined)} kernel(s), {len(captures)} input signatures '
-           f'({launches} launch(es) per forward), called directly from ModelNew.forward."""\n\n')
+    doc = (
+        f'"""Triton kernels for {task_id}: {len(defined)} kernel(s), {len(captures)} input signatures '
+        f'({launches} launch(es) per forward), called directly from ModelNew.forward."""\n\n'
+    )
     code = _candidate(task_source, doc, defined, any(f.uses_layout for f in forwards), "\n\n".join(methods))
-    return Translation(code=code, kernels=tuple(k.name for k in defined), launches=forwards[0].launches,
-                       heuristics=tuple(k.heuristic for k in defined), signatures=len(captures))
+    return Translation(
+        code=code,
+        kernels=tuple(k.name for k in defined),
+        launches=forwards[0].launches,
+        heuristics=tuple(k.heuristic for k in defined),
+        signatures=len(captures),
+    )

@@ -8,7 +8,12 @@ Y_2X_PLUS_1 = "out[i] = in[i] * 2.0f + 1.0f;"  # the scale_shift task's right an
 
 
 def make_cpp_candidate(
-    name: str, body: str = Y_2X_PLUS_1, *, headers: str = "", no_implicit: bool = False, comment: str = "",
+    name: str,
+    body: str = Y_2X_PLUS_1,
+    *,
+    headers: str = "",
+    no_implicit: bool = False,
+    comment: str = "",
     lazy: bool = False,
 ) -> str:
     """A C++ load_inline candidate for y = 2x + 1 (the scale_shift task) whose extension is called

@@ -32,7 +32,9 @@ def test_argument_types_are_checked():
 
 @pytest.mark.gpu
 def test_kernel_runs_on_torch_tensors():
-    mod = compile_cuda("__global__ void add_one(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.0f; }")
+    mod = compile_cuda(
+        "__global__ void add_one(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1.0f; }"
+    )
     x = torch.zeros(1000, device="cuda")
     mod.kernel("add_one", "Pi")(x, x.numel(), grid=(4,), block=(256,))
     torch.cuda.synchronize()

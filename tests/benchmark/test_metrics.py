@@ -13,10 +13,15 @@ from benchmark.verdict import Status, TimingStats, Verdict
 def v(task, sample, ok, speedup=None, level=1, turn=1, compile_speedup=None, sol=None):
     ct = TimingStats(5, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0) if compile_speedup is not None else None
     return Verdict(
-        task_id=task, sample=sample, turn=turn, level=level,
+        task_id=task,
+        sample=sample,
+        turn=turn,
+        level=level,
         status=Status.PASS if ok else Status.INCORRECT,
-        speedup=speedup if ok else None, compile_time=ct,
-        speedup_compile=compile_speedup if ok else None, sol_fraction=sol if ok else None,
+        speedup=speedup if ok else None,
+        compile_time=ct,
+        speedup_compile=compile_speedup if ok else None,
+        sol_fraction=sol if ok else None,
     )
 
 
@@ -34,8 +39,14 @@ def test_pass_at_k_estimator():
 
 def test_compute_by_hand():
     vs = [
-        v("a", 0, True, 2.0), v("a", 1, False), v("a", 2, True, 1.2), v("a", 3, False),
-        v("b", 0, True, 0.5), v("b", 1, True, 1.6), v("b", 2, True, 3.0), v("b", 3, False),
+        v("a", 0, True, 2.0),
+        v("a", 1, False),
+        v("a", 2, True, 1.2),
+        v("a", 3, False),
+        v("b", 0, True, 0.5),
+        v("b", 1, True, 1.6),
+        v("b", 2, True, 3.0),
+        v("b", 3, False),
     ]
     m = metrics.compute(vs, ks=(1, 2))
     assert m.tasks == 2 and m.samples == 8
@@ -53,7 +64,10 @@ def test_compute_by_hand():
 
 
 def test_faster_rate_against_compile_and_sol():
-    vs = [v("a", 0, True, 2.0, compile_speedup=1.05, sol=0.5), v("a", 1, True, 2.0, compile_speedup=1.5, sol=0.25)]
+    vs = [
+        v("a", 0, True, 2.0, compile_speedup=1.05, sol=0.5),
+        v("a", 1, True, 2.0, compile_speedup=1.5, sol=0.25),
+    ]
     m = metrics.compute(vs)
     assert m.faster_rate_compile == pytest.approx(0.5)
     assert m.mean_sol_fraction == pytest.approx(0.375)

@@ -56,10 +56,18 @@ def save_tiny_model(path, chat_template: str | None = CHAT_TEMPLATE):
     tokenizer = byte_tokenizer(chat_template)
     tokenizer.save_pretrained(path)
     config = Qwen2Config(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048,
-        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, bos_token_id=None,
-        tie_word_embeddings=True, initializer_range=0.5,  # large weights: greedy output varies with the prompt
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=2048,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=None,
+        tie_word_embeddings=True,
+        initializer_range=0.5,  # large weights: greedy output varies with the prompt
     )
     torch.manual_seed(0)
     Qwen2ForCausalLM(config).save_pretrained(path)
@@ -82,18 +90,25 @@ def task(tmp_path):
 def hf(model_dir, tmp_path, sampling=None, **opts):
     options = dict(device="cpu", cache_dir=tmp_path / "cache", cache=False)
     options.update(opts)
-    return get_backend(f"hf:{model_dir}", sampling or SamplingParams(max_tokens=12), BackendOptions(**options))
+    return get_backend(
+        f"hf:{model_dir}", sampling or SamplingParams(max_tokens=12), BackendOptions(**options)
+    )
 
 
 def requests(task, prompts):
-    return [GenerationRequest(task, s, messages=({"role": "user", "content": p},)) for s, p in enumerate(prompts)]
+    return [
+        GenerationRequest(task, s, messages=({"role": "user", "content": p},)) for s, p in enumerate(prompts)
+    ]
 
 
 PROMPTS = ["hi", "a much longer prompt, so the batch needs left padding", "mid-size prompt"]
 
 
 def test_generates_with_token_counts(model_dir, tmp_path, task):
-    got = sorted(hf(model_dir, tmp_path, concurrency=2).generate(requests(task, PROMPTS)), key=lambda c: c.request.sample)
+    got = sorted(
+        hf(model_dir, tmp_path, concurrency=2).generate(requests(task, PROMPTS)),
+        key=lambda c: c.request.sample,
+    )
     assert [c.request.sample for c in got] == [0, 1, 2]
     assert all(c.error is None and isinstance(c.text, str) for c in got)
     assert got[1].prompt_tokens > got[0].prompt_tokens > 10  # chat template + bytes of the prompt
@@ -102,7 +117,10 @@ def test_generates_with_token_counts(model_dir, tmp_path, task):
 
 
 def test_batched_greedy_matches_one_at_a_time(model_dir, tmp_path, task):
-    batched = {c.request.sample: c.text for c in hf(model_dir, tmp_path, concurrency=3).generate(requests(task, PROMPTS))}
+    batched = {
+        c.request.sample: c.text
+        for c in hf(model_dir, tmp_path, concurrency=3).generate(requests(task, PROMPTS))
+    }
     single = hf(model_dir, tmp_path, concurrency=1)
     alone = {c.request.sample: c.text for c in single.generate(requests(task, PROMPTS))}
     assert batched == alone
@@ -112,7 +130,10 @@ def test_batched_greedy_matches_one_at_a_time(model_dir, tmp_path, task):
 def test_seeded_sampling_reproduces(model_dir, tmp_path, task):
     def sample(seed):
         s = SamplingParams(max_tokens=12, temperature=1.0, top_p=0.95, seed=seed)
-        return [c.text for c in hf(model_dir, tmp_path, sampling=s, concurrency=3).generate(requests(task, PROMPTS[:1]))]
+        return [
+            c.text
+            for c in hf(model_dir, tmp_path, sampling=s, concurrency=3).generate(requests(task, PROMPTS[:1]))
+        ]
 
     assert sample(1) == sample(1)
     assert sample(1) != sample(2)
@@ -158,18 +179,41 @@ def test_hub_id_loads_from_the_local_hub_cache_offline(model_dir, tmp_path, task
 
 def test_cli_end_to_end_then_from_the_cache(model_dir, tmp_path, task, monkeypatch, capsys):
     def cli(out):
-        return run_main([
-            "--model", f"hf:{model_dir}", "--device", "cpu", "--suite", str(tmp_path / "suite"),
-            "--samples", "2", "--temperature", "0.8", "--seed", "0", "--max-tokens", "16", "--concurrency", "2",
-            "--no-timing", "--cache-dir", str(tmp_path / "cache"), "--out", str(out), "--quiet",
-        ])
+        return run_main(
+            [
+                "--model",
+                f"hf:{model_dir}",
+                "--device",
+                "cpu",
+                "--suite",
+                str(tmp_path / "suite"),
+                "--samples",
+                "2",
+                "--temperature",
+                "0.8",
+                "--seed",
+                "0",
+                "--max-tokens",
+                "16",
+                "--concurrency",
+                "2",
+                "--no-timing",
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
 
     assert cli(tmp_path / "run1") == 0
     assert "tokens:" in capsys.readouterr().out
     records = [json.loads(line) for line in (tmp_path / "run1" / "results.jsonl").read_text().splitlines()]
     assert sorted(r["sample"] for r in records) == [0, 1]
     assert all(r["verdict"] == "no_code" for r in records)  # random weights write no ModelNew
-    completions = [json.loads(line) for line in (tmp_path / "run1" / "completions.jsonl").read_text().splitlines()]
+    completions = [
+        json.loads(line) for line in (tmp_path / "run1" / "completions.jsonl").read_text().splitlines()
+    ]
     assert all(c["completion_tokens"] and not c["cached"] for c in completions)
     info = json.loads((tmp_path / "run1" / "run.json").read_text())
     assert info["backend"]["backend"] == "hf" and info["sampling"]["temperature"] == 0.8

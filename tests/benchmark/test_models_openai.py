@@ -19,7 +19,7 @@ from benchmark.task import load_task
 
 KEY = "sk-test-key"
 MODEL = "test-model"
-TASK = '''import torch
+TASK = """import torch
 import torch.nn as nn
 
 SOLBENCH = {"level": 1, "tags": ["elementwise"]}
@@ -36,7 +36,7 @@ def get_inputs():
 
 def get_init_inputs():
     return []
-'''
+"""
 # Plain PyTorch: correct, and judged without the anti-cheat rules (--no-strict) to stay C++-free.
 CORRECT = "```python\nimport torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x + 1\n```"
 # Recorded completions for the task, picked by the request's seed (sample i asks for seed + i).
@@ -88,7 +88,11 @@ def make_handler(fake: FakeServer):
                 pass  # the client gave up (timeout test)
 
         def _error(self, status: int, message: str, code: str, headers: dict | None = None):
-            self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}}, headers)
+            self._send(
+                status,
+                {"error": {"message": message, "type": "invalid_request_error", "code": code}},
+                headers,
+            )
 
         def _authorized(self) -> bool:
             if self.headers.get("Authorization") != f"Bearer {KEY}":
@@ -103,9 +107,15 @@ def make_handler(fake: FakeServer):
                 return None
             with fake.lock:
                 fake.model_listings += 1
-            self._send(200, {"object": "list", "data": [
-                {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in fake.models
-            ]})
+            self._send(
+                200,
+                {
+                    "object": "list",
+                    "data": [
+                        {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in fake.models
+                    ],
+                },
+            )
 
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -122,23 +132,38 @@ def make_handler(fake: FakeServer):
                 fake.max_inflight = max(fake.max_inflight, fake.inflight)
             try:
                 if failure == 429:
-                    return self._error(429, "Rate limit reached.", "rate_limit_exceeded", {"retry-after-ms": "10"})
+                    return self._error(
+                        429, "Rate limit reached.", "rate_limit_exceeded", {"retry-after-ms": "10"}
+                    )
                 if failure is not None:
-                    return self._error(failure, "The server had an error.", "server_error", {"retry-after-ms": "10"})
+                    return self._error(
+                        failure, "The server had an error.", "server_error", {"retry-after-ms": "10"}
+                    )
                 if fake.slow_marker and fake.slow_marker in json.dumps(body["messages"]):
                     fake.release.wait(10)
                 time.sleep(fake.delay)
                 text = fake.completion_for(body)
-                self._send(200, {
-                    "id": f"chatcmpl-{len(fake.requests)}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body["model"],
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                 "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": len(text.split()),
-                              "total_tokens": 100 + len(text.split())},
-                })
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{len(fake.requests)}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": text},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": 100,
+                            "completion_tokens": len(text.split()),
+                            "total_tokens": 100 + len(text.split()),
+                        },
+                    },
+                )
             finally:
                 with fake.lock:
                     fake.inflight -= 1
@@ -172,13 +197,17 @@ def task(tmp_path):
 
 
 def backend(server, tmp_path, model=MODEL, sampling=None, **opts):
-    options = dict(base_url=server.url, api_key_env="SOLBENCH_TEST_KEY", cache_dir=tmp_path / "cache", max_retries=2)
+    options = dict(
+        base_url=server.url, api_key_env="SOLBENCH_TEST_KEY", cache_dir=tmp_path / "cache", max_retries=2
+    )
     options.update(opts)
     return get_backend(f"openai:{model}", sampling or SamplingParams(seed=0), BackendOptions(**options))
 
 
 def requests_for(task, n, text="Write ModelNew."):
-    return [GenerationRequest(task, s, messages=({"role": "user", "content": f"{text} #{s}"},)) for s in range(n)]
+    return [
+        GenerationRequest(task, s, messages=({"role": "user", "content": f"{text} #{s}"},)) for s in range(n)
+    ]
 
 
 def test_completions_and_token_counts(server, tmp_path, task):
@@ -226,7 +255,9 @@ def test_timeout_fails_only_its_own_sample(server, tmp_path, task):
 def test_bad_key_is_one_clear_error_before_any_generation(server, tmp_path, task, monkeypatch):
     monkeypatch.setenv("SOLBENCH_TEST_KEY", "sk-wrong")
     b = backend(server, tmp_path)
-    with pytest.raises(BackendError, match=r"rejected the API key from \$SOLBENCH_TEST_KEY: Incorrect API key"):
+    with pytest.raises(
+        BackendError, match=r"rejected the API key from \$SOLBENCH_TEST_KEY: Incorrect API key"
+    ):
         list(b.generate(requests_for(task, 4)))
     assert server.requests == []
 
@@ -251,8 +282,13 @@ def test_unknown_model_without_a_models_endpoint(server, tmp_path, task):
 
 def test_unreachable_server(tmp_path, task, monkeypatch):
     monkeypatch.setenv("SOLBENCH_TEST_KEY", KEY)
-    b = get_backend(f"openai:{MODEL}", SamplingParams(), BackendOptions(
-        base_url="http://127.0.0.1:9/v1", api_key_env="SOLBENCH_TEST_KEY", max_retries=0, cache=False))
+    b = get_backend(
+        f"openai:{MODEL}",
+        SamplingParams(),
+        BackendOptions(
+            base_url="http://127.0.0.1:9/v1", api_key_env="SOLBENCH_TEST_KEY", max_retries=0, cache=False
+        ),
+    )
     with pytest.raises(BackendError, match="cannot reach http://127.0.0.1:9/v1"):
         list(b.generate(requests_for(task, 1)))
 
@@ -269,7 +305,11 @@ def test_cache_hit_makes_no_request(server, tmp_path, task):
     assert all(c.meta["cached"] and c.prompt_tokens == 100 for c in again)
     # A changed prompt, sampling parameter or sample index is a different completion.
     list(backend(server, tmp_path).generate(requests_for(task, 3, text="Other prompt.")))
-    list(backend(server, tmp_path, sampling=SamplingParams(seed=0, temperature=0.7)).generate(requests_for(task, 1)))
+    list(
+        backend(server, tmp_path, sampling=SamplingParams(seed=0, temperature=0.7)).generate(
+            requests_for(task, 1)
+        )
+    )
     assert len(server.requests) == asked + 3 + 1
     # More samples reuse the first ones.
     list(backend(server, tmp_path).generate(requests_for(task, 3)))
@@ -289,11 +329,34 @@ def test_failed_requests_are_not_cached(server, tmp_path, task):
 
 
 def cli(server, tmp_path, out: Path, *extra: str) -> int:
-    return run_main([
-        "--model", f"openai:{MODEL}", "--base-url", server.url, "--api-key-env", "SOLBENCH_TEST_KEY",
-        "--suite", str(tmp_path / "suite"), "--device", "cpu", "--no-timing", "--trials", "1", "--no-strict",
-        "--samples", "2", "--seed", "0", "--cache-dir", str(tmp_path / "cache"), "--out", str(out), "--quiet", *extra,
-    ])
+    return run_main(
+        [
+            "--model",
+            f"openai:{MODEL}",
+            "--base-url",
+            server.url,
+            "--api-key-env",
+            "SOLBENCH_TEST_KEY",
+            "--suite",
+            str(tmp_path / "suite"),
+            "--device",
+            "cpu",
+            "--no-timing",
+            "--trials",
+            "1",
+            "--no-strict",
+            "--samples",
+            "2",
+            "--seed",
+            "0",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--out",
+            str(out),
+            "--quiet",
+            *extra,
+        ]
+    )
 
 
 def test_end_to_end_run_and_rerun_without_requests(server, tmp_path, task, capsys):
@@ -328,7 +391,9 @@ def test_cli_auth_error_stops_before_evaluating(server, tmp_path, task, monkeypa
     assert not (tmp_path / "run" / "results.jsonl").exists()
 
 
-def test_an_unreachable_server_stops_the_run_quickly_and_leaves_no_run_directory(tmp_path, monkeypatch, data_dir):
+def test_an_unreachable_server_stops_the_run_quickly_and_leaves_no_run_directory(
+    tmp_path, monkeypatch, data_dir
+):
     import time
 
     from benchmark.evaluate.harness import EvalConfig
@@ -337,9 +402,14 @@ def test_an_unreachable_server_stops_the_run_quickly_and_leaves_no_run_directory
     monkeypatch.setenv("SOLBENCH_TEST_KEY", KEY)
     out = tmp_path / "run"
     config = RunConfig(
-        model=f"openai:{MODEL}", out=out, suite=str(data_dir / "suite"), eval=EvalConfig(measure=False),
-        progress=False, backend=BackendOptions(
-            base_url="http://127.0.0.1:9/v1", api_key_env="SOLBENCH_TEST_KEY", cache=False),  # default retries
+        model=f"openai:{MODEL}",
+        out=out,
+        suite=str(data_dir / "suite"),
+        eval=EvalConfig(measure=False),
+        progress=False,
+        backend=BackendOptions(
+            base_url="http://127.0.0.1:9/v1", api_key_env="SOLBENCH_TEST_KEY", cache=False
+        ),  # default retries
     )
     t0 = time.monotonic()
     with pytest.raises(BackendError, match="cannot reach http://127.0.0.1:9/v1"):

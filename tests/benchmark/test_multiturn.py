@@ -59,9 +59,13 @@ class ScriptedBackend(Backend):
             self.requests.append(req)
             role = self.script[req.sample]
             if role == "fix":
-                yield Completion(req, answer(2 if req.turn > 1 else 3), prompt_tokens=50, completion_tokens=20)
+                yield Completion(
+                    req, answer(2 if req.turn > 1 else 3), prompt_tokens=50, completion_tokens=20
+                )
             elif role == "prose":
-                yield Completion(req, "I do not know how to write this kernel.", prompt_tokens=50, completion_tokens=9)
+                yield Completion(
+                    req, "I do not know how to write this kernel.", prompt_tokens=50, completion_tokens=9
+                )
             else:
                 yield Completion(req, "", error="request timed out after 600 s (9 attempts)")
 
@@ -85,7 +89,12 @@ def config(tmp_path, suite, turns=3, samples=3) -> RunConfig:
     # Plain-PyTorch answers, judged without anti-cheat rules and timing: fast and C++-free.
     fast = EvalConfig(device="cpu", trials=1, measure=False, strict=False, cache_dir=tmp_path / "cache")
     return RunConfig(
-        model="scripted", out=tmp_path / "run", suite=str(suite), eval=fast, progress=False, turns=turns,
+        model="scripted",
+        out=tmp_path / "run",
+        suite=str(suite),
+        eval=fast,
+        progress=False,
+        turns=turns,
         sampling=SamplingParams(samples=samples),
     )
 
@@ -98,8 +107,11 @@ def test_fail_feedback_fix_and_stop(tmp_path, suite, scripted, monkeypatch):
     summary = run(config(tmp_path, suite))
     got = {(r["sample"], r["turn"]): r["verdict"] for r in records(tmp_path)}
     assert got == {
-        (0, 1): "incorrect", (0, 2): "pass",  # fixed after feedback; no third turn
-        (1, 1): "no_code", (1, 2): "no_code", (1, 3): "no_code",  # stopped by the turn cap
+        (0, 1): "incorrect",
+        (0, 2): "pass",  # fixed after feedback; no third turn
+        (1, 1): "no_code",
+        (1, 2): "no_code",
+        (1, 3): "no_code",  # stopped by the turn cap
         (2, 1): "no_code",  # a backend failure gets no feedback turn
     }
     asked = {(r.sample, r.turn): r for r in scripted.requests}
@@ -115,13 +127,24 @@ def test_fail_feedback_fix_and_stop(tmp_path, suite, scripted, monkeypatch):
     assert "does not match the reference" in feedback and "0 of 2 checks passed" in feedback  # + large inputs
     assert "max absolute error" in feedback and "attempt 2 of 3" in feedback
     third = asked[(1, 3)].messages
-    assert len(third) == 6 and "No usable code" in third[5]["content"] and "last attempt" in third[5]["content"]
+    assert (
+        len(third) == 6 and "No usable code" in third[5]["content"] and "last attempt" in third[5]["content"]
+    )
 
     turns = summary["turns"]
-    assert [turns[t]["pass_rate"] for t in ("1", "2", "3")] == [0.0, pytest.approx(1 / 3), pytest.approx(1 / 3)]
+    assert [turns[t]["pass_rate"] for t in ("1", "2", "3")] == [
+        0.0,
+        pytest.approx(1 / 3),
+        pytest.approx(1 / 3),
+    ]
     assert [turns[t]["evaluated"] for t in ("1", "2", "3")] == [3, 2, 1]
     assert summary["metrics"]["overall"]["avg_at_k"] == pytest.approx(1 / 3)
-    assert summary["usage"] == {"prompt_tokens": 250, "completion_tokens": 67, "completions": 6, "from_cache": 0}
+    assert summary["usage"] == {
+        "prompt_tokens": 250,
+        "completion_tokens": 67,
+        "completions": 6,
+        "from_cache": 0,
+    }
     assert "after turn: 1: pass 0.000" in runner.format_table(summary)
     # Timing is off: after turn 1 nothing is correct (fast_1 is known, 0); from turn 2 a correct sample
     # has no speedup, so fast_1 was not measured.
@@ -130,7 +153,9 @@ def test_fail_feedback_fix_and_stop(tmp_path, suite, scripted, monkeypatch):
 
     # Rerunning resumes: nothing is generated or evaluated again.
     scripted.requests.clear()
-    monkeypatch.setattr(runner.Verifier, "submit_request", lambda *a, **k: pytest.fail("re-evaluated a finished turn"))
+    monkeypatch.setattr(
+        runner.Verifier, "submit_request", lambda *a, **k: pytest.fail("re-evaluated a finished turn")
+    )
     again = run(config(tmp_path, suite))
     assert scripted.requests == []
     assert again["turns"] == summary["turns"]
@@ -143,7 +168,11 @@ def test_resume_rebuilds_the_conversation(tmp_path, suite, scripted):
     original = {(r.sample, r.turn): r.messages for r in scripted.requests}
     # A kill before the last turn's verdict was written: drop it, and run again.
     results = tmp_path / "run" / "results.jsonl"
-    kept = [line for line in results.read_text().splitlines() if not ('"sample": 1' in line and '"turn": 3' in line)]
+    kept = [
+        line
+        for line in results.read_text().splitlines()
+        if not ('"sample": 1' in line and '"turn": 3' in line)
+    ]
     results.write_text("\n".join(kept) + "\n")
     scripted.requests.clear()
     run(cfg)
@@ -165,10 +194,15 @@ def test_a_later_run_with_another_turn_cap_is_refused(tmp_path, suite, scripted)
 
 def test_replay_turns_without_prompts(tmp_path, suite):
     replay = tmp_path / "replay.jsonl"
-    replay.write_text("\n".join(json.dumps(r) for r in [
-        {"task_id": "level1/double", "sample": 0, "turn": 1, "completion": "no idea"},
-        {"task_id": "level1/double", "sample": 0, "turn": 2, "completion": "still no idea"},
-    ]))
+    replay.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"task_id": "level1/double", "sample": 0, "turn": 1, "completion": "no idea"},
+                {"task_id": "level1/double", "sample": 0, "turn": 2, "completion": "still no idea"},
+            ]
+        )
+    )
     cfg = RunConfig(**{**config(tmp_path, suite, turns=2, samples=1).__dict__, "model": f"replay:{replay}"})
     summary = run(cfg)
     assert [(r["turn"], r["verdict"]) for r in records(tmp_path)] == [(1, "no_code"), (2, "no_code")]
@@ -188,8 +222,11 @@ def turn_verdict(task: str, sample: int, turn: int, ok: bool, speedup: float | N
 
 
 def test_per_turn_metrics_count_broken_tasks_and_leave_untimed_fast_1_unknown():
-    verdicts = [turn_verdict("a", 0, 1, False), turn_verdict("a", 0, 2, True),
-                turn_verdict("a", 1, 1, True, speedup=1.5)]
+    verdicts = [
+        turn_verdict("a", 0, 1, False),
+        turn_verdict("a", 0, 2, True),
+        turn_verdict("a", 1, 1, True, speedup=1.5),
+    ]
     timed = per_turn_metrics(verdicts, (1,), broken=["b"], samples_per_task=2)
     # a broken task counts as 2 failed samples at every turn, as in the overall metrics
     assert [timed[t]["pass_rate"] for t in ("1", "2")] == [0.25, 0.5]
@@ -223,4 +260,7 @@ def test_open_samples_go_on_after_an_unfinished_turn_only():
     }
     assert list(open_samples(1, ["a"], 4, judged)) == [("a", 3)]
     assert list(open_samples(2, ["a"], 4, judged)) == [("a", 1)]
-    assert list(open_samples(2, ["a"], 4, judged, finished=lambda v: not v.flags and v.correct)) == [("a", 0), ("a", 1)]
+    assert list(open_samples(2, ["a"], 4, judged, finished=lambda v: not v.flags and v.correct)) == [
+        ("a", 0),
+        ("a", 1),
+    ]

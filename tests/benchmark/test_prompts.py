@@ -33,9 +33,13 @@ def get_init_inputs():
     return []
 """
 H200 = {  # a benchmark.evaluate.device_profile record plus what torch reports
-    "gpu": "NVIDIA H200", "bandwidth": 4.3e12, "matmul": {"float32": 5.1e13, "tf32": 4.0e14, "bfloat16": 7.9e14,
-                                                          "float16": 7.9e14},
-    "measured": "2026-01-01", "method": "copy + matmul", "multi_processor_count": 132, "total_memory": 150 * 2**30,
+    "gpu": "NVIDIA H200",
+    "bandwidth": 4.3e12,
+    "matmul": {"float32": 5.1e13, "tf32": 4.0e14, "bfloat16": 7.9e14, "float16": 7.9e14},
+    "measured": "2026-01-01",
+    "method": "copy + matmul",
+    "multi_processor_count": 132,
+    "total_memory": 150 * 2**30,
 }
 
 
@@ -66,8 +70,14 @@ def test_one_shot_triton_with_scaffold_and_gpu(task):
     text = user_text(task, name="one-shot", backend="triton", reasoning=True, gpu=H200)
     assert "worked example" in text and "swish_residual_kernel" in text and "@triton.jit" in text
     assert "load_inline" not in text
-    for step in ("Semantic decomposition", "Scalar math", "Shape computation", "Index mapping", "Boundary handling",
-                 "Error pre-analysis"):
+    for step in (
+        "Semantic decomposition",
+        "Scalar math",
+        "Shape computation",
+        "Index mapping",
+        "Boundary handling",
+        "Error pre-analysis",
+    ):
         assert step in text
     assert "Target GPU: NVIDIA H200, 132 streaming multiprocessors, about 4300 GB/s" in text
     assert text.index("worked example") < text.index("Target GPU") < text.index("level1/relu")
@@ -82,7 +92,10 @@ def test_one_shot_cuda_example(task):
     ("profile", "expected"),
     [
         (H200, {"name": "NVIDIA H200", "sms": 132, "bandwidth_gbs": 4300.0, "memory_gib": 150.0}),
-        ({"name": "Test GPU", "sms": 8, "bandwidth_gbs": 100}, {"name": "Test GPU", "sms": 8, "bandwidth_gbs": 100}),
+        (
+            {"name": "Test GPU", "sms": 8, "bandwidth_gbs": 100},
+            {"name": "Test GPU", "sms": 8, "bandwidth_gbs": 100},
+        ),
         ({"name": "Bare GPU"}, {"name": "Bare GPU", "sms": None, "bandwidth_gbs": None}),
     ],
 )
@@ -102,8 +115,10 @@ def test_bare_gpu_block_renders(task):
 
 def test_user_template_extending_base(task, tmp_path):
     path = tmp_path / "mine.j2"
-    path.write_text('{% extends "base.j2" %}\n{% block intro %}Make {{ task.name }} fast on {{ backend }}.\n\n'
-                    '{% endblock %}\n')
+    path.write_text(
+        '{% extends "base.j2" %}\n{% block intro %}Make {{ task.name }} fast on {{ backend }}.\n\n'
+        "{% endblock %}\n"
+    )
     text = user_text(task, name=str(path), backend="triton")
     assert text.startswith("Make relu fast on triton.\n\n") and "@triton.jit" in text and TASK.strip() in text
 
@@ -140,7 +155,10 @@ def test_describe_hashes_the_templates(tmp_path):
     path.write_text("A {{ task.id }}")
     first = PromptBuilder(PromptConfig(name=str(path))).describe()
     path.write_text("B {{ task.id }}")
-    assert PromptBuilder(PromptConfig(name=str(path))).describe()["templates_sha256"] != first["templates_sha256"]
+    assert (
+        PromptBuilder(PromptConfig(name=str(path))).describe()["templates_sha256"]
+        != first["templates_sha256"]
+    )
     assert PromptBuilder(PromptConfig()).describe()["prompt"] == "zero-shot"
 
 
@@ -151,18 +169,39 @@ def verdict(status: Status, **kw) -> Verdict:
 @pytest.mark.parametrize(
     ("v", "needles"),
     [
-        (verdict(Status.COMPILE_ERROR, error="build failed:\nk.cu(3): error: identifier \"foo\" is undefined"),
-         ["did not build", 'identifier "foo" is undefined', "Fix it"]),
-        (verdict(Status.RUNTIME_ERROR, error="RuntimeError: CUDA error: an illegal memory access"),
-         ["raised an error", "illegal memory access"]),
-        (verdict(Status.INCORRECT, error="output: 10 of 4096 elements differ; first at index [3, 7]",
-                 correctness=Correctness(trials=5, passed=2, max_abs_err=0.25, max_rel_err=1.5)),
-         ["does not match", "2 of 5 checks passed", "max absolute error 0.25", "max relative error 1.5",
-          "first at index [3, 7]"]),
+        (
+            verdict(
+                Status.COMPILE_ERROR, error='build failed:\nk.cu(3): error: identifier "foo" is undefined'
+            ),
+            ["did not build", 'identifier "foo" is undefined', "Fix it"],
+        ),
+        (
+            verdict(Status.RUNTIME_ERROR, error="RuntimeError: CUDA error: an illegal memory access"),
+            ["raised an error", "illegal memory access"],
+        ),
+        (
+            verdict(
+                Status.INCORRECT,
+                error="output: 10 of 4096 elements differ; first at index [3, 7]",
+                correctness=Correctness(trials=5, passed=2, max_abs_err=0.25, max_rel_err=1.5),
+            ),
+            [
+                "does not match",
+                "2 of 5 checks passed",
+                "max absolute error 0.25",
+                "max relative error 1.5",
+                "first at index [3, 7]",
+            ],
+        ),
         (verdict(Status.CHEAT, flags=("aten_compute_op", "side_stream")), ["aten_compute_op, side_stream"]),
-        (verdict(Status.TIMEOUT, error="timed out after 300 s"), ["did not finish in time", "timed out after 300 s"]),
-        (verdict(Status.NO_CODE, error="no code block and no ModelNew in the completion"),
-         ["No usable code", "no code block"]),
+        (
+            verdict(Status.TIMEOUT, error="timed out after 300 s"),
+            ["did not finish in time", "timed out after 300 s"],
+        ),
+        (
+            verdict(Status.NO_CODE, error="no code block and no ModelNew in the completion"),
+            ["No usable code", "no code block"],
+        ),
         (verdict(Status.PASS, speedup=0.8), ["is correct, at 0.80x", "Make it faster"]),
     ],
     ids=lambda x: x.status.value if isinstance(x, Verdict) else None,
@@ -170,7 +209,9 @@ def verdict(status: Status, **kw) -> Verdict:
 def test_feedback_by_status(task, v, needles):
     builder = PromptBuilder(PromptConfig(backend="triton"))
     first = builder.first_turn(task)
-    messages = builder.next_turn(first, "<think>long musing</think>\nMy answer:\n```python\nx = 1\n```", v, turns=3)
+    messages = builder.next_turn(
+        first, "<think>long musing</think>\nMy answer:\n```python\nx = 1\n```", v, turns=3
+    )
     assert messages[:2] == first
     assert messages[2] == {"role": "assistant", "content": "My answer:\n```python\nx = 1\n```"}
     feedback = messages[3]
@@ -188,7 +229,9 @@ def test_last_turn_says_so(task):
 
 def test_empty_answer_is_kept_as_a_placeholder(task):
     builder = PromptBuilder(PromptConfig())
-    messages = builder.next_turn(builder.first_turn(task), "<think>ran out of tokens", verdict(Status.NO_CODE), 2)
+    messages = builder.next_turn(
+        builder.first_turn(task), "<think>ran out of tokens", verdict(Status.NO_CODE), 2
+    )
     assert messages[2]["content"] == "(no answer)"
 
 
@@ -206,7 +249,11 @@ def test_trim_error_keeps_head_and_tail():
 def test_raw_cuda_prompt_teaches_the_helper():
     from benchmark.evaluate.anticheat.static import analyze
 
-    rules = PromptBuilder(PromptConfig(name="one-shot", backend="cuda-raw")).env.get_template("rules_cuda-raw.j2").render()
+    rules = (
+        PromptBuilder(PromptConfig(name="one-shot", backend="cuda-raw"))
+        .env.get_template("rules_cuda-raw.j2")
+        .render()
+    )
     assert "compile_cuda" in rules and "PPq" in rules
     assert analyze(example_answer("cuda-raw")) == []  # the worked example itself is legal
 
@@ -223,7 +270,9 @@ def example_task(tmp_path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["example_task.j2", "example_cuda.j2", "example_triton.j2", "example_cuda-raw.j2"])
+@pytest.mark.parametrize(
+    "name", ["example_task.j2", "example_cuda.j2", "example_triton.j2", "example_cuda-raw.j2"]
+)
 def test_examples_are_verbatim(name):
     raw = (TEMPLATE_DIR / name).read_text()
     env = PromptBuilder(PromptConfig()).env

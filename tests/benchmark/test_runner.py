@@ -20,7 +20,9 @@ def suite_dir(data_dir):
 
 
 def config(tmp_path, suite_dir, fast_eval, model="reference", **kw):
-    return RunConfig(model=model, out=tmp_path / "run", suite=str(suite_dir), eval=fast_eval, progress=False, **kw)
+    return RunConfig(
+        model=model, out=tmp_path / "run", suite=str(suite_dir), eval=fast_eval, progress=False, **kw
+    )
 
 
 def test_reference_run_passes_and_resumes(tmp_path, suite_dir, fast_eval, monkeypatch):
@@ -63,9 +65,12 @@ def test_replay_run_mixed_verdicts(tmp_path, suite_dir, data_dir, fast_eval):
             for r in [
                 {"task_id": "level1/scale_shift", "completion": f"Here you go:\n```python\n{correct}```"},
                 {"task_id": "level1/scale_shift", "completion": "I cannot do that."},
-                {"task": "row_sum", "completion": "```python\nimport torch\nclass ModelNew(torch.nn.Module):\n"
-                 "    def __init__(self, dim):\n        super().__init__()\n"
-                 "    def forward(self, x):\n        return x.sum(-1) + 1\n```"},
+                {
+                    "task": "row_sum",
+                    "completion": "```python\nimport torch\nclass ModelNew(torch.nn.Module):\n"
+                    "    def __init__(self, dim):\n        super().__init__()\n"
+                    "    def forward(self, x):\n        return x.sum(-1) + 1\n```",
+                },
             ]
         )
     )
@@ -82,8 +87,12 @@ def test_replay_run_mixed_verdicts(tmp_path, suite_dir, data_dir, fast_eval):
 
 def test_replay_lines_outside_the_selection_are_named(tmp_path, suite_dir, fast_eval, caplog):
     replay = tmp_path / "replay.jsonl"
-    replay.write_text("\n".join(json.dumps({"task_id": t, "completion": "no code"}) for t in
-                                ("level1/scale_shift", "level1/not_in_the_suite", "level9/typo")))
+    replay.write_text(
+        "\n".join(
+            json.dumps({"task_id": t, "completion": "no code"})
+            for t in ("level1/scale_shift", "level1/not_in_the_suite", "level9/typo")
+        )
+    )
     cfg = config(tmp_path, suite_dir, fast_eval, model=f"replay:{replay}", tasks=("scale_shift",))
     with caplog.at_level("WARNING", logger="benchmark.runner"):
         run(cfg)
@@ -108,7 +117,11 @@ def test_broken_task_does_not_stop_the_run(tmp_path, data_dir, fast_eval):
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [("", "holds no completions"), ("not json at all\n", "not valid JSON"), ('{"task_id": 3}\n', "needs string fields")],
+    [
+        ("", "holds no completions"),
+        ("not json at all\n", "not valid JSON"),
+        ('{"task_id": 3}\n', "needs string fields"),
+    ],
 )
 def test_bad_replay_files(tmp_path, content, message):
     replay = tmp_path / "r.jsonl"
@@ -132,7 +145,10 @@ def test_only_the_reference_backend_is_trusted(tmp_path):
 def test_cli_reports_bad_replay_as_usage_error(tmp_path, capsys):
     replay = tmp_path / "r.jsonl"
     replay.write_text("garbage")
-    assert run_main(["--model", f"replay:{replay}", "--device", "cpu", "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    assert (
+        run_main(["--model", f"replay:{replay}", "--device", "cpu", "--out", str(tmp_path / "o"), "--quiet"])
+        == 2
+    )
     assert "not valid JSON" in capsys.readouterr().err
 
 
@@ -146,7 +162,9 @@ def test_cli_help(capsys):
 def test_resume_refuses_a_changed_suite_or_model(tmp_path, suite_dir, fast_eval):
     suite = tmp_path / "suite"
     shutil.copytree(suite_dir, suite)
-    cfg = dataclasses.replace(config(tmp_path, suite_dir, fast_eval, tasks=("scale_shift",)), suite=str(suite))
+    cfg = dataclasses.replace(
+        config(tmp_path, suite_dir, fast_eval, tasks=("scale_shift",)), suite=str(suite)
+    )
     run(cfg)
     task = suite / "level1" / "scale_shift.py"
     task.write_text(task.read_text() + "\n# edited\n")

@@ -24,8 +24,11 @@ SLOW = "import torch\nimport time\nclass ModelNew(torch.nn.Module):\n    def for
 @pytest.fixture
 def service(data_dir, fast_eval):
     cfg = dataclasses.replace(fast_eval, measure=False, strict=False)
-    svc = Service(ServeConfig(port=0, token=TOKEN, max_body=20_000, capacity=2),
-                  Verifier(VerifierConfig(eval=cfg, build_workers=1)), str(data_dir / "suite"))
+    svc = Service(
+        ServeConfig(port=0, token=TOKEN, max_body=20_000, capacity=2),
+        Verifier(VerifierConfig(eval=cfg, build_workers=1)),
+        str(data_dir / "suite"),
+    )
     thread = threading.Thread(target=svc.serve_forever, daemon=True)
     thread.start()
     yield svc
@@ -37,8 +40,12 @@ def service(data_dir, fast_eval):
 
 def post(url, payload, token=TOKEN, raw=None):
     data = raw if raw is not None else json.dumps(payload).encode()
-    req = urllib.request.Request(url + "/verify", data=data, method="POST",
-                                 headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url + "/verify",
+        data=data,
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=300) as resp:
             return resp.status, json.loads(resp.read()), resp.headers
@@ -93,7 +100,9 @@ def test_the_client_has_the_verifiers_api(service, data_dir):
 def test_drain_finishes_accepted_work(service):
     answers = []
     worker = threading.Thread(
-        target=lambda: answers.append(post(service.url, {"items": [{"task_id": "level1/scale_shift", "code": SLOW}]}))
+        target=lambda: answers.append(
+            post(service.url, {"items": [{"task_id": "level1/scale_shift", "code": SLOW}]})
+        )
     )
     worker.start()
     time.sleep(0.5)
@@ -107,4 +116,6 @@ def test_drain_finishes_accepted_work(service):
 
 def test_token_is_mandatory(data_dir, fast_eval):
     with pytest.raises(ValueError, match="SOLBENCH_TOKEN"):
-        Service(ServeConfig(port=0, token=""), Verifier(VerifierConfig(eval=fast_eval)), str(data_dir / "suite"))
+        Service(
+            ServeConfig(port=0, token=""), Verifier(VerifierConfig(eval=fast_eval)), str(data_dir / "suite")
+        )

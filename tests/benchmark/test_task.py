@@ -16,8 +16,15 @@ def test_a_staged_task_is_the_same_task_in_a_file_of_its_own(data_dir, tmp_path)
     task = load_task(original, root=suite)
     original.unlink()
     staged = stage_task(task, tmp_path / "node")
-    assert staged.path.is_file() and staged.path.is_relative_to(tmp_path / "node") and staged.name == task.name
-    assert (staged.task_id, staged.level, staged.meta, staged.hash) == ("level1/scale_shift", 1, task.meta, task.hash)
+    assert (
+        staged.path.is_file() and staged.path.is_relative_to(tmp_path / "node") and staged.name == task.name
+    )
+    assert (staged.task_id, staged.level, staged.meta, staged.hash) == (
+        "level1/scale_shift",
+        1,
+        task.meta,
+        task.hash,
+    )
     assert staged.load_module().get_inputs()[0].shape == (64, 33)
     assert stage_task(task, tmp_path / "node") == staged  # once written, reused
     other = stage_task(dataclasses.replace(task, source=task.source + "\n# changed\n"), tmp_path / "node")

@@ -48,10 +48,18 @@ def make_task(folder: Path, name: str = "scale", source: str = SCALE_TASK) -> Ta
     return load_task(path, root=Path(folder))
 
 
-TINY = SizeConfig(target_ms=0.001, widths=(8, 12, 16), batches=(2,), min_rows=16, max_rows=32, row_multiple=8,
-                  alt_rows=(5, 7), alt_batches=(2, 1), alt_widths=(6, 10))
+TINY = SizeConfig(
+    target_ms=0.001,
+    widths=(8, 12, 16),
+    batches=(2,),
+    min_rows=16,
+    max_rows=32,
+    row_multiple=8,
+    alt_rows=(5, 7),
+    alt_batches=(2, 1),
+    alt_widths=(6, 10),
+)
 BROKEN = "# BROKEN"
-
 
 
 def plain_candidate(task_source: str, broken: bool = False) -> str:
@@ -78,12 +86,19 @@ class FakeVerifier:
         def answer():
             ok = bool(code) and BROKEN not in code and "ModelNew" in code
             stats = TimingStats(5, 1.0, 1.0, 0.0, 1.0, 1.0, 0.01) if self.measure else None
-            future.set_result(Verdict(
-                task_id=task.task_id, status=Status.PASS if ok else Status.INCORRECT, sample=kw.get("sample", 0),
-                turn=kw.get("turn", 1), model=kw.get("model", ""), strict=False,
-                speedup=self.speedup if (ok and self.measure) else None, candidate_time=stats,
-                error=None if ok else "trial 0: output: 3 of 8 elements differ",
-            ))
+            future.set_result(
+                Verdict(
+                    task_id=task.task_id,
+                    status=Status.PASS if ok else Status.INCORRECT,
+                    sample=kw.get("sample", 0),
+                    turn=kw.get("turn", 1),
+                    model=kw.get("model", ""),
+                    strict=False,
+                    speedup=self.speedup if (ok and self.measure) else None,
+                    candidate_time=stats,
+                    error=None if ok else "trial 0: output: 3 of 8 elements differ",
+                )
+            )
 
         threading.Thread(target=answer, daemon=True).start()
         return future
@@ -109,6 +124,9 @@ class FakeTeacher:
             return [], [Skip(task.task_id, "fake", "a", "extern_kernel", "extern_kernels.mm")]
         cands = [Candidate(task.task_id, "fake", plain_candidate(task.source), variant="a")]
         if i % 3 == 0:
-            cands.append(Candidate(task.task_id, "fake", plain_candidate(task.source, broken=True), variant="b",
-                                   sample=1))
+            cands.append(
+                Candidate(
+                    task.task_id, "fake", plain_candidate(task.source, broken=True), variant="b", sample=1
+                )
+            )
         return cands, []

@@ -48,13 +48,18 @@ def test_unknown_keys_and_bad_values_are_explained(tmp_path):
 def test_a_value_of_the_wrong_type_names_its_field(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("device: cpu\nteacher: {kind: none}\nverify: {trials: '3'}\n")
-    with pytest.raises(ConfigError, match=r"bad.yaml.verify.trials: input should be a valid integer, got '3'"):
+    with pytest.raises(
+        ConfigError, match=r"bad.yaml.verify.trials: input should be a valid integer, got '3'"
+    ):
         load_config(bad)
     bad.write_text("device: cpu\nteacher: {kind: none}\nsize: {widths: [8, 1.5]}\n")
     with pytest.raises(ConfigError, match=r"bad.yaml.size.widths.1: input should be a valid integer"):
         load_config(bad)
     bad.write_text("device: cpu\nteacher: {kind: none}\nsynthesis: {imports: [{path: /x, pfx: a}]}\n")
-    with pytest.raises(ConfigError, match=r"unknown keys \['pfx'\] in bad.yaml.synthesis.imports.0; it knows \['path', 'prefix'\]"):
+    with pytest.raises(
+        ConfigError,
+        match=r"unknown keys \['pfx'\] in bad.yaml.synthesis.imports.0; it knows \['path', 'prefix'\]",
+    ):
         load_config(bad)
     bad.write_text("device: cpu\nteacher: {kind: none}\nscreen: {program_threshold: 1}\n")
     assert load_config(bad).screen.program_threshold == 1.0  # an int is a float
@@ -62,8 +67,10 @@ def test_a_value_of_the_wrong_type_names_its_field(tmp_path):
 
 def test_lists_become_tuples_and_nested_configs_are_typed(tmp_path):
     path = tmp_path / "c.yaml"
-    path.write_text("device: cpu\nteacher: {kind: none}\nsize: {widths: [8, 16]}\n"
-                    "synthesis: {variants: {count: 2, families: [activation]}, imports: [{path: /x}]}\n")
+    path.write_text(
+        "device: cpu\nteacher: {kind: none}\nsize: {widths: [8, 16]}\n"
+        "synthesis: {variants: {count: 2, families: [activation]}, imports: [{path: /x}]}\n"
+    )
     config = load_config(path)
     assert config.size.widths == (8, 16) and config.synthesis.variants.families == ("activation",)
     assert config.synthesis.imports[0].path == "/x" and config.synthesis.imports[0].prefix is None

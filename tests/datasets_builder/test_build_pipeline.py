@@ -30,7 +30,9 @@ from datasets_builder.synth_variants import VariantConfig
 
 def config(**kw) -> BuildConfig:
     base = BuildConfig(
-        seed=7, device="cpu", size=TINY,
+        seed=7,
+        device="cpu",
+        size=TINY,
         synthesis=SynthesisConfig(
             variants=VariantConfig(count=4, families=("activation", "elementwise", "binary", "scan")),
             compose=ComposeConfig(count=5, linear=False),
@@ -46,8 +48,14 @@ def config(**kw) -> BuildConfig:
 
 def run(out, cfg=None, teacher=None, verifier=None, timing=None):
     cfg = cfg or replace(config(), output=OutputConfig(export_suite=False))
-    return Builder(cfg, out, offline_teacher=teacher or FakeTeacher(), verifier=verifier or FakeVerifier(),
-                   timing_verifier=timing or FakeVerifier(measure=True), progress=False).run()
+    return Builder(
+        cfg,
+        out,
+        offline_teacher=teacher or FakeTeacher(),
+        verifier=verifier or FakeVerifier(),
+        timing_verifier=timing or FakeVerifier(measure=True),
+        progress=False,
+    ).run()
 
 
 @pytest.fixture(scope="module")
@@ -64,14 +72,19 @@ def test_every_stage_produced_its_output(built):
     assert (out / "dataset" / "README.md").is_file() and (out / "suite" / "README.md").is_file()
     assert json.loads((out / "build_stats.json").read_text())["splits"] == stats["splits"]
     sol = stats["solutions"]
-    assert stats["tasks"]["candidates"] == 11 and sol["tasks_processed"] == len(teacher.seen) + sol["tasks_invalid"]
+    assert (
+        stats["tasks"]["candidates"] == 11
+        and sol["tasks_processed"] == len(teacher.seen) + sol["tasks_invalid"]
+    )
     n = len(teacher.seen)
     unanswered = n // 4
     broken = sum(1 for i in range(1, n + 1) if i % 3 == 0 and i % 4 != 0)
     assert sol["kept_solutions"] == sol["tasks_with_solution"] == n - unanswered > 0
     assert sol["candidates_by_status"] == {"pass": n - unanswered, "incorrect": broken}
     assert sol["teacher_skips"] == ({"extern_kernel": unanswered} if unanswered else {})
-    assert stats["splits"]["sft"] == sol["tasks_with_solution"]  # one target per task: each pool has one entry
+    assert (
+        stats["splits"]["sft"] == sol["tasks_with_solution"]
+    )  # one target per task: each pool has one entry
     assert stats["splits"]["rl_prompts"] == sol["tasks_valid"] == stats["splits"]["tasks"]
     assert sol["speedup"]["timed"] == 2 and sol["speedup"]["median"] == 1.25
     assert stats["time"]["total_s"] > 0
@@ -82,7 +95,12 @@ def test_round_trip_with_load_dataset_and_the_sft_loader(built):
 
     out, result, _ = built
     names = datasets.get_dataset_config_names(str(out / "dataset"))
-    assert sorted(names) == ["rft", "rl_prompts", "sft", "tasks"]  # no repair rows in this build, so no repair file
+    assert sorted(names) == [
+        "rft",
+        "rl_prompts",
+        "sft",
+        "tasks",
+    ]  # no repair rows in this build, so no repair file
     ds = {name: datasets.load_dataset(str(out / "dataset"), name, split="train") for name in names}
     assert len(ds["sft"]) == result.stats["splits"]["sft"]
     assert len(datasets.load_dataset(str(out / "dataset"), split="train")) == len(ds["sft"])  # the default
@@ -106,8 +124,17 @@ def test_card_metadata_and_statistics(built):
     configs = {c["config_name"]: c for c in head["configs"]}
     assert set(configs) == {"sft", "rft", "rl_prompts", "tasks"} and configs["sft"]["default"]
     assert all([d["split"] for d in c["data_files"]] == ["train"] for c in configs.values())
-    for section in ("## Configurations", "### Tasks per level", "### Tasks per family", "### Tasks per dtype", "## Teacher",
-                    "## Speedup of the timed solutions", "## Decontamination audit", "## Schema", "## License"):
+    for section in (
+        "## Configurations",
+        "### Tasks per level",
+        "### Tasks per family",
+        "### Tasks per dtype",
+        "## Teacher",
+        "## Speedup of the timed solutions",
+        "## Decontamination audit",
+        "## Schema",
+        "## License",
+    ):
         assert section in text, section
     audit = result.stats["decontamination_tasks"]
     assert f"| tasks | {audit['candidates']} | {audit['removed']} |" in text
@@ -130,8 +157,11 @@ def test_resume_after_a_simulated_kill(tmp_path):
     second = FakeTeacher()
     result = run(tmp_path, teacher=second)
     assert not set(second.seen) & set(killer.seen)  # finished tasks were not redone
-    records = [json.loads(line) for line in (tmp_path / "state" / "tasks.jsonl").read_text().splitlines()
-               if line.strip().endswith("}")]
+    records = [
+        json.loads(line)
+        for line in (tmp_path / "state" / "tasks.jsonl").read_text().splitlines()
+        if line.strip().endswith("}")
+    ]
     ids = [r["task_id"] for r in records]
     assert len(ids) == len(set(ids)) == result.stats["solutions"]["tasks_processed"]
     assert result.stats["time"]["runs"] == 2
@@ -151,6 +181,10 @@ def test_budget_target_stops_scheduling_and_says_so(tmp_path):
 
 def test_mutation_repairs_need_real_kernels(tmp_path):
     """Plain-PyTorch candidates have no kernel to break: no mutant, no repair row, and no error."""
-    result = run(tmp_path, cfg=config(repair=RepairConfig(mutations_per_task=1, max_tasks=3),
-                                      output=OutputConfig(export_suite=False)))
+    result = run(
+        tmp_path,
+        cfg=config(
+            repair=RepairConfig(mutations_per_task=1, max_tasks=3), output=OutputConfig(export_suite=False)
+        ),
+    )
     assert result.stats["solutions"]["mutants"] == {} and result.stats["splits"]["repair"] == 0

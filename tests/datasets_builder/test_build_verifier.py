@@ -26,11 +26,15 @@ from datasets_builder.synth_compose import ComposeConfig
 def test_candidates_go_through_the_real_verifier(tmp_path, monkeypatch):
     monkeypatch.setenv("SOLBENCH_CACHE", str(tmp_path / "cache"))
     config = BuildConfig(
-        seed=1, device="cpu", size=replace(TINY, widths=(8,)),
+        seed=1,
+        device="cpu",
+        size=replace(TINY, widths=(8,)),
         synthesis=SynthesisConfig(compose=ComposeConfig(count=2, linear=False, max_ops=2, seed=2)),
         validation=ValidationStageConfig(fast=True, workers=0),
         teacher=TeacherConfig(kind="none"),
-        verify=VerifyConfig(trials=2, measure=False, strict=False, lanes_per_device=2, build_workers=1, timeout_s=300),
+        verify=VerifyConfig(
+            trials=2, measure=False, strict=False, lanes_per_device=2, build_workers=1, timeout_s=300
+        ),
         timing=TimingStageConfig(subset=1, max_seconds=0.05),
         repair=RepairConfig(mutations_per_task=0),
         output=OutputConfig(export_suite=False),

@@ -24,8 +24,10 @@ def _info(config: str, rows: int, features=FEATURES) -> datasets.DatasetInfo:
 
 
 def test_train_card_metadata_round_trips_through_dataset_card():
-    configs = {"sft": {"data_files": [{"split": "train", "path": "data/sft/train-f-*"}], "default": True},
-               "rl_prompts": {"data_files": [{"split": "train", "path": "data/rl_prompts/train-f-*"}]}}
+    configs = {
+        "sft": {"data_files": [{"split": "train", "path": "data/sft/train-f-*"}], "default": True},
+        "rl_prompts": {"data_files": [{"split": "train", "path": "data/rl_prompts/train-f-*"}]},
+    }
     infos = {"sft": _info("sft", 3), "rl_prompts": _info("rl_prompts", 2)}
     counts = {"sft": 3, "rft": 0, "repair": 0, "rl_prompts": 2, "tasks": 0}
     card = train_card({"rft": {"m": 4}}, counts, "Kernels", "apache-2.0", "org/kernels", configs, infos)
@@ -49,6 +51,8 @@ def test_suite_card_names_its_levels():
     card = suite_card(1500, "1.0", "apache-2.0", configs, infos, repo="org/suite")
     data = DatasetCard(str(card)).data
     assert data.size_categories == ["1K<n<10K"] and "benchmark" in data.tags
-    assert data.dataset_info["splits"][0]["name"] == "train"  # one configuration: a mapping, as datasets writes it
+    assert (
+        data.dataset_info["splits"][0]["name"] == "train"
+    )  # one configuration: a mapping, as datasets writes it
     assert data.configs == [{"config_name": "default", "data_files": configs["default"]["data_files"]}]
     assert "--suite hf:org/suite" in card.text and "version 1.0" in card.text

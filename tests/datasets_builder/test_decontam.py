@@ -17,8 +17,29 @@ from datasets_builder.normalize import fingerprint, model_tokens, normalized_tok
 from datasets_builder.sizing import SizeConfig
 from datasets_builder.task_source import render
 
-KEEP_NAMES = {"self", "torch", "nn", "F", "math", "super", "range", "len", "Model", "get_inputs", "get_init_inputs",
-              "get_alt_inputs", "SOLBENCH", "float", "int", "tuple", "list", "min", "max", "sum", "abs"}
+KEEP_NAMES = {
+    "self",
+    "torch",
+    "nn",
+    "F",
+    "math",
+    "super",
+    "range",
+    "len",
+    "Model",
+    "get_inputs",
+    "get_init_inputs",
+    "get_alt_inputs",
+    "SOLBENCH",
+    "float",
+    "int",
+    "tuple",
+    "list",
+    "min",
+    "max",
+    "sum",
+    "abs",
+}
 
 
 class _Rename(ast.NodeTransformer):
@@ -50,14 +71,19 @@ class _ExtraOp(ast.NodeTransformer):
     def visit_FunctionDef(self, node):
         last = node.body[-1]
         if node.name == "forward" and isinstance(last, ast.Return) and not isinstance(last.value, ast.Tuple):
-            last.value = ast.BinOp(ast.Call(ast.parse("torch.tanh", mode="eval").body, [last.value], []),
-                                   ast.Mult(), ast.Constant(1.5))
+            last.value = ast.BinOp(
+                ast.Call(ast.parse("torch.tanh", mode="eval").body, [last.value], []),
+                ast.Mult(),
+                ast.Constant(1.5),
+            )
         return node
 
 
 def _imports_only_modules(src: str) -> bool:
     """Renaming is only a faithful edit when no imported function is called by its bare name."""
-    return not any(isinstance(n, ast.ImportFrom) and n.module not in ("__future__",) for n in ast.parse(src).body)
+    return not any(
+        isinstance(n, ast.ImportFrom) and n.module not in ("__future__",) for n in ast.parse(src).body
+    )
 
 
 def rename(src: str) -> str:
@@ -87,8 +113,14 @@ def everything(src: str) -> str:
     return extra_op(dtype(numbers(rename(reformat(src)))))
 
 
-PLANTS = {"rename": rename, "numbers": numbers, "reformat": reformat, "dtype": dtype, "extra_op": extra_op,
-          "everything": everything}
+PLANTS = {
+    "rename": rename,
+    "numbers": numbers,
+    "reformat": reformat,
+    "dtype": dtype,
+    "extra_op": extra_op,
+    "everything": everything,
+}
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +136,11 @@ def index(suite):
 @pytest.fixture(scope="module")
 def generated():
     size = SizeConfig()
-    specs = (synth_compose.generate(synth_compose.ComposeConfig(count=60, seed=11), size)
-             + synth_blocks.generate(synth_blocks.BlockConfig(count=12, seed=11, kinds=("mlp", "attention", "norm_chain")),
-                                     size))
+    specs = synth_compose.generate(
+        synth_compose.ComposeConfig(count=60, seed=11), size
+    ) + synth_blocks.generate(
+        synth_blocks.BlockConfig(count=12, seed=11, kinds=("mlp", "attention", "norm_chain")), size
+    )
     return [(s.name, render(s)) for s in specs]
 
 
@@ -143,7 +177,9 @@ def test_audit_records_thresholds_and_closest_pairs(index):
     assert audit.program_threshold == PROGRAM_THRESHOLD and audit.model_threshold == MODEL_THRESHOLD
     assert audit.program_ngram == 5 and audit.model_ngram == 3 and audit.suite_tasks == len(index)
     assert audit.unparsable == 1 and audit.removed == 1
-    assert audit.removed_examples[0]["id"] == "copy" and audit.removed_examples[0]["program_similarity"] == 1.0
+    assert (
+        audit.removed_examples[0]["id"] == "copy" and audit.removed_examples[0]["program_similarity"] == 1.0
+    )
     with pytest.raises(ValueError, match="threshold"):
         screen([], index, program_threshold=0.0)
 
@@ -166,9 +202,12 @@ def test_normalization_ignores_names_format_docs_and_dtype_but_not_operators():
     c = a.replace("relu", "sigmoid")
     assert normalized_tokens(a) == normalized_tokens(b)
     assert normalized_tokens(a) != normalized_tokens(c)
-    assert model_tokens(a) == model_tokens(a.replace("y = torch.relu(x * 2.0)\n        return y", "return torch.relu(x * 2.0)"))
+    assert model_tokens(a) == model_tokens(
+        a.replace("y = torch.relu(x * 2.0)\n        return y", "return torch.relu(x * 2.0)")
+    )
     assert "torch" in normalized_tokens("import torch\nx = torch.bfloat16") and ".DTYPE" in normalized_tokens(
-        "import torch\nx = torch.bfloat16")
+        "import torch\nx = torch.bfloat16"
+    )
 
 
 def test_dedup_keeps_shape_variants_but_drops_renamed_copies(generated):

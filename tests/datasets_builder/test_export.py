@@ -25,14 +25,19 @@ MESSAGES = [{"role": "system", "content": "Write kernels."}, {"role": "user", "c
 
 def _rows(config: str, n: int) -> list[dict]:
     answer = [] if config == "rl_prompts" else [{"role": "assistant", "content": "class ModelNew: ..."}]
-    return [row(messages=MESSAGES + answer, task_id=f"gen/{config}_{i}", task_code=SCALE_TASK, source=config)
-            for i in range(n)]
+    return [
+        row(messages=MESSAGES + answer, task_id=f"gen/{config}_{i}", task_code=SCALE_TASK, source=config)
+        for i in range(n)
+    ]
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     rows = {c: _rows(c, i + 1) for i, c in enumerate(CONFIGS)}
-    tasks = [dict.fromkeys(SUITE_FEATURES) | {"code": SCALE_TASK, "level": 1, "name": "scale", "task_id": "gen/scale"}]
+    tasks = [
+        dict.fromkeys(SUITE_FEATURES)
+        | {"code": SCALE_TASK, "level": 1, "name": "scale", "task_id": "gen/scale"}
+    ]
     out = tmp_path_factory.mktemp("export") / "kernels"
     return write_train_folder(out, rows, tasks, {}, "test", "apache-2.0", REPO)
 
@@ -47,10 +52,17 @@ def test_recipes_and_defaults_name_the_builders_repository_configuration_and_spl
 
     assert SFT_RECIPES and RL_RECIPES
     for recipe in map(yaml.safe_load, (p.read_text() for p in SFT_RECIPES)):
-        assert (recipe["dataset_name"], recipe["dataset_config"], recipe["dataset_train_split"]) == (REPO, "sft", SPLIT)
+        assert (recipe["dataset_name"], recipe["dataset_config"], recipe["dataset_train_split"]) == (
+            REPO,
+            "sft",
+            SPLIT,
+        )
     for recipe in map(yaml.safe_load, (p.read_text() for p in RL_RECIPES)):
         assert (recipe["dataset_name"], recipe["dataset_config"], recipe["dataset_train_split"]) == (
-            REPO, "rl_prompts", SPLIT)
+            REPO,
+            "rl_prompts",
+            SPLIT,
+        )
     assert OutputConfig().repo == REPO
     assert _defaults(SFTScriptArguments)["dataset_train_split"] == SPLIT
     rl = _defaults(RLScriptArguments)
@@ -80,11 +92,15 @@ def test_the_rl_recipe_reads_the_rl_prompts(folder, tmp_path):
 
     recipe = yaml.safe_load(RL_RECIPES[0].read_text())
     script_args = RLScriptArguments(
-        dataset_name=str(folder), dataset_config=recipe["dataset_config"],
+        dataset_name=str(folder),
+        dataset_config=recipe["dataset_config"],
         dataset_train_split=recipe["dataset_train_split"],
     )
     config = KernelRLConfig(
-        verifier_cache_dir=str(tmp_path / "cache"), output_dir=str(tmp_path), use_cpu=True, bf16=False,
+        verifier_cache_dir=str(tmp_path / "cache"),
+        output_dir=str(tmp_path),
+        use_cpu=True,
+        bf16=False,
         report_to="none",
     )
     data, tasks = load_rl_prompts(script_args, config)

@@ -83,14 +83,24 @@ def test_memory_order_and_dense():
 
 
 def test_available_options_drop_what_this_torch_lacks():
-    opts = available_options({"compile_threads": 1, "triton.autotune_pointwise": False, "no_such_option": 3,
-                              "triton.no_such_either": 1})
+    opts = available_options(
+        {
+            "compile_threads": 1,
+            "triton.autotune_pointwise": False,
+            "no_such_option": 3,
+            "triton.no_such_either": 1,
+        }
+    )
     assert opts == {"compile_threads": 1, "triton.autotune_pointwise": False}
 
 
 def test_capture_record_round_trip_and_forward_parameters():
-    c = Capture(output_code="x", inputs=(GraphInput("input", "x", order=(1, 0)), GraphInput("size", "x", dim=0)),
-                outputs="tuple", n_outputs=2)
+    c = Capture(
+        output_code="x",
+        inputs=(GraphInput("input", "x", order=(1, 0)), GraphInput("size", "x", dim=0)),
+        outputs="tuple",
+        n_outputs=2,
+    )
     assert Capture.from_dict(c.to_dict()) == c
     src = "class Model:\n    def forward(self, a, b, *rest):\n        pass\n"
     assert forward_parameters(src) == (["a", "b"], "rest")
@@ -98,8 +108,12 @@ def test_capture_record_round_trip_and_forward_parameters():
 
 def test_concrete_signature_of_tensors_and_values():
     sig = concrete_signature([torch.zeros(2, 3, dtype=torch.bfloat16), 4, None, (1, 2)])
-    assert sig == (ArgSignature("tensor", "torch.bfloat16", (2, 3)), ArgSignature("value", value="4"),
-                   ArgSignature("value", value="None"), ArgSignature("value", value="(1, 2)"))
+    assert sig == (
+        ArgSignature("tensor", "torch.bfloat16", (2, 3)),
+        ArgSignature("value", value="4"),
+        ArgSignature("value", value="None"),
+        ArgSignature("value", value="(1, 2)"),
+    )
     with pytest.raises(InductorSkip, match="argument 0 is a object, which dispatch cannot compare"):
         concrete_signature([object()])
     with pytest.raises(InductorSkip, match="signature"):
@@ -114,20 +128,29 @@ def test_check_dispatch_fixes_shared_sizes_where_guards_tell_compilations_apart(
     # two compilations of one rank whose sizes stayed symbolic (a guard on x.shape[0] // 4, say)
     concretes = [tensor(16, 24), tensor(8, 24), tensor(16, 5)]
     assert check_dispatch([tensor(16, None), tensor(8, None)], concretes, [0, 1, 0], ["x"], None) == [
-        tensor(16, None), tensor(8, None)]  # already apart: unchanged
+        tensor(16, None),
+        tensor(8, None),
+    ]  # already apart: unchanged
     narrowed = check_dispatch([tensor(None, None), tensor(None, None)], concretes, [0, 1, 0], ["x"], None)
     assert narrowed == [tensor(16, None), tensor(8, 24)]
-    with pytest.raises(InductorSkip, match=r"input set x: float32\[16, 24\] would run the compilation for "
-                       r"x: float32\[16, 24\], not the one torch.compile chose"):
-        check_dispatch([tensor(None, None), tensor(None, None)], [tensor(16, 24), tensor(16, 24)], [0, 1],
-                       ["x"], None)
+    with pytest.raises(
+        InductorSkip,
+        match=r"input set x: float32\[16, 24\] would run the compilation for "
+        r"x: float32\[16, 24\], not the one torch.compile chose",
+    ):
+        check_dispatch(
+            [tensor(None, None), tensor(None, None)], [tensor(16, 24), tensor(16, 24)], [0, 1], ["x"], None
+        )
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("gelu_ranks", ["x: float32[*, *]", "x: float32[*]", "x: float32[1, *]"]),
-    ("softmax_ranks", ["x: float32[*, 40]", "x: float32[40]"]),
-    ("chunk_sums", ["x: float32[16, *]", "x: float32[8, 24]"]),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("gelu_ranks", ["x: float32[*, *]", "x: float32[*]", "x: float32[1, *]"]),
+        ("softmax_ranks", ["x: float32[*, 40]", "x: float32[40]"]),
+        ("chunk_sums", ["x: float32[16, *]", "x: float32[8, 24]"]),
+    ],
+)
 def test_capture_compiles_once_per_input_signature(name, expected):
     """Dynamo and Inductor for real, Inductor's C++ code generator, no compile: the main inputs and
     each alternate set run the compilation torch.compile picks, and each compilation records the

@@ -46,7 +46,9 @@ def gpu_tasks(tmp_path):
     path = tmp_path / "level2" / "gemm_gelu_softmax_bf16.py"
     path.parent.mkdir()
     path.write_text(GPU_TASK)
-    return [load_task(DATA / f"{n}.py") for n in ("softmax", "ln", "bf16", "linear")] + [load_task(path, root=tmp_path)]
+    return [load_task(DATA / f"{n}.py") for n in ("softmax", "ln", "bf16", "linear")] + [
+        load_task(path, root=tmp_path)
+    ]
 
 
 @pytest.mark.gpu
@@ -62,8 +64,11 @@ def test_inductor_candidates_pass_the_strict_verifier(gpu_tasks, tmp_path):
         candidates += [(task, x) for x in c]
         skips += s
     assert not skips, skips
-    config = VerifierConfig(eval=EvalConfig(device="cuda", measure=False, strict=True, cache_dir=tmp_path / "cache"),
-                            build_workers=2, lanes_per_device=2)
+    config = VerifierConfig(
+        eval=EvalConfig(device="cuda", measure=False, strict=True, cache_dir=tmp_path / "cache"),
+        build_workers=2,
+        lanes_per_device=2,
+    )
     with Verifier(config) as verifier:
         verdicts = [verifier.submit(t, c.code).result() for t, c in candidates]
     failed = [(v.task_id, v.status.value, (v.error or "")[:300]) for v in verdicts if not v.correct]
@@ -74,8 +79,12 @@ def test_inductor_candidates_pass_the_strict_verifier(gpu_tasks, tmp_path):
 
 # Suite tasks whose alternate inputs have another rank, a size-1 dim or another loop trip count: the
 # single-compilation translation failed them on the H200 on 2026-12-01; each needs several compilations.
-PER_SIGNATURE_TASKS = ("level1/diag_embed_bf16", "level2/gelu_tanh_formula_bf16",
-                       "level2/residual_add_layernorm_bf16", "level3/chunked_decay_scan_fp32")
+PER_SIGNATURE_TASKS = (
+    "level1/diag_embed_bf16",
+    "level2/gelu_tanh_formula_bf16",
+    "level2/residual_add_layernorm_bf16",
+    "level3/chunked_decay_scan_fp32",
+)
 
 
 @pytest.mark.gpu
@@ -96,9 +105,16 @@ def test_tasks_compiled_per_signature_pass_on_every_alternate_input_set(tmp_path
         skips += s
     assert not skips, skips
     assert all(c.info["signatures"] >= 2 for _, c in candidates), [(t.task_id, c.info) for t, c in candidates]
-    config = VerifierConfig(eval=EvalConfig(device="cuda", measure=False, strict=True, cache_dir=tmp_path / "cache"),
-                            build_workers=2, lanes_per_device=2)
+    config = VerifierConfig(
+        eval=EvalConfig(device="cuda", measure=False, strict=True, cache_dir=tmp_path / "cache"),
+        build_workers=2,
+        lanes_per_device=2,
+    )
     with Verifier(config) as verifier:
         verdicts = [verifier.submit(t, c.code).result() for t, c in candidates]
-    failed = [(v.task_id, v.status.value, v.flags, (v.error or "")[:300]) for v in verdicts if not v.correct or v.flags]
+    failed = [
+        (v.task_id, v.status.value, v.flags, (v.error or "")[:300])
+        for v in verdicts
+        if not v.correct or v.flags
+    ]
     assert not failed, failed

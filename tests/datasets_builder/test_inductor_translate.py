@@ -20,11 +20,13 @@ DATA = Path(__file__).parent / "data" / "inductor"
 
 def load(name: str) -> tuple[str, Capture]:
     stem = name.removesuffix("_cuda")
-    return (DATA / f"{stem}.py").read_text(), Capture.from_dict(json.loads((DATA / f"{name}.capture.json").read_text()))
+    return (DATA / f"{stem}.py").read_text(), Capture.from_dict(
+        json.loads((DATA / f"{name}.capture.json").read_text())
+    )
 
 
 def forward_of(code: str) -> str:
-    return code[code.index("    def forward("):]
+    return code[code.index("    def forward(") :]
 
 
 @pytest.mark.parametrize("name", ["softmax", "softmax_cuda", "ln", "bf16", "linear", "linear_cuda"])
@@ -34,8 +36,16 @@ def test_translation_is_a_legal_standalone_candidate(name):
     ast.parse(result.code)
     assert static.analyze(result.code) == []
     assert "class ModelNew(nn.Module)" in result.code
-    for banned in ("torch._inductor", "triton_heuristics", "async_compile", "empty_strided_cuda", "get_raw_stream",
-                   "assert_size_stride", "reinterpret_tensor(", "triton_helpers."):
+    for banned in (
+        "torch._inductor",
+        "triton_heuristics",
+        "async_compile",
+        "empty_strided_cuda",
+        "get_raw_stream",
+        "assert_size_stride",
+        "reinterpret_tensor(",
+        "triton_helpers.",
+    ):
         assert banned not in result.code, banned
     assert result.launches >= 1 and len(result.kernels) >= 1
 
@@ -55,7 +65,9 @@ def test_softmax_inputs_parameters_and_grid():
 
 def test_recorded_launch_config_is_used():
     source, capture = load("softmax")
-    capture = replace(capture, configs={"triton_per_fused__softmax_mul_relu_sum_0": LaunchConfig({"XBLOCK": 8}, 2, 1)})
+    capture = replace(
+        capture, configs={"triton_per_fused__softmax_mul_relu_sum_0": LaunchConfig({"XBLOCK": 8}, 2, 1)}
+    )
     fwd = forward_of(translate(source, capture).code)
     assert "[(triton.cdiv(s33, 8),)]" in fwd and "XBLOCK=8, num_warps=2, num_stages=1" in fwd
 
@@ -96,8 +108,11 @@ def _with_call(code: str, old: str, new: str) -> str:
 
 def test_extern_kernel_is_refused():
     source, capture = load("softmax_cuda")
-    code = _with_call(capture.output_code, "buf3 = reinterpret_tensor(buf2, (s33, ), (1, ), 0)",
-                      "extern_kernels.mm(arg1_1, arg1_1, out=buf2)\n            buf3 = reinterpret_tensor(buf2, (s33, ), (1, ), 0)")
+    code = _with_call(
+        capture.output_code,
+        "buf3 = reinterpret_tensor(buf2, (s33, ), (1, ), 0)",
+        "extern_kernels.mm(arg1_1, arg1_1, out=buf2)\n            buf3 = reinterpret_tensor(buf2, (s33, ), (1, ), 0)",
+    )
     with pytest.raises(InductorSkip) as e:
         translate(source, replace(capture, output_code=code))
     assert e.value.reason == "extern_kernel" and "extern_kernels.mm" in e.value.detail
@@ -105,15 +120,20 @@ def test_extern_kernel_is_refused():
 
 def test_fallback_op_is_refused():
     source, capture = load("softmax_cuda")
-    code = _with_call(capture.output_code, "buf3 = reinterpret_tensor(buf2, (s33, ), (1, ), 0)",
-                      "buf9 = torch.ops.aten.sort.stable(arg1_1)\n            buf3 = reinterpret_tensor(buf2, (s33, ), (1, ), 0)")
+    code = _with_call(
+        capture.output_code,
+        "buf3 = reinterpret_tensor(buf2, (s33, ), (1, ), 0)",
+        "buf9 = torch.ops.aten.sort.stable(arg1_1)\n            buf3 = reinterpret_tensor(buf2, (s33, ), (1, ), 0)",
+    )
     with pytest.raises(InductorSkip, match="fallback_op"):
         translate(source, replace(capture, output_code=code))
 
 
 def test_unknown_heuristic_and_output_count_are_refused():
     source, capture = load("softmax_cuda")
-    code = capture.output_code.replace("@triton_heuristics.persistent_reduction(", "@triton_heuristics.foreach(")
+    code = capture.output_code.replace(
+        "@triton_heuristics.persistent_reduction(", "@triton_heuristics.foreach("
+    )
     with pytest.raises(InductorSkip, match="unsupported_kernel"):
         translate(source, replace(capture, output_code=code))
     with pytest.raises(InductorSkip, match="outputs"):
@@ -132,8 +152,11 @@ def test_parse_kernel_reads_the_decorator():
     _, capture = load("softmax_cuda")
     tree = ast.parse(capture.output_code)
     name, src = next(
-        (n.targets[0].id, n.value.args[1].value) for n in tree.body
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and ast.unparse(n.value.func) == "async_compile.triton"
+        (n.targets[0].id, n.value.args[1].value)
+        for n in tree.body
+        if isinstance(n, ast.Assign)
+        and isinstance(n.value, ast.Call)
+        and ast.unparse(n.value.func) == "async_compile.triton"
     )
     k = parse_kernel(name, src)
     assert k.heuristic == "persistent_reduction" and k.grid_type == "Grid1D"

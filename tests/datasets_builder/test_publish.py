@@ -15,7 +15,8 @@ def folder(tmp_path):
     out = tmp_path / "dataset"
     (out / "data").mkdir(parents=True)
     datasets.Dataset.from_list([{"messages": [{"role": "user", "content": "x"}]}]).to_parquet(
-        str(out / "data" / "sft-00000-of-00001.parquet"))
+        str(out / "data" / "sft-00000-of-00001.parquet")
+    )
     (out / "README.md").write_text("---\nlicense: apache-2.0\n---\n# card\n")
     (out / "state").mkdir()
     (out / "state" / "tasks.jsonl").write_text("{}\n")
@@ -51,7 +52,11 @@ def test_publish_creates_the_repo_and_uploads_the_folder(folder, monkeypatch):
     api = FakeApi()
     result = publish(folder, "org/name", private=True, api=api)
     (c1, repo, kw1), (c2, repo2, kw2) = api.calls
-    assert (c1, repo, kw1) == ("create_repo", "org/name", {"repo_type": "dataset", "private": True, "exist_ok": True})
+    assert (c1, repo, kw1) == (
+        "create_repo",
+        "org/name",
+        {"repo_type": "dataset", "private": True, "exist_ok": True},
+    )
     assert c2 == "upload_folder" and repo2 == "org/name" and kw2["repo_type"] == "dataset"
     assert kw2["folder_path"] == str(folder) and "state/**" in kw2["ignore_patterns"]
     assert result.commit == "abc" and not result.dry_run
@@ -63,8 +68,14 @@ def test_publish_through_patched_hfapi_methods(folder, monkeypatch):
 
     online(monkeypatch)
     calls = []
-    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", lambda self, repo_id, **kw: calls.append(("create", repo_id, kw)))
-    monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", lambda self, **kw: calls.append(("upload", kw)))
+    monkeypatch.setattr(
+        huggingface_hub.HfApi,
+        "create_repo",
+        lambda self, repo_id, **kw: calls.append(("create", repo_id, kw)),
+    )
+    monkeypatch.setattr(
+        huggingface_hub.HfApi, "upload_folder", lambda self, **kw: calls.append(("upload", kw))
+    )
     publish(folder, "org/name")
     assert [c[0] for c in calls] == ["create", "upload"] and calls[0][2]["repo_type"] == "dataset"
 

@@ -28,23 +28,36 @@ def test_verdicts_are_recorded_for_every_candidate(tmp_path, fake_verifier):
     task = make_task(tmp_path)
     seen = []
     submitted = []
-    flt = RejectionFilter(fake_verifier, lambda _: task, lambda _: 0.5, lambda c, v: seen.append((c, v)),
-                          on_submit=submitted.append)
+    flt = RejectionFilter(
+        fake_verifier,
+        lambda _: task,
+        lambda _: 0.5,
+        lambda c, v: seen.append((c, v)),
+        on_submit=submitted.append,
+    )
     good = Candidate(task.task_id, "t", "class ModelNew: pass\n")
     bad = Candidate(task.task_id, "t", "class ModelNew: pass\n# BROKEN\n", sample=1)
     flt.submit(good)
     flt.submit(bad)
     assert flt.wait(timeout=10)
-    assert {c.candidate_id: v.status for c, v in seen} == {good.candidate_id: Status.PASS, bad.candidate_id: Status.INCORRECT}
+    assert {c.candidate_id: v.status for c, v in seen} == {
+        good.candidate_id: Status.PASS,
+        bad.candidate_id: Status.INCORRECT,
+    }
     assert flt.counts == {"submitted": 2, "kept": 1, "rejected": 1} and len(submitted) == 2
     assert [kw for kw in fake_verifier.calls] == [(task.task_id, good.code), (task.task_id, bad.code)]
 
 
 def test_task_and_verifier_failures_become_rejections(tmp_path):
     task: Task = make_task(tmp_path)
-    for error, text in ((TaskError("reference raised"), "task error"), (RuntimeError("pool closed"), "verifier failure")):
+    for error, text in (
+        (TaskError("reference raised"), "task error"),
+        (RuntimeError("pool closed"), "verifier failure"),
+    ):
         seen: list[Verdict] = []
-        flt = RejectionFilter(Failing(error), lambda _: task, lambda _: None, lambda c, v, out=seen: out.append(v))
+        flt = RejectionFilter(
+            Failing(error), lambda _: task, lambda _: None, lambda c, v, out=seen: out.append(v)
+        )
         flt.submit(Candidate(task.task_id, "t", "code"))
         assert flt.wait(timeout=5)
         (v,) = seen

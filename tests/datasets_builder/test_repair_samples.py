@@ -44,8 +44,13 @@ def test_mutate_picks_an_applicable_mutation_and_links_the_parent(solution):
 
 
 def _verdict(status: Status, turn: int = 1) -> Verdict:
-    return Verdict(task_id="t", status=status, turn=turn, error="trial 0: output: 3 of 8 elements differ",
-                   correctness=Correctness(trials=3, passed=0, max_abs_err=1.0, max_rel_err=1.0))
+    return Verdict(
+        task_id="t",
+        status=status,
+        turn=turn,
+        error="trial 0: output: 3 of 8 elements differ",
+        correctness=Correctness(trials=3, passed=0, max_abs_err=1.0, max_rel_err=1.0),
+    )
 
 
 def test_mutation_sample_is_prompt_attempt_feedback_fix(solution):
@@ -56,22 +61,48 @@ def test_mutation_sample_is_prompt_attempt_feedback_fix(solution):
     sample = mutation_sample(builder, first, mutant, _verdict(Status.INCORRECT), fixed)
     roles = [m["role"] for m in sample.messages]
     assert roles == ["system", "user", "assistant", "user", "assistant"]
-    assert mutant.code.strip() in sample.messages[2]["content"] and solution.strip() in sample.messages[4]["content"]
+    assert (
+        mutant.code.strip() in sample.messages[2]["content"]
+        and solution.strip() in sample.messages[4]["content"]
+    )
     assert "does not match the reference" in sample.messages[3]["content"]
     assert sample.source == "repair:mutation" and sample.failed_status == "incorrect"
-    assert mutation_sample(builder, first, mutant, _verdict(Status.PASS), fixed) is None  # a mutant that passed
+    assert (
+        mutation_sample(builder, first, mutant, _verdict(Status.PASS), fixed) is None
+    )  # a mutant that passed
 
 
 def test_model_samples_take_failed_then_passed_turns():
-    first = Candidate("t", "model:m", "bad", sample=0, turn=1, completion="```python\nbad\n```",
-                      messages=({"role": "user", "content": "task"},))
-    conv = ({"role": "user", "content": "task"}, {"role": "assistant", "content": "bad"},
-            {"role": "user", "content": "feedback"})
-    second = Candidate("t", "model:m", "good", sample=0, turn=2, completion="fixed ```python\ngood\n```",
-                       messages=conv, parent=first.candidate_id)
+    first = Candidate(
+        "t",
+        "model:m",
+        "bad",
+        sample=0,
+        turn=1,
+        completion="```python\nbad\n```",
+        messages=({"role": "user", "content": "task"},),
+    )
+    conv = (
+        {"role": "user", "content": "task"},
+        {"role": "assistant", "content": "bad"},
+        {"role": "user", "content": "feedback"},
+    )
+    second = Candidate(
+        "t",
+        "model:m",
+        "good",
+        sample=0,
+        turn=2,
+        completion="fixed ```python\ngood\n```",
+        messages=conv,
+        parent=first.candidate_id,
+    )
     other = Candidate("t", "model:m", "ok", sample=1, turn=1, completion="ok", messages=conv[:1])
-    verdicts = {first.candidate_id: _verdict(Status.COMPILE_ERROR), second.candidate_id: _verdict(Status.PASS, 2),
-                other.candidate_id: _verdict(Status.PASS)}
+    verdicts = {
+        first.candidate_id: _verdict(Status.COMPILE_ERROR),
+        second.candidate_id: _verdict(Status.PASS, 2),
+        other.candidate_id: _verdict(Status.PASS),
+    }
     (sample,) = model_samples([first, second, other], verdicts)
     assert [m["role"] for m in sample.messages] == ["user", "assistant", "user", "assistant"]
     assert sample.messages[-1]["content"] == second.completion and sample.failed_status == "compile_error"

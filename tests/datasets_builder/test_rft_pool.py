@@ -10,7 +10,7 @@ import pytest
 
 from datasets_builder.rft import Solution, build_pool, cluster, draw
 
-ROWWISE = '''import torch
+ROWWISE = """import torch
 import triton
 import triton.language as tl
 
@@ -28,8 +28,8 @@ class ModelNew(torch.nn.Module):
         y = torch.empty(x.shape[0], device=x.device)
         k[(x.shape[0],)](x, y, x.shape[1], BLOCK={block})
         return y
-'''
-LOOPED = '''import torch
+"""
+LOOPED = """import torch
 import triton
 import triton.language as tl
 
@@ -49,14 +49,20 @@ class ModelNew(torch.nn.Module):
         p = torch.zeros(x.shape[0], device=x.device)
         partial[(x.shape[0],)](x, p, x.shape[1], BLOCK={block})
         return p
-'''
+"""
 
 
 def pool_for(task: str, n_each: int) -> list[Solution]:
     sols = []
     for i in range(n_each):
-        sols.append(Solution(f"{task}-row{i}", task, ROWWISE.format(scale=1.0 + i, block=128 * (i + 1)), speedup=2.0 + i))
-        sols.append(Solution(f"{task}-loop{i}", task, LOOPED.format(scale=1.0 + i, block=64 * (i + 1)), speedup=0.5))
+        sols.append(
+            Solution(
+                f"{task}-row{i}", task, ROWWISE.format(scale=1.0 + i, block=128 * (i + 1)), speedup=2.0 + i
+            )
+        )
+        sols.append(
+            Solution(f"{task}-loop{i}", task, LOOPED.format(scale=1.0 + i, block=64 * (i + 1)), speedup=0.5)
+        )
     return sols
 
 

@@ -24,9 +24,13 @@ def write(tmp_path, spec) -> object:
 
 
 def specs(tiny, n=3, seed=5):
-    return (synth_variants.generate(synth_variants.VariantConfig(count=n, seed=seed), tiny)
-            + synth_compose.generate(synth_compose.ComposeConfig(count=n, seed=seed), tiny)
-            + synth_blocks.generate(synth_blocks.BlockConfig(count=4, seed=seed, seq_lens=(8,), head_dims=(4,)), tiny))
+    return (
+        synth_variants.generate(synth_variants.VariantConfig(count=n, seed=seed), tiny)
+        + synth_compose.generate(synth_compose.ComposeConfig(count=n, seed=seed), tiny)
+        + synth_blocks.generate(
+            synth_blocks.BlockConfig(count=4, seed=seed, seq_lens=(8,), head_dims=(4,)), tiny
+        )
+    )
 
 
 def test_generated_tasks_load_run_and_validate(tmp_path, tiny):
@@ -43,7 +47,9 @@ def test_generated_tasks_load_run_and_validate(tmp_path, tiny):
             model = program.build(module.Model, 0)
             with torch.no_grad():
                 model(*program.inputs(0, alt))
-        report = validate_task(task, ValidationConfig(device="cpu", fast=True, measure=False, task_timeout_s=60))
+        report = validate_task(
+            task, ValidationConfig(device="cpu", fast=True, measure=False, task_timeout_s=60)
+        )
         if not report.ok:
             failures.append((task.task_id, report.failures))
     # generators avoid the degenerate cases they can foresee; the validator is the judge of the rest
@@ -69,8 +75,11 @@ def test_variant_grid_crosses_families_dtypes_layouts():
 
 
 def test_transposed_layout_and_free_sizes(tmp_path, tiny):
-    cells = [c for c in synth_variants.grid(synth_variants.VariantConfig(families=("normalization",)))
-             if c[0] == "rms_norm" and c[3] == "transposed" and c[1] == 2]
+    cells = [
+        c
+        for c in synth_variants.grid(synth_variants.VariantConfig(families=("normalization",)))
+        if c[0] == "rms_norm" and c[3] == "transposed" and c[1] == 2
+    ]
     spec = synth_variants.variant_one(cells[0], synth_variants.VariantConfig(), tiny)
     assert "D" not in spec.free and "D" in spec.init_dims  # the parameter fixes the width
     module = write(tmp_path, spec).load_module()
@@ -104,7 +113,9 @@ def test_spec_validation():
     with pytest.raises(ValueError, match="dtype"):
         TaskSpec("x", "f", 1, "int8", "d", {"N": 4}, ("N",), (), (InputSpec("x", ("N",)),), ("return x",))
     with pytest.raises(ValueError, match="alternate set"):
-        TaskSpec("x", "f", 1, "float32", "d", {"N": 4}, ("N",), ({},), (InputSpec("x", ("N",)),), ("return x",))
+        TaskSpec(
+            "x", "f", 1, "float32", "d", {"N": 4}, ("N",), ({},), (InputSpec("x", ("N",)),), ("return x",)
+        )
 
 
 def test_import_external_folder(tmp_path, tiny):

@@ -37,8 +37,13 @@ def get_init_inputs():
 def get_alt_inputs():
     return [[torch.randn(8, 3).t()]]
 '''
-PROFILE = DeviceProfile(gpu="Test GPU", bandwidth=1e12, matmul={"float32": 1e12, "tf32": 2e12, "bfloat16": 4e12,
-                                                                "float16": 4e12}, measured="2026-01-01", method="test")
+PROFILE = DeviceProfile(
+    gpu="Test GPU",
+    bandwidth=1e12,
+    matmul={"float32": 1e12, "tf32": 2e12, "bfloat16": 4e12, "float16": 4e12},
+    measured="2026-01-01",
+    method="test",
+)
 
 
 def test_describe_shapes_strides_work_and_floor(tmp_path):

@@ -33,8 +33,16 @@ def make_run(tmp_path) -> Callable[..., Path]:
     `broken` is the runner's broken_tasks (task id -> {"stage", "level", "reason"})."""
     counter = iter(range(1000))
 
-    def factory(verdicts: list[Verdict] | None = None, *, model: str = "m", device: str = "cuda", samples: int = 2,
-                tasks: list[str] | None = None, broken: dict | None = None, **run_overrides) -> Path:
+    def factory(
+        verdicts: list[Verdict] | None = None,
+        *,
+        model: str = "m",
+        device: str = "cuda",
+        samples: int = 2,
+        tasks: list[str] | None = None,
+        broken: dict | None = None,
+        **run_overrides,
+    ) -> Path:
         verdicts = fakes.default_verdicts(model, device, samples) if verdicts is None else verdicts
         path = tmp_path / f"run{next(counter)}"
         rundir = RunDir(path)

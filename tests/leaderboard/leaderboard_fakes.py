@@ -32,15 +32,27 @@ def registry() -> SuiteRegistry:
 
 
 def _timing(ms: float) -> TimingStats:
-    return TimingStats(runs=20, median_ms=ms, mean_ms=ms, std_ms=0.01 * ms, min_ms=0.95 * ms, max_ms=1.1 * ms,
-                       rel_err=0.004)
+    return TimingStats(
+        runs=20, median_ms=ms, mean_ms=ms, std_ms=0.01 * ms, min_ms=0.95 * ms, max_ms=1.1 * ms, rel_err=0.004
+    )
 
 
-def make_verdict(task_id: str, sample: int = 0, status: Status = Status.PASS, speedup: float | None = 1.0,
-                 model: str = "m", device: str = "cuda", **kw) -> Verdict:
+def make_verdict(
+    task_id: str,
+    sample: int = 0,
+    status: Status = Status.PASS,
+    speedup: float | None = 1.0,
+    model: str = "m",
+    device: str = "cuda",
+    **kw,
+) -> Verdict:
     passed = status is Status.PASS
     fields = dict(
-        task_id=task_id, status=status, sample=sample, level=TASKS[task_id][0], model=model,
+        task_id=task_id,
+        status=status,
+        sample=sample,
+        level=TASKS[task_id][0],
+        model=model,
         correctness=Correctness(trials=6, passed=6 if passed else 2),
         reference_time=_timing(1.0),
         candidate_time=_timing(1.0 / speedup) if passed and speedup else None,
@@ -72,29 +84,50 @@ def run_info(model: str, device: str, samples: int, tasks: list[str]) -> dict:
         "suite_version": SUITE_VERSION,
         "tasks": tasks,
         "environment": {
-            "torch": "2.11.0", "cuda": "13.0" if gpu else None, "python": "3.11.7", "host": "box",
-            "gpu": "NVIDIA H200" if gpu else None, "driver": "580.65" if gpu else None,
+            "torch": "2.11.0",
+            "cuda": "13.0" if gpu else None,
+            "python": "3.11.7",
+            "host": "box",
+            "gpu": "NVIDIA H200" if gpu else None,
+            "driver": "580.65" if gpu else None,
         },
     }
 
 
-def default_verdicts(model: str = "m", device: str = "cuda", samples: int = 2, speed: float = 1.0) -> list[Verdict]:
+def default_verdicts(
+    model: str = "m", device: str = "cuda", samples: int = 2, speed: float = 1.0
+) -> list[Verdict]:
     """Every task, `samples` samples each: passing except one incorrect, speedups scaled by `speed`."""
     out = []
     for i, task in enumerate(TASKS):
         for s in range(samples):
             status = Status.INCORRECT if (i, s) == (1, 1) else Status.PASS
-            out.append(make_verdict(task, s, status, speedup=speed * (0.8 + 0.3 * i + 0.1 * s), model=model,
-                                    device=device))
+            out.append(
+                make_verdict(
+                    task, s, status, speedup=speed * (0.8 + 0.3 * i + 0.1 * s), model=model, device=device
+                )
+            )
     return out
 
 
-def make_submission(name: str, verdicts: list[Verdict], *, samples: int = 2, device: str = "cuda",
-                    labels: list[str] | None = None) -> Submission:
+def make_submission(
+    name: str,
+    verdicts: list[Verdict],
+    *,
+    samples: int = 2,
+    device: str = "cuda",
+    labels: list[str] | None = None,
+) -> Submission:
     return Submission(
-        slug=name.lower().replace(" ", "-"), name=name, org="Test Lab", notes=f"notes for {name}",
-        labels=labels or [], submitted="2026-11-21T09:00:00+00:00",
-        run=run_info(verdicts[0].model, device, samples, list(TASKS)), summary={}, verdicts=verdicts,
+        slug=name.lower().replace(" ", "-"),
+        name=name,
+        org="Test Lab",
+        notes=f"notes for {name}",
+        labels=labels or [],
+        submitted="2026-11-21T09:00:00+00:00",
+        run=run_info(verdicts[0].model, device, samples, list(TASKS)),
+        summary={},
+        verdicts=verdicts,
         tasks={t: {"level": lv, "tags": list(tags)} for t, (lv, tags) in TASKS.items()},
         code={v.code_hash: "class ModelNew: pass\n" for v in verdicts if v.correct},
     )

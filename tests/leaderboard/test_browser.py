@@ -25,11 +25,24 @@ from leaderboard import build
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium not installed (apt-get install -y chromium)"),
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="headless Chromium not installed (apt-get install -y chromium)"
+    ),
 ]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-extensions", "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--mute-audio",
+]
 
 
 class Browser:
@@ -48,7 +61,10 @@ class Browser:
 
         self.proc = subprocess.Popen(
             [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
-            preexec_fn=wire_fds, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=wire_fds,
+            close_fds=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         os.close(to_child_r)
         os.close(from_child_w)
@@ -59,8 +75,14 @@ class Browser:
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         for domain in ("Page", "Runtime", "Network"):
             self.call(f"{domain}.enable", session=True)
-        self.call("Emulation.setDeviceMetricsOverride", session=True, width=1360, height=900,
-                  deviceScaleFactor=1, mobile=False)
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            session=True,
+            width=1360,
+            height=900,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
 
     def _read_message(self, deadline: float) -> dict:
         while b"\0" not in self._buf:
@@ -90,8 +112,9 @@ class Browser:
             self.events.append(reply)
 
     def js(self, expression: str):
-        result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True,
-                           awaitPromise=True)
+        result = self.call(
+            "Runtime.evaluate", session=True, expression=expression, returnByValue=True, awaitPromise=True
+        )
         if "exceptionDetails" in result:
             raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -106,19 +129,34 @@ class Browser:
 
     def click(self, selector: str) -> None:
         """A real mouse click at the centre of the element (scrolled into view first)."""
-        box = self.js(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); e.scrollIntoView();"
-                      " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        box = self.js(
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)}); e.scrollIntoView();"
+            " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
         for kind in ("mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent", session=True, type=kind, x=box[0], y=box[1], button="left",
-                      clickCount=1)
+            self.call(
+                "Input.dispatchMouseEvent",
+                session=True,
+                type=kind,
+                x=box[0],
+                y=box[1],
+                button="left",
+                clickCount=1,
+            )
 
     def screenshot(self, path: Path) -> Path:
-        data = self.call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=True)["data"]
+        data = self.call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=True)[
+            "data"
+        ]
         path.write_bytes(base64.b64decode(data))
         return path
 
     def requested_urls(self) -> list[str]:
-        return [e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"]
+        return [
+            e["params"]["request"]["url"]
+            for e in self.events
+            if e.get("method") == "Network.requestWillBeSent"
+        ]
 
     def script_errors(self) -> list[dict]:
         return [e["params"] for e in self.events if e.get("method") == "Runtime.exceptionThrown"]
@@ -168,8 +206,10 @@ def test_index_renders_sorts_and_charts(site, browser, artifacts):
     assert browser.js(ROWS) == ["fast-model", "medium-model", "slow-model"]
     assert browser.js("document.querySelectorAll('#scope-overall table tbody tr td').length") == 3 * 15
     # one polyline per model, each with points inside the plot
-    curves = browser.js("Array.from(document.querySelectorAll('#chart-overall polyline.curve'))"
-                        ".map(p => [p.dataset.model, p.points.numberOfItems, p.getBBox().width > 0])")
+    curves = browser.js(
+        "Array.from(document.querySelectorAll('#chart-overall polyline.curve'))"
+        ".map(p => [p.dataset.model, p.points.numberOfItems, p.getBBox().width > 0])"
+    )
     assert sorted(c[0] for c in curves) == ["fast-model", "medium-model", "slow-model"]
     assert all(n == 151 and wide for _, n, wide in curves)
     # the stylesheet applied (a local file, no network)
@@ -200,8 +240,10 @@ def test_submission_page_filters(site, browser, artifacts):
     assert browser.js("document.querySelector('form.filters .count').textContent") == "showing 6 of 6"
 
     def choose(name: str, value: str) -> None:
-        browser.js(f"(() => {{ const s = document.querySelector('select[data-filter={name}]'); s.value = "
-                   f"{json.dumps(value)}; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()")
+        browser.js(
+            f"(() => {{ const s = document.querySelector('select[data-filter={name}]'); s.value = "
+            f"{json.dumps(value)}; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"
+        )
 
     choose("level", "1")
     assert browser.js(visible) == 4

@@ -15,7 +15,7 @@ from leaderboard.suites import SuiteRegistry
 
 def section(html: str, scope: str) -> str:
     start = html.index(f'<section class="scope" id="scope-{scope}">')
-    return html[start: html.index("</section>", start)]
+    return html[start : html.index("</section>", start)]
 
 
 @pytest.fixture
@@ -37,8 +37,11 @@ def test_index_has_a_ranked_table_and_chart_per_scope(site):
 
 def test_submission_pages_have_results_filters_and_metadata(site):
     page = (site / "submissions" / "fast-model.html").read_text()
-    assert page.count('<tr data-level=') == 6
-    assert '<option value="gemm">gemm</option>' in page and '<option value="incorrect">incorrect</option>' in page
+    assert page.count("<tr data-level=") == 6
+    assert (
+        '<option value="gemm">gemm</option>' in page
+        and '<option value="incorrect">incorrect</option>' in page
+    )
     assert "python -m benchmark.run --model fast --samples 2" in page and "notes for Fast Model" in page
     assert (site / "submissions" / "fast-model.json").is_file()
 
@@ -49,7 +52,9 @@ def test_site_is_self_contained(site):
     for p in files:
         if p.suffix in (".html", ".css", ".js"):
             text = p.read_text()
-            assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text, re.I), f"{p} refers to the network"
+            assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text, re.I), (
+                f"{p} refers to the network"
+            )
             for ref in re.findall(r'(?:href|src)="([^"#]+)"', text):
                 assert (p.parent / ref).resolve().is_file(), f"{p.name} links to missing {ref}"
 
@@ -94,12 +99,17 @@ def test_committed_submissions_build_and_are_labelled(tmp_path):
 
 
 def test_untimed_submission_builds_ranked_last_with_blank_speed_cells(tmp_path, three_submissions):
-    untimed = make_submission("Untimed", [replace(v, speedup=None, candidate_time=None, sol_fraction=None)
-                                          for v in three_submissions[0].verdicts])
+    untimed = make_submission(
+        "Untimed",
+        [
+            replace(v, speedup=None, candidate_time=None, sol_fraction=None)
+            for v in three_submissions[0].verdicts
+        ],
+    )
     build.build_site([untimed, *three_submissions], tmp_path / "site")
     overall = section((tmp_path / "site" / "index.html").read_text(), "overall")
     assert re.findall(r'<tr data-model="([^"]+)">', overall)[-1] == "untimed"
-    row = overall[overall.index('<tr data-model="untimed">'):]
+    row = overall[overall.index('<tr data-model="untimed">') :]
     row = row[: row.index("</tr>")]
     assert row.count('data-sort="">–</td>') == 5  # fast_1, faster, faster vs compile, geomean, SOL
     assert (tmp_path / "site" / "submissions" / "untimed.html").is_file()

@@ -19,7 +19,9 @@ def test_example_tasks_exist_in_the_builtin_suite():
 def test_replayed_completions_cover_every_sample():
     table = read_replay(COMPLETIONS)
     replay = next(e for e in EXAMPLES if e.model.startswith("replay:"))
-    assert {(task, s) for task, s, _ in table} == {(t, s) for t in EXAMPLE_TASKS for s in range(replay.samples)}
+    assert {(task, s) for task, s, _ in table} == {
+        (t, s) for t in EXAMPLE_TASKS for s in range(replay.samples)
+    }
     found = [extract_code(text).code is not None for text in table.values()]
     assert found.count(False) == 1  # exactly one completion without code
 

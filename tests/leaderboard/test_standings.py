@@ -59,7 +59,10 @@ def test_result_rows_carry_families_and_first_error_line(three_submissions):
 
 def test_chart_geometry_maps_the_unit_square():
     c = chart.fast_p_chart([("a", "a", [(0.0, 1.0), (3.0, 0.0)]), ("b", "b", [(0.0, 0.5), (1.0, 0.5)])])
-    assert [s.points.split()[0] for s in c.series] == [f"{c.left:.1f},{c.top:.1f}", f"{c.left:.1f},{(c.top + c.bottom) / 2:.1f}"]
+    assert [s.points.split()[0] for s in c.series] == [
+        f"{c.left:.1f},{c.top:.1f}",
+        f"{c.left:.1f},{(c.top + c.bottom) / 2:.1f}",
+    ]
     assert c.series[0].points.split()[-1] == f"{c.right:.1f},{c.bottom:.1f}"
     assert c.series[0].color != c.series[1].color and c.series[1].fast_1 == 0.5
     assert c.series[0].title == "a: fast_1 = –" and c.p1_x == pytest.approx(c.left + (c.right - c.left) / 3)

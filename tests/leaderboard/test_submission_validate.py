@@ -40,7 +40,9 @@ def test_missing_directory(tmp_path, registry):
     assert "no such folder" in refused(tmp_path / "nope", registry)
 
 
-@pytest.mark.parametrize("field", ["command", "model", "sampling", "suite_version", "tasks", "environment", "strict"])
+@pytest.mark.parametrize(
+    "field", ["command", "model", "sampling", "suite_version", "tasks", "environment", "strict"]
+)
 def test_missing_run_json_field(make_run, registry, field):
     path = make_run()
     edit_json(path / "run.json", lambda d: d.pop(field))
@@ -166,13 +168,17 @@ def default_tasks():
 def test_task_file_changed_since_suite_version(make_run, registry):
     verdicts = default_verdicts()
     verdicts[0] = make_verdict("level1/relu", 0, task_hash="ab" * 32)
-    assert "level1/relu sample 0 was evaluated on a different task file" in refused(make_run(verdicts), registry)
+    assert "level1/relu sample 0 was evaluated on a different task file" in refused(
+        make_run(verdicts), registry
+    )
 
 
 def test_task_of_claimed_level_missing(make_run, registry):
     verdicts = [v for v in default_verdicts() if v.task_id != "level1/row_sum"]
     path = make_run(verdicts, tasks=["level1/relu", "level2/gemm_bias"])
-    assert "task level1/row_sum of claimed level 1 is missing: the run did not select it" in refused(path, registry)
+    assert "task level1/row_sum of claimed level 1 is missing: the run did not select it" in refused(
+        path, registry
+    )
 
 
 def test_selected_task_without_results(make_run, registry):
@@ -207,11 +213,22 @@ def test_non_strict_run_is_refused_unless_reference(make_run, registry):
 
 # Metric recomputation: the summary the runner writes is accepted; any tampered number is caught.
 
+
 @pytest.mark.parametrize("scope", ["overall", "level1", "level2"])
-@pytest.mark.parametrize("path", [
-    ("avg_at_k",), ("pass_at_k", "1"), ("pass_at_k", "2"), ("fast_p", "1.0"), ("faster_rate",),
-    ("geomean_speedup",), ("mean_sol_fraction",), ("samples",),
-], ids=lambda p: ".".join(p))
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("avg_at_k",),
+        ("pass_at_k", "1"),
+        ("pass_at_k", "2"),
+        ("fast_p", "1.0"),
+        ("faster_rate",),
+        ("geomean_speedup",),
+        ("mean_sol_fraction",),
+        ("samples",),
+    ],
+    ids=lambda p: ".".join(p),
+)
 def test_summary_disagreeing_with_recomputed_metrics(make_run, registry, scope, path):
     run = make_run()
 
@@ -261,8 +278,11 @@ def test_resumed_run_is_judged_by_run_json_suite_version(make_run, registry):
 
 # Broken tasks: counted by the recomputation as the runner counts them, and named by coverage.
 
-GEMM_OOM = {"stage": "reference", "level": 2,
-            "reason": "Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory"}
+GEMM_OOM = {
+    "stage": "reference",
+    "level": 2,
+    "reason": "Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory",
+}
 
 
 def without(task_id):
@@ -272,8 +292,10 @@ def without(task_id):
 def test_broken_task_is_named_as_broken_not_as_a_metric_mismatch(make_run, registry):
     path = make_run(without("level2/gemm_bias"), broken={"level2/gemm_bias": GEMM_OOM})
     msg = refused(path, registry)
-    assert ("task level2/gemm_bias of claimed level 2 is missing: it is broken in this run "
-            "(reference failed: torch.OutOfMemoryError: CUDA out of memory)") in msg
+    assert (
+        "task level2/gemm_bias of claimed level 2 is missing: it is broken in this run "
+        "(reference failed: torch.OutOfMemoryError: CUDA out of memory)"
+    ) in msg
     assert "disagrees" not in msg
 
 
@@ -284,8 +306,10 @@ def test_summary_recomputation_counts_broken_tasks_as_failed_samples(make_run):
     assert summary["metrics"]["overall"]["tasks"] == 3 and summary["metrics"]["level2"]["samples"] == 2
     assert check_summary(summary, run, verdicts) == []
     summary["broken_tasks"] = {}  # the same metrics without the broken task listed no longer add up
-    assert any("metrics.overall.tasks is 3 in summary.json, 2 recomputed" in p
-               for p in check_summary(summary, run, verdicts))
+    assert any(
+        "metrics.overall.tasks is 3 in summary.json, 2 recomputed" in p
+        for p in check_summary(summary, run, verdicts)
+    )
 
 
 def test_old_string_form_is_read_as_not_counted(make_run):
@@ -313,12 +337,17 @@ def test_task_file_that_did_not_load_is_counted_but_not_in_run_json(make_run, re
     assert validate_run_dir(path, registry).tasks == default_tasks()
 
 
-@pytest.mark.parametrize("entry, problem", [
-    ({"stage": "compile", "level": 1, "reason": "x"},
-     ": stage must be one of load, reference, not 'compile'"),
-    ({"stage": "load", "level": "1", "reason": "x"}, ": level must be an integer or null, not '1'"),
-    (["load"], " must be an object with stage, level and reason"),
-])
+@pytest.mark.parametrize(
+    "entry, problem",
+    [
+        (
+            {"stage": "compile", "level": 1, "reason": "x"},
+            ": stage must be one of load, reference, not 'compile'",
+        ),
+        ({"stage": "load", "level": "1", "reason": "x"}, ": level must be an integer or null, not '1'"),
+        (["load"], " must be an object with stage, level and reason"),
+    ],
+)
 def test_malformed_broken_entry_is_refused(make_run, registry, entry, problem):
     path = make_run()
     edit_json(path / "summary.json", lambda d: d.update(broken_tasks={"level1/relu": entry}))

@@ -29,8 +29,16 @@ def fill_cache(cache, verdicts):
 def test_submit_writes_a_loadable_file_with_code(make_run, registry, tmp_path):
     verdicts = default_verdicts()
     fill_cache(tmp_path / "cache", verdicts)
-    path = submit(make_run(verdicts), "My Model 7B", out_dir=tmp_path / "subs", org="Lab", notes="T=0.7",
-                  labels=("beta",), cache_dir=tmp_path / "cache", registry=registry)
+    path = submit(
+        make_run(verdicts),
+        "My Model 7B",
+        out_dir=tmp_path / "subs",
+        org="Lab",
+        notes="T=0.7",
+        labels=("beta",),
+        cache_dir=tmp_path / "cache",
+        registry=registry,
+    )
     assert path == tmp_path / "subs" / "my-model-7b.json"
     sub = load_submission(path)
     assert (sub.name, sub.org, sub.notes, sub.labels) == ("My Model 7B", "Lab", "T=0.7", ["beta"])
@@ -45,8 +53,16 @@ def test_submit_refuses_when_candidate_code_is_not_in_the_cache(make_run, regist
     verdicts = default_verdicts()
     fill_cache(tmp_path / "cache", verdicts[1:])  # the first sample's source is missing
     with pytest.raises(ValidationError) as e:
-        submit(make_run(verdicts), "m", out_dir=tmp_path / "subs", cache_dir=tmp_path / "cache", registry=registry)
-    assert "candidate code of level1/relu sample 0 is neither in completions.jsonl nor in the cache" in str(e.value)
+        submit(
+            make_run(verdicts),
+            "m",
+            out_dir=tmp_path / "subs",
+            cache_dir=tmp_path / "cache",
+            registry=registry,
+        )
+    assert "candidate code of level1/relu sample 0 is neither in completions.jsonl nor in the cache" in str(
+        e.value
+    )
     assert "--cache-dir" in str(e.value) and "--without-code" in str(e.value)
 
 
@@ -55,7 +71,13 @@ def test_submit_refuses_a_cached_source_with_another_hash(make_run, registry, tm
     fill_cache(tmp_path / "cache", verdicts)
     source_path(verdicts[0].code_hash, tmp_path / "cache").write_text("edited")
     with pytest.raises(ValidationError, match="does not hash to the code_hash of level1/relu sample 0"):
-        submit(make_run(verdicts), "m", out_dir=tmp_path / "subs", cache_dir=tmp_path / "cache", registry=registry)
+        submit(
+            make_run(verdicts),
+            "m",
+            out_dir=tmp_path / "subs",
+            cache_dir=tmp_path / "cache",
+            registry=registry,
+        )
 
 
 def test_submit_without_code_is_labelled(make_run, registry, tmp_path):
@@ -81,23 +103,45 @@ def test_slugify():
 def test_cli_reports_refusal_and_success(make_run, registry, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(submit_mod.SuiteRegistry, "load", classmethod(lambda cls, *a, **k: registry))
     bad = make_run(suite_version="0000000000000000")
-    assert submit_mod.main([str(bad), "--name", "x", "--out-dir", str(tmp_path / "subs"), "--without-code"]) == 2
+    assert (
+        submit_mod.main([str(bad), "--name", "x", "--out-dir", str(tmp_path / "subs"), "--without-code"]) == 2
+    )
     assert "unknown suite version '0000000000000000'" in capsys.readouterr().err
     good = make_run()
-    assert submit_mod.main([str(good), "--name", "x", "--out-dir", str(tmp_path / "subs"), "--without-code",
-                            "--label", "example"]) == 0
+    assert (
+        submit_mod.main(
+            [
+                str(good),
+                "--name",
+                "x",
+                "--out-dir",
+                str(tmp_path / "subs"),
+                "--without-code",
+                "--label",
+                "example",
+            ]
+        )
+        == 0
+    )
     assert "submission written" in capsys.readouterr().out
     assert load_submission(tmp_path / "subs" / "x.json").labels == ["example", NO_CODE]
 
 
 def test_code_comes_from_the_run_directorys_completions(make_run, registry, tmp_path):
     """A run directory with completions.jsonl needs no cache: code is extracted and checked by hash."""
-    verdicts = [make_verdict("level1/relu", 0, code_hash=sha256_text(RELU)), make_verdict("level1/relu", 1, code_hash=sha256_text(RELU))]
+    verdicts = [
+        make_verdict("level1/relu", 0, code_hash=sha256_text(RELU)),
+        make_verdict("level1/relu", 1, code_hash=sha256_text(RELU)),
+    ]
     verdicts += [v for v in default_verdicts() if v.task_id != "level1/relu"]
     run = make_run(verdicts)
     fill_cache(tmp_path / "cache", verdicts[2:])
-    records = [{"task_id": "level1/relu", "sample": s, "turn": 1, "text": f"Here it is:\n```python\n{RELU}```\n"}
-               for s in (0, 1)]
+    records = [
+        {"task_id": "level1/relu", "sample": s, "turn": 1, "text": f"Here it is:\n```python\n{RELU}```\n"}
+        for s in (0, 1)
+    ]
     (run / "completions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records) + "{damaged\n")
-    sub = load_submission(submit(run, "m", out_dir=tmp_path / "subs", cache_dir=tmp_path / "cache", registry=registry))
+    sub = load_submission(
+        submit(run, "m", out_dir=tmp_path / "subs", cache_dir=tmp_path / "cache", registry=registry)
+    )
     assert sub.code[sha256_text(RELU)] == RELU and len(sub.code) == 4

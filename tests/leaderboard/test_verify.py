@@ -17,7 +17,9 @@ from leaderboard.submission import load_submission
 from leaderboard.verify import VerifyConfig, VerifyError, choose, compare, verify
 
 SUITE = Path(__file__).parent / "data" / "suite"
-FAST_TIMING = TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=20, max_seconds=0.2)
+FAST_TIMING = TimingConfig(
+    warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=20, max_seconds=0.2
+)
 
 
 def test_choose_draws_passing_samples_with_code_reproducibly(three_submissions):
@@ -61,10 +63,13 @@ def test_changed_or_missing_tasks_are_refused_before_running():
 
 # End to end: one real candidate evaluated on the CPU, submitted, then re-run by verify.
 
+
 @pytest.fixture(scope="module")
 def honest_verdict(build_cache):
     task = load_suite(SUITE).tasks[0]
-    cfg = EvalConfig(device="cpu", trials=2, strict=False, timing=FAST_TIMING, cache_dir=build_cache, timeout_s=120)
+    cfg = EvalConfig(
+        device="cpu", trials=2, strict=False, timing=FAST_TIMING, cache_dir=build_cache, timeout_s=120
+    )
     verdict = evaluate(task, reference_code(), cfg, model="reference")
     assert verdict.correct, verdict.error
     return verdict
@@ -85,8 +90,16 @@ def reference_code() -> str:
 
 
 def fast_config(cache: Path, **kw) -> VerifyConfig:
-    return VerifyConfig(sample=3, device="cpu", suite=str(SUITE), trials=2, timing=FAST_TIMING, cache_dir=cache,
-                        timeout_s=120, **kw)
+    return VerifyConfig(
+        sample=3,
+        device="cpu",
+        suite=str(SUITE),
+        trials=2,
+        timing=FAST_TIMING,
+        cache_dir=cache,
+        timeout_s=120,
+        **kw,
+    )
 
 
 @pytest.mark.slow
@@ -106,8 +119,13 @@ def test_disagreements_are_recorded_by_the_cli(tmp_path, build_cache, honest_ver
     wrong = sub.code[sub.verdicts[0].code_hash].replace("x * 2.0 + 1.0", "x * 3.0 + 1.0")
     sub.code[sub.verdicts[0].code_hash] = wrong
     sub.save()
-    monkeypatch.setattr(verify_mod, "VerifyConfig", lambda **kw: fast_config(build_cache, **{
-        k: v for k, v in kw.items() if k in ("seed", "speedup_tolerance")}))
+    monkeypatch.setattr(
+        verify_mod,
+        "VerifyConfig",
+        lambda **kw: fast_config(
+            build_cache, **{k: v for k, v in kw.items() if k in ("seed", "speedup_tolerance")}
+        ),
+    )
     assert verify_mod.main([str(tmp_path / "reference.json"), "--sample", "1", "--device", "cpu"]) == 1
     out = capsys.readouterr().out
     assert "0/1 samples agree; disagreements recorded" in out and "incorrect on re-run" in out

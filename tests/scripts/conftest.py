@@ -13,7 +13,7 @@ STAND_IN = {
     "src/kernelbench/utils.py": "from litellm import completion  # not installed: the driver's placeholder\n",
     "src/kernelbench/timing.py": "",
     "src/kernelbench/dataset.py": "",
-    "src/kernelbench/eval.py": '''import json, os
+    "src/kernelbench/eval.py": """import json, os
 import torch
 
 
@@ -36,7 +36,7 @@ def eval_kernel_against_ref(original_model_src, custom_model_src, **kw):
     return KernelExecResult(compiled=True, correctness=not wrong, runtime=12.5, ref_runtime=25.0,
                             metadata={"called_with": kw, "cached": cached, "pid": os.getpid(),
                                       "task_has_model": "class Model" in original_model_src})
-''',
+""",
 }
 
 

@@ -23,15 +23,35 @@ def test_ratio_and_its_interval():
     assert sp.ratio([], 10.0, [1.0]) is None and sp.ratio([1.0], 0.0, []) is None
 
 
-def mix_file(out: Path, mix: str, arms: dict[str, tuple[int, float]], same: int, checked: int, n: int) -> None:
-    rows = {f"c{i}": {"status": "pass", "flags": [], "latency_s": 1.0, "own_s": 2.0, "error": ""} for i in range(n)}
-    report = {"description": mix, "candidates": n, "expected": {"judged": n, "right": n, "unexpected": []},
-              "identical": {"candidates": n, "checked": checked, "same": same, "differences": []}, "arms": {}}
+def mix_file(
+    out: Path, mix: str, arms: dict[str, tuple[int, float]], same: int, checked: int, n: int
+) -> None:
+    rows = {
+        f"c{i}": {"status": "pass", "flags": [], "latency_s": 1.0, "own_s": 2.0, "error": ""}
+        for i in range(n)
+    }
+    report = {
+        "description": mix,
+        "candidates": n,
+        "expected": {"judged": n, "right": n, "unexpected": []},
+        "identical": {"candidates": n, "checked": checked, "same": same, "differences": []},
+        "arms": {},
+    }
     for name, (done, wall) in arms.items():
-        report["arms"][name] = {"arm": name, "candidates": n, "done": done, "wall_s": wall, "cut": done < n,
-                                "concurrency": "x", "per_gpu_hour": done / wall * 3600, "latency_p50_s": 1.0,
-                                "latency_p95_s": 2.0, "own_p50_s": 2.0, "own_p95_s": 2.0,
-                                "rows": dict(list(rows.items())[:done])}
+        report["arms"][name] = {
+            "arm": name,
+            "candidates": n,
+            "done": done,
+            "wall_s": wall,
+            "cut": done < n,
+            "concurrency": "x",
+            "per_gpu_hour": done / wall * 3600,
+            "latency_p50_s": 1.0,
+            "latency_p95_s": 2.0,
+            "own_p50_s": 2.0,
+            "own_p95_s": 2.0,
+            "rows": dict(list(rows.items())[:done]),
+        }
     (out / "verifier").mkdir(parents=True, exist_ok=True)
     (out / "verifier" / f"mix-{mix}.json").write_text(json.dumps(report))
 
@@ -39,11 +59,28 @@ def mix_file(out: Path, mix: str, arms: dict[str, tuple[int, float]], same: int,
 def test_table_from_the_parts_files(tmp_path):
     mix_file(tmp_path, "a", {"pool": (40, 36.0), "check": (40, 80.0)}, 40, 40, 40)  # 4000/h
     mix_file(tmp_path, "b", {"pool": (20, 60.0), "warm": (32, 16.0), "check": (10, 30.0)}, 10, 10, 32)
-    kb = {"kernelbench_commit": "423217d9", "settings": {"num_correct_trials": 5, "num_perf_trials": 100},
-          "modes": {"cold": {"concurrency": 3, "not_reached": [], "samples": [
-              {"name": f"c{i}", "wall_s": w, "verdict": "pass"} for i, w in enumerate((60.0, 66.0, 72.0))]},
-              "cached": {"concurrency": 1, "not_reached": ["c2"], "samples": [
-                  {"name": "c0", "wall_s": 4.0, "verdict": "pass"}, {"name": "c1", "wall_s": 0.5, "verdict": "timeout"}]}}}
+    kb = {
+        "kernelbench_commit": "423217d9",
+        "settings": {"num_correct_trials": 5, "num_perf_trials": 100},
+        "modes": {
+            "cold": {
+                "concurrency": 3,
+                "not_reached": [],
+                "samples": [
+                    {"name": f"c{i}", "wall_s": w, "verdict": "pass"}
+                    for i, w in enumerate((60.0, 66.0, 72.0))
+                ],
+            },
+            "cached": {
+                "concurrency": 1,
+                "not_reached": ["c2"],
+                "samples": [
+                    {"name": "c0", "wall_s": 4.0, "verdict": "pass"},
+                    {"name": "c1", "wall_s": 0.5, "verdict": "timeout"},
+                ],
+            },
+        },
+    }
     (tmp_path / "kernelbench").mkdir()
     (tmp_path / "kernelbench" / "kernelbench.json").write_text(json.dumps(kb))
     o = sp.Options(out=tmp_path, variant="v")
@@ -62,8 +99,28 @@ def test_table_from_the_parts_files(tmp_path):
 
 def test_cpu_mode_end_to_end(kernelbench_stand_in, tmp_path):
     out = tmp_path / "speed"
-    assert sp.main(["--device", "cpu", "--tiny", "--parts", "suite", "a", "kernelbench", "--budget-s", "300",
-                    "--kernelbench", str(kernelbench_stand_in), "--kb-site", str(tmp_path), "--out", str(out)]) == 0
+    assert (
+        sp.main(
+            [
+                "--device",
+                "cpu",
+                "--tiny",
+                "--parts",
+                "suite",
+                "a",
+                "kernelbench",
+                "--budget-s",
+                "300",
+                "--kernelbench",
+                str(kernelbench_stand_in),
+                "--kb-site",
+                str(tmp_path),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     s = json.loads((out / "speed.json").read_text())
     assert [r["rc"] for r in s["parts"]] == [0, 0, 0], (out / "logs").iterdir()
     assert s["suite"]["full_suite"]["how"] == "measured" and s["suite"]["done"] == 2

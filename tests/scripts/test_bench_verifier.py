@@ -26,8 +26,12 @@ def items(expected: list[str]) -> list[bv.Item]:
 def test_subset_keeps_the_shares_and_is_seeded():
     mix = items(["pass"] * 30 + ["incorrect"] * 6 + ["compile_error"] * 3 + ["runtime_error"] * 3)
     sub = bv.proportional(mix, 14, seed=0)
-    assert collections.Counter(it.expected for it in sub) == {"pass": 10, "incorrect": 2, "compile_error": 1,
-                                                              "runtime_error": 1}
+    assert collections.Counter(it.expected for it in sub) == {
+        "pass": 10,
+        "incorrect": 2,
+        "compile_error": 1,
+        "runtime_error": 1,
+    }
     assert [it.name for it in sub] == [it.name for it in bv.proportional(mix, 14, seed=0)]
     assert bv.proportional(mix, None, seed=0) == mix
 
@@ -35,8 +39,18 @@ def test_subset_keeps_the_shares_and_is_seeded():
 def test_compare_counts_identity_on_status_and_flags():
     mix = items(["pass", "pass", "incorrect"])
     arms = {"pool": bv.Arm("pool", 3, "x"), "check": bv.Arm("check", 3, "y")}
-    for name, status, flags in (("c0", "pass", []), ("c1", "cheat", ["side_stream"]), ("c2", "incorrect", [])):
-        arms["pool"].rows[name] = {"status": status, "flags": flags, "latency_s": 1.0, "own_s": 1.0, "error": ""}
+    for name, status, flags in (
+        ("c0", "pass", []),
+        ("c1", "cheat", ["side_stream"]),
+        ("c2", "incorrect", []),
+    ):
+        arms["pool"].rows[name] = {
+            "status": status,
+            "flags": flags,
+            "latency_s": 1.0,
+            "own_s": 1.0,
+            "error": "",
+        }
     arms["check"].rows["c0"] = dict(arms["pool"].rows["c0"])
     arms["check"].rows["c1"] = {**arms["pool"].rows["c1"], "flags": []}
     got = bv.compare(mix, arms)
@@ -52,9 +66,29 @@ def test_a_cut_pool_arm_leaves_no_process_and_later_arms_take_what_it_finished(t
     are found afterwards."""
     (tmp_path / "tmp").mkdir()
     env = {**os.environ, "TMPDIR": str(tmp_path / "tmp")}
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--device", "cpu", "--tiny", "--mix", "b", "--lanes", "1",
-                           "--build-workers", "2", "--budget-s", "12", "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--device",
+            "cpu",
+            "--tiny",
+            "--mix",
+            "b",
+            "--lanes",
+            "1",
+            "--build-workers",
+            "2",
+            "--budget-s",
+            "12",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads((tmp_path / "out" / "mix-b.json").read_text())
     arms = report["arms"]
@@ -65,7 +99,10 @@ def test_a_cut_pool_arm_leaves_no_process_and_later_arms_take_what_it_finished(t
     leftovers = []
     for pid in Path("/proc").glob("[0-9]*"):
         try:
-            if str(tmp_path) in os.readlink(pid / "cwd") or str(tmp_path).encode() in (pid / "cmdline").read_bytes():
+            if (
+                str(tmp_path) in os.readlink(pid / "cwd")
+                or str(tmp_path).encode() in (pid / "cmdline").read_bytes()
+            ):
                 leftovers.append((pid.name, (pid / "cmdline").read_bytes()[:80]))
         except OSError:
             continue

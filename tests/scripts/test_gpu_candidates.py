@@ -33,7 +33,9 @@ def test_mix_counts_distinct_sources_and_variant_in_every_kernel(mix):
         assert (BUILTIN_SUITE / c.task).is_file()
         if "syntax_error" not in c.name:
             compile(c.code, c.name, "exec")  # the Python around the kernel is valid
-    assert not {c.code for c in cands} & {c.code for c in make("v2")}, "a new variant must change every source"
+    assert not {c.code for c in cands} & {c.code for c in make("v2")}, (
+        "a new variant must change every source"
+    )
 
 
 def test_variant_sits_inside_each_kernel_source():

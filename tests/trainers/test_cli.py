@@ -11,8 +11,16 @@ from trainers import rl, sft
 @pytest.mark.parametrize(
     ("module", "own", "inherited"),
     [
-        (sft, ["--cuset_mask_threshold", "--overlong", "--max_train_samples", "--merge_lora"], "--dataloader_prefetch_factor"),
-        (rl, ["--primeecho_turns", "--bdr_replay_prob", "--mirrorpop_delta", "--suite", "--merge_lora"], "--vllm_gpu_memory_utilization"),
+        (
+            sft,
+            ["--cuset_mask_threshold", "--overlong", "--max_train_samples", "--merge_lora"],
+            "--dataloader_prefetch_factor",
+        ),
+        (
+            rl,
+            ["--primeecho_turns", "--bdr_replay_prob", "--mirrorpop_delta", "--suite", "--merge_lora"],
+            "--vllm_gpu_memory_utilization",
+        ),
     ],
     ids=["sft", "rl"],
 )
@@ -41,7 +49,9 @@ def test_a_recipe_value_of_the_wrong_type_names_its_field(tmp_path):
     recipe = tmp_path / "recipe.yaml"
     base = f"output_dir: {tmp_path}\nuse_cpu: true\nbf16: false\n"
     recipe.write_text(base + "cuset_region_gap: 2.5\n")
-    with pytest.raises(ValueError, match=r"recipe field cuset_region_gap: input should be a valid integer, got 2.5"):
+    with pytest.raises(
+        ValueError, match=r"recipe field cuset_region_gap: input should be a valid integer, got 2.5"
+    ):
         sft.parser().parse_args_and_config(["--config", str(recipe)])
     recipe.write_text(base + "lora_r: [8]\n")
     with pytest.raises(ValueError, match="recipe field lora_r"):

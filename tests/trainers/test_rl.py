@@ -180,7 +180,9 @@ def test_mirrorpop_cuts_the_gradient_of_drifted_sequences(make_rl_config, tiny_m
 def test_prompts_from_a_suite_and_from_a_prompts_dataset(data_dir, tmp_path):
     base = dict(output_dir=str(tmp_path), use_cpu=True, bf16=False, report_to="none")
     config = KernelRLConfig(verifier_cache_dir=str(tmp_path / "cache"), **base)
-    data, tasks = load_rl_prompts(RLScriptArguments(suite=str(data_dir / "suite"), suite_tasks=["scale_*"]), config)
+    data, tasks = load_rl_prompts(
+        RLScriptArguments(suite=str(data_dir / "suite"), suite_tasks=["scale_*"]), config
+    )
     assert data["task_id"] == ["level1/scale_shift"] and set(tasks) == {"level1/scale_shift"}
     assert data[0]["prompt"][0]["role"] == "system" and "x * 2.0 + 1.0" in data[0]["prompt"][1]["content"]
 

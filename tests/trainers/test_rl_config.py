@@ -55,7 +55,10 @@ def test_bad_prompt_sources_raise_clear_errors():
     with pytest.raises(ValueError, match="max_prompts"):
         RLScriptArguments(max_prompts=0)
     args = RLScriptArguments(dataset_name="x")
-    assert (args.dataset_config, args.dataset_train_split) == ("rl_prompts", "train")  # the builder's RL prompts
+    assert (args.dataset_config, args.dataset_train_split) == (
+        "rl_prompts",
+        "train",
+    )  # the builder's RL prompts
 
 
 def test_single_turn_needs_no_turn_count(tmp_path):

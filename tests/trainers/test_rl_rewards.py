@@ -31,7 +31,9 @@ def test_verifier_rewards_follow_the_verdicts(task, build_cache):
         strict=False,
         timeout_s=600.0,
         cache_dir=build_cache,
-        timing=TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=5, max_seconds=0.1),
+        timing=TimingConfig(
+            warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=5, max_seconds=0.1
+        ),
     )
     rows = [{"task_id": task.task_id}] * 4
     texts = [RIGHT, WRONG, "I cannot do this.", RIGHT]

@@ -13,17 +13,56 @@ import os
 import sys
 
 COMPILERS = {
-    "ptxas", "nvcc", "cicc", "nvlink", "fatbinary", "ninja", "c++", "g++", "gcc", "cc", "ld", "clang", "clang++",
-    "ldconfig", "ldconfig.real", "nvdisasm", "cuobjdump", "which", "uname", "as", "ar", "collect2", "objdump",
+    "ptxas",
+    "nvcc",
+    "cicc",
+    "nvlink",
+    "fatbinary",
+    "ninja",
+    "c++",
+    "g++",
+    "gcc",
+    "cc",
+    "ld",
+    "clang",
+    "clang++",
+    "ldconfig",
+    "ldconfig.real",
+    "nvdisasm",
+    "cuobjdump",
+    "which",
+    "uname",
+    "as",
+    "ar",
+    "collect2",
+    "objdump",
     "file",
 }
 REFUSED_EVENTS = {
-    "os.system", "os.exec", "os.spawn", "os.fork", "os.forkpty", "os.kill", "os.killpg",
-    "pty.spawn", "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.sendto",
-    "sys._current_frames", "sys.settrace", "sys.setprofile", "gc.get_objects", "gc.get_referrers",
-    "gc.get_referents", "sys.addaudithook",
+    "os.system",
+    "os.exec",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "os.kill",
+    "os.killpg",
+    "pty.spawn",
+    "socket.__new__",
+    "socket.connect",
+    "socket.bind",
+    "socket.getaddrinfo",
+    "socket.sendto",
+    "sys._current_frames",
+    "sys.settrace",
+    "sys.setprofile",
+    "gc.get_objects",
+    "gc.get_referrers",
+    "gc.get_referents",
+    "sys.addaudithook",
 }
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
 def _protected_types() -> tuple[type, ...]:
     import torch
 

@@ -30,7 +30,9 @@ class OpCensus(TorchDispatchMode):
 
     @property
     def compute_ops(self) -> list[str]:
-        return sorted(op for op in self.ops if op.rstrip("_") not in ATEN_PLUMBING and op not in ATEN_PLUMBING)
+        return sorted(
+            op for op in self.ops if op.rstrip("_") not in ATEN_PLUMBING and op not in ATEN_PLUMBING
+        )
 
 
 def census(fn, *args) -> tuple[object, list[str]]:

@@ -38,11 +38,42 @@ def _guarded() -> dict[str, object]:
         "builtins.max": builtins.max,
         "builtins.float": builtins.float,
     }
-    for name in ("isclose", "isfinite", "isnan", "isinf", "where", "zeros_like", "nonzero", "equal", "randn", "rand",
-                 "randint", "empty"):
+    for name in (
+        "isclose",
+        "isfinite",
+        "isnan",
+        "isinf",
+        "where",
+        "zeros_like",
+        "nonzero",
+        "equal",
+        "randn",
+        "rand",
+        "randint",
+        "empty",
+    ):
         items[f"torch.{name}"] = getattr(torch, name)
-    for name in ("abs", "to", "max", "all", "any", "sum", "clone", "detach", "__sub__", "__eq__", "__and__",
-                 "__or__", "__invert__", "item", "tolist", "__getitem__", "__setitem__", "copy_", "view"):
+    for name in (
+        "abs",
+        "to",
+        "max",
+        "all",
+        "any",
+        "sum",
+        "clone",
+        "detach",
+        "__sub__",
+        "__eq__",
+        "__and__",
+        "__or__",
+        "__invert__",
+        "item",
+        "tolist",
+        "__getitem__",
+        "__setitem__",
+        "copy_",
+        "view",
+    ):
         items[f"torch.Tensor.{name}"] = getattr(torch.Tensor, name)
     return items
 
@@ -81,7 +112,8 @@ class InputGuard:
 
     def mutated(self) -> list[int]:
         return [
-            i for i, (x, c) in enumerate(zip(self.inputs, self.copies, strict=True))
+            i
+            for i, (x, c) in enumerate(zip(self.inputs, self.copies, strict=True))
             if c is not None and not _same(x, c)
         ]
 
@@ -108,7 +140,12 @@ def output_problems(outputs: list, refs: list) -> list[tuple[str, str]]:
             found.append(("output_not_plain_tensor", f"output {i} is a {type(o).__qualname__}"))
         elif o.device.type == "meta" or _storage_ptr(o) is None:
             found.append(("output_not_plain_tensor", f"output {i} has no real storage"))
-        elif isinstance(r, torch.Tensor) and o.shape == r.shape and o.stride() != r.stride() and not o.is_contiguous():
+        elif (
+            isinstance(r, torch.Tensor)
+            and o.shape == r.shape
+            and o.stride() != r.stride()
+            and not o.is_contiguous()
+        ):
             found.append(("output_layout", f"output {i} strides {o.stride()}, reference {r.stride()}"))
     return found
 
@@ -126,8 +163,12 @@ class ThreadWatch:
 
     def __init__(self):
         self.started = 0
-        for owner, name in ((_thread, "start_new_thread"), (threading, "_start_new_thread"),
-                            (threading, "_start_joinable_thread"), (_thread, "start_joinable_thread")):
+        for owner, name in (
+            (_thread, "start_new_thread"),
+            (threading, "_start_new_thread"),
+            (threading, "_start_joinable_thread"),
+            (_thread, "start_joinable_thread"),
+        ):
             original = getattr(owner, name, None)
             if original is not None:
                 setattr(owner, name, self._counting(original))

@@ -46,7 +46,9 @@ def profile_forward(fn, *args) -> KernelEvidence:
         fn(*args)
         torch.cuda.synchronize()
     events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-    marker = min((e for e in events if MARKER_KERNEL in e.name), key=lambda e: e.time_range.start, default=None)
+    marker = min(
+        (e for e in events if MARKER_KERNEL in e.name), key=lambda e: e.time_range.start, default=None
+    )
     custom: dict[str, float] = {}
     library: dict[str, float] = {}
     other_streams: dict[str, float] = {}
@@ -64,14 +66,22 @@ def kernel_flags(ev: KernelEvidence) -> list[tuple[str, str]]:
     flags = []
     if ev.other_streams:
         top = max(ev.other_streams, key=ev.other_streams.get)
-        flags.append(("side_stream", f"{len(ev.other_streams)} kernel(s) or copies ran on a stream other than the "
-                                     f"current one ({sum(ev.other_streams.values()):.0f} us; largest: {top[:80]})"))
+        flags.append(
+            (
+                "side_stream",
+                f"{len(ev.other_streams)} kernel(s) or copies ran on a stream other than the "
+                f"current one ({sum(ev.other_streams.values()):.0f} us; largest: {top[:80]})",
+            )
+        )
     if not ev.custom:
         names = ", ".join(sorted(ev.library)[:3]) or "none"
         flags.append(("no_custom_kernel", f"no kernel of the candidate's own ran (library kernels: {names})"))
     elif ev.library_share > LIBRARY_SHARE_LIMIT:
         top = max(ev.library, key=ev.library.get)
         flags.append(
-            ("library_kernels_dominate", f"library kernels took {ev.library_share:.0%} of device time (largest: {top[:80]})")
+            (
+                "library_kernels_dominate",
+                f"library kernels took {ev.library_share:.0%} of device time (largest: {top[:80]})",
+            )
         )
     return flags

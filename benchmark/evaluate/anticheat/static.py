@@ -30,15 +30,50 @@ from benchmark.evaluate.anticheat.allowlist import (
 )
 
 FORBIDDEN_BUILTINS = {
-    "exec", "eval", "compile", "__import__", "globals", "locals", "vars", "open", "breakpoint", "input", "delattr",
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "globals",
+    "locals",
+    "vars",
+    "open",
+    "breakpoint",
+    "input",
+    "delattr",
 }
 INTROSPECTION_ATTRS = {
-    "f_back", "f_globals", "f_locals", "f_code", "f_builtins", "gi_frame", "cr_frame", "tb_frame", "tb_next",
-    "__globals__", "__code__", "__closure__", "__subclasses__", "__bases__", "__mro__", "__dict__",
-    "__builtins__", "__getattribute__", "__reduce__", "__reduce_ex__", "__self__", "__func__", "__wrapped__",
-    "__loader__", "__spec__",
+    "f_back",
+    "f_globals",
+    "f_locals",
+    "f_code",
+    "f_builtins",
+    "gi_frame",
+    "cr_frame",
+    "tb_frame",
+    "tb_next",
+    "__globals__",
+    "__code__",
+    "__closure__",
+    "__subclasses__",
+    "__bases__",
+    "__mro__",
+    "__dict__",
+    "__builtins__",
+    "__getattribute__",
+    "__reduce__",
+    "__reduce_ex__",
+    "__self__",
+    "__func__",
+    "__wrapped__",
+    "__loader__",
+    "__spec__",
 }
-PRECISION_CALLS = {"torch.set_float32_matmul_precision", "torch.set_default_dtype", "torch.set_flush_denormal"}
+PRECISION_CALLS = {
+    "torch.set_float32_matmul_precision",
+    "torch.set_default_dtype",
+    "torch.set_flush_denormal",
+}
 TORCH_OK_PREFIXES = ("torch.utils.cpp_extension.", "torch.nn.", "torch.cuda.Stream", "torch.cuda.Event")
 FUNCTIONAL = "torch.nn.functional"
 # Decorators that keep the function in its class: such a method is judged when its class is reached.
@@ -281,7 +316,11 @@ class _Analyzer(ast.NodeVisitor):
                 self.flag("forbidden_call", node, f"calls {name}()")
             elif name == "setattr":
                 target = self.resolve(node.args[0]) if node.args else None
-                kind = "monkeypatch" if target and target.split(".")[0] in self.aliases.values() else "forbidden_call"
+                kind = (
+                    "monkeypatch"
+                    if target and target.split(".")[0] in self.aliases.values()
+                    else "forbidden_call"
+                )
                 self.flag(kind, node, "calls setattr()")
             elif name == "getattr" and len(node.args) >= 2:
                 if not isinstance(node.args[1], ast.Constant):
@@ -315,7 +354,7 @@ class _Analyzer(ast.NodeVisitor):
         elif full.startswith(TORCH_OK_PREFIXES):
             return
         else:
-            rest = full[len("torch."):]
+            rest = full[len("torch.") :]
             if rest not in TORCH_PLUMBING and rest.split(".")[-1] not in TORCH_PLUMBING:
                 self.flag("torch_compute_op", node, f"calls {full}")
 

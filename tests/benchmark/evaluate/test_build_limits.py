@@ -98,9 +98,7 @@ def test_builder_killed_mid_build_blocks_nobody(cfg, tmp_path, cpp_candidate):
     path = tmp_path / "candidate.py"
     path.write_text(code)
     builds = cfg.cache_dir / "builds"
-    script = (
-        f"from benchmark.evaluate.candidate import load_candidate\nload_candidate({str(path)!r}, {str(builds)!r})\n"
-    )
+    script = f"from benchmark.evaluate.candidate import load_candidate\nload_candidate({str(path)!r}, {str(builds)!r})\n"
     builder = subprocess.Popen(
         [sys.executable, "-c", script],
         cwd=PROJECT_ROOT,
@@ -164,7 +162,9 @@ def test_build_inside_the_execution_child_counts_against_the_build_limit(task, c
 
 def test_a_child_lost_mid_run_keeps_what_it_compiled(task, cfg, monkeypatch):
     # No result comes back, so the child's own phases are lost; its build clock is not.
-    lost = ChildOutcome(None, -9, True, 330.0, "", limit="run", limits=cfg.limits, charged_s={"build": 21.0, "run": 300.0})
+    lost = ChildOutcome(
+        None, -9, True, 330.0, "", limit="run", limits=cfg.limits, charged_s={"build": 21.0, "run": 300.0}
+    )
     monkeypatch.setattr(harness, "run_job", lambda *args, **kwargs: lost)
     code = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
     v = evaluate(task, code, cfg, built=BuildOutcome(True, seconds=1.5, wall_s=3.0))

@@ -51,8 +51,13 @@ def main_command(folder: Path, drop: str | None = None) -> list[str]:
 def first_include(folder: Path) -> str:
     """gcc's first -H line for the folder's main.cpp ("! x.gch" where it reads a precompiled header,
     which it can only do for the first include), the compile stopped there."""
-    with subprocess.Popen([*main_command(folder), "-H", "-fsyntax-only"], cwd=folder, stderr=subprocess.PIPE,
-                          stdout=subprocess.DEVNULL, text=True) as gcc:
+    with subprocess.Popen(
+        [*main_command(folder), "-H", "-fsyntax-only"],
+        cwd=folder,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    ) as gcc:
         line = gcc.stderr.readline().strip()
         gcc.kill()
     return line
@@ -80,8 +85,9 @@ def test_the_header_route_gives_the_same_verdicts_and_object_code(task, cfg, cpp
     assert len([d for d in builds.iterdir() if (d / "solbench_pch_fast.so").exists()]) == 2  # one per route
 
     # main.cpp that opens with another header: gcc cannot use the .gch and includes the header
-    late = cpp_candidate("solbench_pch_late", headers="#include <vector>\n#include <torch/extension.h>\n",
-                     no_implicit=True)
+    late = cpp_candidate(
+        "solbench_pch_late", headers="#include <vector>\n#include <torch/extension.h>\n", no_implicit=True
+    )
     assert evaluate(task, late, cfg).status is Status.PASS
     late_folder = folder_of(builds, "solbench_pch_late")
     assert include in (late_folder / "build.ninja").read_text()

@@ -26,7 +26,9 @@ class FakeGpu:
 @pytest.fixture
 def fake_gpu(monkeypatch):
     gpu = FakeGpu({os.getpid(): 2**30})
-    monkeypatch.setattr(contention, "_nvml_pids", lambda device: {p: (b, p not in gpu.idle) for p, b in gpu.procs.items()})
+    monkeypatch.setattr(
+        contention, "_nvml_pids", lambda device: {p: (b, p not in gpu.idle) for p, b in gpu.procs.items()}
+    )
     monkeypatch.setattr(contention, "_name_of", lambda pid: "python3")
     return gpu
 

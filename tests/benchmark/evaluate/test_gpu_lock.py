@@ -44,8 +44,11 @@ def test_exclusive_waits_for_readers_and_blocks_new_ones(tmp_path):
             time.sleep(0.3)
             events.append("writer out")
 
-    threads = [threading.Thread(target=reader, args=("r1", 0.0)), threading.Thread(target=writer),
-               threading.Thread(target=reader, args=("r2", 0.2))]
+    threads = [
+        threading.Thread(target=reader, args=("r1", 0.0)),
+        threading.Thread(target=writer),
+        threading.Thread(target=reader, args=("r2", 0.2)),
+    ]
     for t in threads:
         t.start()
     for t in threads:

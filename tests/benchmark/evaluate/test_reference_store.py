@@ -113,8 +113,12 @@ def task(data_dir):
 @pytest.fixture(scope="module")
 def config(build_cache) -> EvalConfig:
     """Fast CPU settings with strict off, as the candidates here are plain torch."""
-    timing = TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=20, max_seconds=0.2)
-    return EvalConfig(device="cpu", trials=3, strict=False, timeout_s=600.0, timing=timing, cache_dir=build_cache)
+    timing = TimingConfig(
+        warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_runs=20, max_seconds=0.2
+    )
+    return EvalConfig(
+        device="cpu", trials=3, strict=False, timeout_s=600.0, timing=timing, cache_dir=build_cache
+    )
 
 
 @pytest.fixture(scope="module")
@@ -169,8 +173,10 @@ def test_wrong_candidate_fails_against_the_stored_reference(task, config, warm):
     [
         (lambda e: e, "other inputs"),  # evaluated with seed 1: the entry is seed 0's
         (lambda e: dataclasses.replace(e, blob=base64.b64encode(b"not a reference").decode()), "unreadable"),
-        (lambda e: StoredReference({**e.summary, "env": {**e.summary["env"], "torch": "0.0"}}, e.blob),
-         "another environment"),
+        (
+            lambda e: StoredReference({**e.summary, "env": {**e.summary["env"], "torch": "0.0"}}, e.blob),
+            "another environment",
+        ),
     ],
     ids=["inputs", "unreadable", "environment"],
 )
@@ -209,7 +215,7 @@ def test_candidate_finds_no_stored_outputs_on_the_filesystem(task, config, warm,
     expected = program.build(module.Model, 0)(*program.inputs(1000))  # trial 0's reference output
     raw = expected.contiguous().view(torch.uint8).numpy().tobytes()[:64]
     assert raw in base64.b64decode(entry.blob)  # the needle is what the store holds
-    encoded = entry.blob[len(entry.blob) // 2:][:64]  # as it travels in the job
+    encoded = entry.blob[len(entry.blob) // 2 :][:64]  # as it travels in the job
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     cfg = dataclasses.replace(config, cache_dir=tmp_path / "cache")

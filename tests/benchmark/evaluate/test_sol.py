@@ -21,9 +21,11 @@ from benchmark.evaluate.device_profile import (
 
 def profile(bandwidth=1e12, fp32=1e13, bf16=1e14, fp16=2e14) -> DeviceProfile:
     return DeviceProfile(
-        gpu="Test GPU 9000", bandwidth=bandwidth,
+        gpu="Test GPU 9000",
+        bandwidth=bandwidth,
         matmul={"float32": fp32, "tf32": 5e13, "bfloat16": bf16, "float16": fp16},
-        measured="2026-01-01", method="by hand",
+        measured="2026-01-01",
+        method="by hand",
     )
 
 

@@ -28,26 +28,40 @@ def test_max_runs_caps_the_loop():
 
 def test_warmup_calls_are_not_timed():
     seen = []
-    Timer("cpu", TimingConfig(warmup_calls=4, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, target_rel_err=1.0)).time(
-        seen.append
-    )
+    Timer(
+        "cpu",
+        TimingConfig(warmup_calls=4, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, target_rel_err=1.0),
+    ).time(seen.append)
     assert seen == [-1, -2, -3, -4, 0, 1, 2, 3, 4]
 
 
-@pytest.mark.parametrize(("samples", "finite"), [([1.0], False), ([1.0, 1.0, 1.0], True), ([0.0, 0.0], False)])
+@pytest.mark.parametrize(
+    ("samples", "finite"), [([1.0], False), ([1.0, 1.0, 1.0], True), ([0.0, 0.0], False)]
+)
 def test_median_rel_err(samples, finite):
     assert (median_rel_err(samples) < float("inf")) is finite
 
 
 def _interleaved_config(**cfg) -> TimingConfig:
-    return TimingConfig(**{"warmup_calls": 1, "warmup_seconds": 0.0, "min_runs": 10, "min_seconds": 0.0,
-                           "target_rel_err": 1.0, "max_runs": 10, **cfg})
+    return TimingConfig(
+        **{
+            "warmup_calls": 1,
+            "warmup_seconds": 0.0,
+            "min_runs": 10,
+            "min_seconds": 0.0,
+            "target_rel_err": 1.0,
+            "max_runs": 10,
+            **cfg,
+        }
+    )
 
 
 def test_interleaved_alternates_the_arms_and_reverses_every_other_round():
     order = []
     timer = Timer("cpu", _interleaved_config(min_runs=4, max_runs=4))
-    out = timer.interleaved([(lambda i: order.append(("a", i)), None), (lambda i: order.append(("b", i)), None)])
+    out = timer.interleaved(
+        [(lambda i: order.append(("a", i)), None), (lambda i: order.append(("b", i)), None)]
+    )
     timed = order[2:]  # after one warm-up call of each
     assert timed == [("a", 0), ("b", 0), ("b", 1), ("a", 1), ("a", 2), ("b", 2), ("b", 3), ("a", 3)]
     assert [s.runs for s in out.stats] == [4, 4]
@@ -64,6 +78,7 @@ def test_interleaved_ratio_holds_when_both_arms_slow_down_alike():
         def call(i: int) -> None:
             calls["n"] += 1
             _time.sleep(cost_s * (1 + calls["n"] / 40))
+
         return call, None
 
     out = Timer("cpu", _interleaved_config(min_runs=20, max_runs=20)).interleaved([arm(0.004), arm(0.002)])
@@ -89,7 +104,9 @@ def test_speedup_caps_a_reference_slowed_beside_the_candidate():
 
     assert speedup(t(2.0), t(2.0), t(1.0)) == 2.0
     assert speedup(t(2.1), t(2.0), t(1.0)) == pytest.approx(2.1)  # drift within the cap counts
-    assert speedup(t(6.0), t(2.0), t(1.0)) == pytest.approx(2.0 * REFERENCE_DRIFT_CAP)  # sabotage gains 10% at most
+    assert speedup(t(6.0), t(2.0), t(1.0)) == pytest.approx(
+        2.0 * REFERENCE_DRIFT_CAP
+    )  # sabotage gains 10% at most
     assert speedup(t(2.0), None, t(1.0)) == 2.0
     assert speedup(None, t(2.0), t(1.0)) is None
 
@@ -101,7 +118,9 @@ def test_brief_config_times_a_third_of_the_calls():
     assert timer.time(lambda i: None).runs == 9
 
 
-@pytest.mark.parametrize(("host_ms", "cover_ms"), [(0.0, LAUNCH_COVER_MS), (1.0, 1.5), (4.0, LAUNCH_COVER_MAX_MS)])
+@pytest.mark.parametrize(
+    ("host_ms", "cover_ms"), [(0.0, LAUNCH_COVER_MS), (1.0, 1.5), (4.0, LAUNCH_COVER_MAX_MS)]
+)
 def test_the_launch_cover_is_sized_from_the_warm_ups_launch_times(host_ms, cover_ms):
     """The device-side wait covers 1.5x the slowest arm's median launch time, between the floor and the cap."""
     import time

@@ -25,7 +25,7 @@ HERE = Path(__file__).parents[1]
 HONEST = HERE.parent / "honest"
 CANDIDATES = HERE / "data" / "candidates"
 
-WIDE_SUM = '''
+WIDE_SUM = """
 import torch
 import torch.nn as nn
 
@@ -41,7 +41,7 @@ def get_inputs():
 
 def get_init_inputs():
     return []
-'''
+"""
 
 
 @pytest.fixture
@@ -51,7 +51,9 @@ def gpu_eval(fast_eval):
 
 @pytest.fixture(scope="module")
 def wide_sum(tmp_path_factory):
-    path = tmp_path_factory.mktemp("kb") / "wide_row_sum.py"  # KernelBench format: no metadata, no manifest row
+    path = (
+        tmp_path_factory.mktemp("kb") / "wide_row_sum.py"
+    )  # KernelBench format: no metadata, no manifest row
     path.write_text(WIDE_SUM)
     return load_task(path)
 
@@ -62,7 +64,9 @@ def test_honest_row_sums_pass_at_default_tolerance(wide_sum, gpu_eval, name):
     assert v.status is Status.PASS and v.flags == (), v.error
     assert v.correctness.reference == "float64"
     assert v.sol_ms and 0 < v.sol_fraction <= 1 / 0.9  # the floor, computed from the task's own tensors
-    print(f"{name}: {v.speedup:.2f}x, {v.sol_fraction:.2f} of SOL, eager error {v.correctness.max_eager_err:.3g}")
+    print(
+        f"{name}: {v.speedup:.2f}x, {v.sol_fraction:.2f} of SOL, eager error {v.correctness.max_eager_err:.3g}"
+    )
 
 
 def test_fp16_accumulation_fails(wide_sum, gpu_eval):
@@ -79,8 +83,10 @@ def test_time_below_the_floor_is_flagged(gpu_eval):
 
 def test_output_memoized_by_address_is_caught_on_the_gpu(gpu_eval):
     task = load_task(BUILTIN_SUITE / "level1" / "gelu_tanh_fp32.py", root=BUILTIN_SUITE)
-    code = (HONEST / "triton_gelu_tanh.py").read_text().replace(
-        "class ModelNew(torch.nn.Module):", "_memo = {}\n\n\nclass _Inner(torch.nn.Module):"
+    code = (
+        (HONEST / "triton_gelu_tanh.py")
+        .read_text()
+        .replace("class ModelNew(torch.nn.Module):", "_memo = {}\n\n\nclass _Inner(torch.nn.Module):")
     )
     code += (
         "\n\nclass ModelNew(_Inner):\n"
@@ -109,13 +115,17 @@ def test_timing_beside_a_foreign_process_is_contended(gpu_eval):
     # Started through a shell that exits at once, so the busy process is nobody's sibling lane.
     shell = subprocess.run(
         ["bash", "-c", f'{sys.executable} -c "{BUSY}" >/dev/null 2>&1 & echo $!'],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     pid = int(shell.stdout.strip())
     try:
         time.sleep(8)  # its CUDA context is up
         task = load_task(BUILTIN_SUITE / "level1" / "gelu_tanh_fp32.py", root=BUILTIN_SUITE)
-        cfg = dataclasses.replace(gpu_eval, timing=dataclasses.replace(gpu_eval.timing, contention_wait_s=1.0))
+        cfg = dataclasses.replace(
+            gpu_eval, timing=dataclasses.replace(gpu_eval.timing, contention_wait_s=1.0)
+        )
         v = evaluate(task, (HONEST / "triton_gelu_tanh.py").read_text(), cfg)
     finally:
         os.kill(pid, signal.SIGKILL)

@@ -132,7 +132,12 @@ def reports(request, tmp_path_factory) -> tuple[str, list[ChildOutcome], list[di
         mp.setenv("HF_TOKEN", "hf_secret")
         mp.setenv("OPENAI_API_KEY", "sk-secret")
         outcomes = [
-            run_job(job, 120, clock="build", env={"TRITON_CACHE_DIR": str(folder / f"triton-{k}"), "CUDA_VISIBLE_DEVICES": str(k)})
+            run_job(
+                job,
+                120,
+                clock="build",
+                env={"TRITON_CACHE_DIR": str(folder / f"triton-{k}"), "CUDA_VISIBLE_DEVICES": str(k)},
+            )
             for k in range(2)
         ]
     return request.param, outcomes, [seen(o) for o in outcomes]
@@ -231,7 +236,10 @@ def test_timeout_kills_the_whole_group(path, tmp_path, own_group):
     outcome = run_job(build_job(tmp_path, source), 10, clock="build")
     assert outcome.started_by == path
     assert outcome.timed_out and outcome.limit == "build" and outcome.limits == {"build": 10.0}
-    assert outcome.crash_reason.startswith("build timed out after") and "(build limit 10 s)" in outcome.crash_reason
+    assert (
+        outcome.crash_reason.startswith("build timed out after")
+        and "(build limit 10 s)" in outcome.crash_reason
+    )
     assert pids.exists(), "the worker did not start within its limit"
     worker, grandchild = map(int, pids.read_text().split())
     wait_for(lambda: not alive(worker) and not alive(grandchild), 10, "the group's death")
@@ -277,7 +285,9 @@ def test_killed_evaluator_leaves_no_process(path, data_dir, tmp_path):
     parent = subprocess.Popen([sys.executable, "-c", code], cwd=PROJECT_ROOT)
     depth = 1 if path == "spawn" else 2  # the zygote, then the worker it forked
     try:
-        family = wait_for(lambda: d if len(d := descendants(parent.pid)) >= depth else None, what="the worker's start")
+        family = wait_for(
+            lambda: d if len(d := descendants(parent.pid)) >= depth else None, what="the worker's start"
+        )
     finally:
         parent.kill()
         parent.wait()
@@ -306,12 +316,20 @@ def test_evaluate_gives_the_same_verdict_either_way(name, data_dir, fast_eval, m
     assert ways == list(PATHS)
     spawned, forked = verdicts
     assert spawned.status is forked.status and spawned.status in (Status.PASS, Status.RUNTIME_ERROR)
-    assert (spawned.flags, spawned.error, spawned.correctness) == (forked.flags, forked.error, forked.correctness)
+    assert (spawned.flags, spawned.error, spawned.correctness) == (
+        forked.flags,
+        forked.error,
+        forked.correctness,
+    )
 
 
 def test_concurrent_jobs_each_get_their_own_result(fresh_zygote, tmp_path):
     jobs = [
-        build_job(tmp_path, f"import os\nraise RuntimeError('SEEN' + repr(['job-{i}', os.environ['TMPDIR']]).replace(\"'\", '\"') + 'END')\n", f"c{i}.py")
+        build_job(
+            tmp_path,
+            f"import os\nraise RuntimeError('SEEN' + repr(['job-{i}', os.environ['TMPDIR']]).replace(\"'\", '\"') + 'END')\n",
+            f"c{i}.py",
+        )
         for i in range(6)
     ]
     barrier = threading.Barrier(len(jobs))
@@ -348,7 +366,10 @@ def test_zygote_death_mid_job_is_a_runtime_error_and_a_new_zygote_follows(fresh_
 
 def test_job_whose_import_time_environment_differs_is_spawned(fresh_zygote, tmp_path):
     threads = "2" if os.environ.get("OMP_NUM_THREADS") == "1" else "1"  # read when torch loads its OpenMP
-    job = build_job(tmp_path, "import json, torch\nraise RuntimeError('SEEN' + json.dumps(torch.get_num_threads()) + 'END')\n")
+    job = build_job(
+        tmp_path,
+        "import json, torch\nraise RuntimeError('SEEN' + json.dumps(torch.get_num_threads()) + 'END')\n",
+    )
     assert fresh_zygote.ready()
     own = run_job(job, 120, clock="build", env={"OMP_NUM_THREADS": threads})
     assert own.started_by == "spawn" and seen(own) == int(threads)

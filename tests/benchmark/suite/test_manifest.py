@@ -22,14 +22,29 @@ GPU = "Test GPU 9000"
 
 
 def profile() -> DeviceProfile:
-    return DeviceProfile(gpu=GPU, bandwidth=1e12, matmul={"float32": 1e13, "tf32": 5e13, "bfloat16": 1e14,
-                         "float16": 1e14}, measured="2026-01-01", method="by hand")
+    return DeviceProfile(
+        gpu=GPU,
+        bandwidth=1e12,
+        matmul={"float32": 1e13, "tf32": 5e13, "bfloat16": 1e14, "float16": 1e14},
+        measured="2026-01-01",
+        method="by hand",
+    )
 
 
-def report(task_id: str, ms: float = 2.0, ok: bool = True, flops: int = 2 * 10**9, nbytes: int = 10**9) -> TaskReport:
+def report(
+    task_id: str, ms: float = 2.0, ok: bool = True, flops: int = 2 * 10**9, nbytes: int = 10**9
+) -> TaskReport:
     stats = TimingStats(runs=5, median_ms=ms, mean_ms=ms, std_ms=0.0, min_ms=ms, max_ms=ms, rel_err=0.001)
-    return TaskReport(task_id=task_id, ok=ok, checks={}, failures=() if ok else ("time: too slow",),
-                      reference=stats, peak_memory_bytes=123, flops=flops, bytes=nbytes)
+    return TaskReport(
+        task_id=task_id,
+        ok=ok,
+        checks={},
+        failures=() if ok else ("time: too slow",),
+        reference=stats,
+        peak_memory_bytes=123,
+        flops=flops,
+        bytes=nbytes,
+    )
 
 
 @pytest.fixture
@@ -102,8 +117,22 @@ def test_old_schema_is_refused(tmp_path):
 
 def test_manifest_command_on_cpu(suite_copy, tmp_path):
     out = tmp_path / "out"
-    rc = main(["manifest", "--suite", str(suite_copy.root), "--device", "cpu", "--tasks", "linear_tanh_sum",
-               "--timing-seconds", "0.05", "--no-progress", "--out", str(out)])
+    rc = main(
+        [
+            "manifest",
+            "--suite",
+            str(suite_copy.root),
+            "--device",
+            "cpu",
+            "--tasks",
+            "linear_tanh_sum",
+            "--timing-seconds",
+            "0.05",
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     m = load_manifest(manifest_path_for(suite_copy.root))
     entry = m.tasks["level2/linear_tanh_sum"]
@@ -129,8 +158,22 @@ def test_manifest_run_cut_short_keeps_its_checkpoints(suite_copy, tmp_path, monk
 
     monkeypatch.setattr(validate, "validate_task", stop_at_second)
     with pytest.raises(KeyboardInterrupt):
-        main(["manifest", "--suite", str(suite_copy.root), "--device", "cpu", "--timing-seconds", "0.05",
-              "--no-progress", "--checkpoint-every", "1", "--out", str(tmp_path / "out")])
+        main(
+            [
+                "manifest",
+                "--suite",
+                str(suite_copy.root),
+                "--device",
+                "cpu",
+                "--timing-seconds",
+                "0.05",
+                "--no-progress",
+                "--checkpoint-every",
+                "1",
+                "--out",
+                str(tmp_path / "out"),
+            ]
+        )
     saved = load_manifest(tmp_path / "out" / "manifest.json")
     assert list(saved.tasks) == seen
     # --resume measures only what is missing, into the same manifest.
@@ -142,8 +185,21 @@ def test_manifest_run_cut_short_keeps_its_checkpoints(suite_copy, tmp_path, monk
 
     monkeypatch.setattr(validate, "validate_task", record)
     manifest = tmp_path / "out" / "manifest.json"
-    rc = main(["manifest", "--suite", str(suite_copy.root), "--device", "cpu", "--timing-seconds", "0.05",
-               "--no-progress", "--resume", "--manifest", str(manifest)])
+    rc = main(
+        [
+            "manifest",
+            "--suite",
+            str(suite_copy.root),
+            "--device",
+            "cpu",
+            "--timing-seconds",
+            "0.05",
+            "--no-progress",
+            "--resume",
+            "--manifest",
+            str(manifest),
+        ]
+    )
     assert rc == 0
     assert seen[0] not in resumed and len(resumed) == len(suite_copy.tasks) - 1
     assert set(load_manifest(manifest).tasks) == {t.task_id for t in suite_copy.tasks}
@@ -154,8 +210,18 @@ def test_resume_measures_invalid_entries_again(suite_copy, tmp_path, monkeypatch
     import benchmark.suite.validate as validate
 
     manifest = tmp_path / "manifest.json"
-    args = ["manifest", "--suite", str(suite_copy.root), "--device", "cpu", "--timing-seconds", "0.05",
-            "--no-progress", "--manifest", str(manifest)]
+    args = [
+        "manifest",
+        "--suite",
+        str(suite_copy.root),
+        "--device",
+        "cpu",
+        "--timing-seconds",
+        "0.05",
+        "--no-progress",
+        "--manifest",
+        str(manifest),
+    ]
     assert main(args) == 0
     data = json.loads(manifest.read_text())
     broken = sorted(data["tasks"])[0]

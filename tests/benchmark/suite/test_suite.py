@@ -51,8 +51,19 @@ def test_list_command(capsys):
 
 def test_validate_command_on_an_external_folder(tmp_path, capsys):
     out = tmp_path / "out"
-    rc = main(["validate", "--suite", str(FIXTURES / "good"), "--device", "cpu", "--fast", "--no-progress",
-               "--out", str(out)])
+    rc = main(
+        [
+            "validate",
+            "--suite",
+            str(FIXTURES / "good"),
+            "--device",
+            "cpu",
+            "--fast",
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     report = json.loads((out / "validate.json").read_text())
     assert len(report["reports"]) == 3 and all(r["ok"] for r in report["reports"])
@@ -62,8 +73,21 @@ def test_validate_command_on_an_external_folder(tmp_path, capsys):
 
 def test_validate_command_fails_on_a_bad_task(tmp_path):
     json_out = tmp_path / "v.json"
-    rc = main(["validate", "--suite", str(FIXTURES / "bad"), "--device", "cpu", "--fast", "--no-progress",
-               "--tasks", "zero_output", "--json-out", str(json_out)])
+    rc = main(
+        [
+            "validate",
+            "--suite",
+            str(FIXTURES / "bad"),
+            "--device",
+            "cpu",
+            "--fast",
+            "--no-progress",
+            "--tasks",
+            "zero_output",
+            "--json-out",
+            str(json_out),
+        ]
+    )
     assert rc == 1
     reports = json.loads(json_out.read_text())["reports"]
     ids = {r["task_id"]: r for r in reports}

@@ -22,7 +22,9 @@ def measured_suite(tmp_path):
     root = tmp_path / "suite"
     shutil.copytree(FIXTURES / "good", root)
     suite = load_suite(root)
-    merge(Manifest(), suite, [report(t.task_id) for t in suite.tasks], GPU, profile()).save(manifest_path_for(root))
+    merge(Manifest(), suite, [report(t.task_id) for t in suite.tasks], GPU, profile()).save(
+        manifest_path_for(root)
+    )
     return suite
 
 
@@ -65,10 +67,16 @@ def test_hub_suite_round_trip_offline(measured_suite, tmp_path, monkeypatch):
 
 def test_kernelbench_style_rows_materialise_into_level_folders(tmp_path):
     code = "import torch\nclass Model(torch.nn.Module):\n    pass\ndef get_inputs():\n    return []\ndef get_init_inputs():\n    return []\n"
-    ds = datasets.DatasetDict({
-        "level_1": datasets.Dataset.from_list([{"code": code, "level": 1, "name": "1_Square_matmul_.py", "problem_id": 1}]),
-        "level_3": datasets.Dataset.from_list([{"code": code, "level": 3, "name": "7 Odd/Name", "problem_id": 7}]),
-    })
+    ds = datasets.DatasetDict(
+        {
+            "level_1": datasets.Dataset.from_list(
+                [{"code": code, "level": 1, "name": "1_Square_matmul_.py", "problem_id": 1}]
+            ),
+            "level_3": datasets.Dataset.from_list(
+                [{"code": code, "level": 3, "name": "7 Odd/Name", "problem_id": 7}]
+            ),
+        }
+    )
     root = materialize(ds, tmp_path / "kb")
     suite = load_suite(root)
     assert {t.task_id: t.level for t in suite.tasks} == {"level1/1_Square_matmul_": 1, "level3/7_Odd_Name": 3}
@@ -76,8 +84,9 @@ def test_kernelbench_style_rows_materialise_into_level_folders(tmp_path):
 
 
 def test_unsafe_task_ids_are_refused(tmp_path):
-    ds = datasets.Dataset.from_list([{"code": "x = 1\n", "level": 1, "name": "x", "problem_id": 1,
-                                      "task_id": "../escape"}])
+    ds = datasets.Dataset.from_list(
+        [{"code": "x = 1\n", "level": 1, "name": "x", "problem_id": 1, "task_id": "../escape"}]
+    )
     with pytest.raises(ValueError, match="unsafe task_id"):
         materialize(ds, tmp_path / "out")
     assert not (tmp_path / "escape.py").exists()

@@ -41,7 +41,16 @@ def test_good_tasks_pass_every_check(good_reports):
         assert r.ok, r.failures
         assert set(r.checks) == set(CHECKS)
         assert "fail" not in r.checks.values()
-        for check in ("load", "run", "finite", "deterministic", "not_zero", "not_constant", "not_noise", "inputs_matter"):
+        for check in (
+            "load",
+            "run",
+            "finite",
+            "deterministic",
+            "not_zero",
+            "not_constant",
+            "not_noise",
+            "inputs_matter",
+        ):
             assert r.checks[check] == "pass", (r.task_id, check)
     assert good_reports["level2/linear_tanh_sum"].checks["weights_matter"] == "pass"
     assert good_reports["level1/row_softmax"].checks["weights_matter"] == "skip"  # no parameters
@@ -76,7 +85,9 @@ def test_bad_task_is_rejected_by_the_right_check(bad_reports, task_id, check):
 def test_degenerate_output_reasons_name_the_probe(bad_reports):
     zero = bad_reports["level1/zero_output"]
     assert any("all-zero output passes the tolerance check" in f for f in zero.failures)
-    assert "input 1 does not change the output" in " ".join(bad_reports["level1/ignores_second_input"].failures)
+    assert "input 1 does not change the output" in " ".join(
+        bad_reports["level1/ignores_second_input"].failures
+    )
 
 
 def test_one_broken_task_does_not_stop_the_others(bad_reports):
@@ -105,7 +116,12 @@ def test_measured_report_has_counts_and_time_and_round_trips():
     task = load_task(FIXTURES / "good" / "level2" / "linear_tanh_sum.py", root=FIXTURES / "good")
     from benchmark.evaluate.timing import TimingConfig
 
-    cfg = ValidationConfig(device="cpu", timing=TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_seconds=0.05))
+    cfg = ValidationConfig(
+        device="cpu",
+        timing=TimingConfig(
+            warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_seconds=0.05
+        ),
+    )
     r = validate_task(task, cfg)
     assert r.ok
     assert r.flops == 2 * 16 * 32 * 24  # the linear layer's matmul

@@ -34,7 +34,11 @@ SAMPLES = [  # (task, candidate file, the verdict it must get)
     ("gelu_tanh_fp32", "honest/cuda_gelu_tanh.py", "pass"),
     ("gelu_tanh_fp32", "benchmark/data/candidates/cuda_illegal_access.py", "runtime_error"),
     ("gelu_tanh_fp32", "honest/raw_cuda_gelu_tanh.py", "pass"),
-    ("gelu_tanh_fp32", "honest/triton_gelu_tanh.py+memo", "cheat|incorrect"),  # stale_output, or a stale trial
+    (
+        "gelu_tanh_fp32",
+        "honest/triton_gelu_tanh.py+memo",
+        "cheat|incorrect",
+    ),  # stale_output, or a stale trial
 ]
 
 
@@ -49,12 +53,19 @@ def test_mixed_run_gives_every_sample_its_verdict(tmp_path, fast_eval):
     counts: dict[str, int] = {}
     lines = []
     for task, path, _ in SAMPLES:
-        lines.append(json.dumps({"task": task, "completion": _completion(path), "sample": counts.get(task, 0)}))
+        lines.append(
+            json.dumps({"task": task, "completion": _completion(path), "sample": counts.get(task, 0)})
+        )
         counts[task] = counts.get(task, 0) + 1
     replay.write_text("\n".join(lines) + "\n")
     cfg = RunConfig(
-        model=f"replay:{replay}", out=tmp_path / "run", levels=(1,), tasks=("sum_rows_fp32", "gelu_tanh_fp32"),
-        sampling=SamplingParams(samples=4), eval=dataclasses.replace(fast_eval, device="cuda"), progress=False,
+        model=f"replay:{replay}",
+        out=tmp_path / "run",
+        levels=(1,),
+        tasks=("sum_rows_fp32", "gelu_tanh_fp32"),
+        sampling=SamplingParams(samples=4),
+        eval=dataclasses.replace(fast_eval, device="cuda"),
+        progress=False,
     )
     run(cfg)
     got = {}

@@ -26,8 +26,10 @@ ray = pytest.importorskip("ray")
 ROOT = Path(__file__).resolve().parents[3]
 RAY_CLI = Path(sys.executable).with_name("ray")
 # raises at import in the build child (the comment makes it one), naming what that child was given
-ENV_PROBE = ("import os\n# load_inline\n"
-             "raise SyntaxError(f\"MAX_JOBS={os.environ.get('MAX_JOBS')} ARCH={os.environ.get('TORCH_CUDA_ARCH_LIST')}\")\n")
+ENV_PROBE = (
+    "import os\n# load_inline\n"
+    "raise SyntaxError(f\"MAX_JOBS={os.environ.get('MAX_JOBS')} ARCH={os.environ.get('TORCH_CUDA_ARCH_LIST')}\")\n"
+)
 
 
 def test_ray_and_local_executors_agree(data_dir, fast_eval):
@@ -35,8 +37,10 @@ def test_ray_and_local_executors_agree(data_dir, fast_eval):
 
     task = load_task(data_dir / "suite" / "level1" / "scale_shift.py")
     read = lambda n: (data_dir / "candidates" / f"{n}.py").read_text()  # noqa: E731
-    requests = [Request(task, code, sample=i) for i, code in
-                enumerate(["", read("torch_correct"), read("wrong_shape"), read("syntax_error")])]
+    requests = [
+        Request(task, code, sample=i)
+        for i, code in enumerate(["", read("torch_correct"), read("wrong_shape"), read("syntax_error")])
+    ]
     cfg = VerifierConfig(eval=dataclasses.replace(fast_eval, measure=False, strict=False), build_workers=1)
     with Verifier(cfg) as local:
         expected = [v.status for v in local.verify(requests)]
@@ -54,7 +58,9 @@ def test_builds_get_the_gpus_architecture_and_max_jobs(data_dir, fast_eval):
     from benchmark.verify.ray_executor import RayVerifier
 
     task = load_task(data_dir / "suite" / "level1" / "scale_shift.py")
-    cfg = VerifierConfig(eval=dataclasses.replace(fast_eval, device="cuda", strict=False), build_cores=4, build_workers=2)
+    cfg = VerifierConfig(
+        eval=dataclasses.replace(fast_eval, device="cuda", strict=False), build_cores=4, build_workers=2
+    )
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         verifier = RayVerifier(cfg, cuda_arch="9.0")
@@ -108,15 +114,33 @@ def cluster(monkeypatch):
     def start(*args: str, cwd: Path) -> None:
         cwd.mkdir(exist_ok=True)
         with open(temp / f"node{len(nodes)}.log", "w") as log:
-            nodes.append(subprocess.Popen(
-                [str(RAY_CLI), "start", "--block", "--node-ip-address=127.0.0.1", "--num-cpus=1",
-                 "--disable-usage-stats", *args],
-                cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            ))
+            nodes.append(
+                subprocess.Popen(
+                    [
+                        str(RAY_CLI),
+                        "start",
+                        "--block",
+                        "--node-ip-address=127.0.0.1",
+                        "--num-cpus=1",
+                        "--disable-usage-stats",
+                        *args,
+                    ],
+                    cwd=cwd,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
 
     try:
-        start("--head", f"--port={address.split(':')[1]}", f"--temp-dir={temp}", "--include-dashboard=false",
-              cwd=temp / "head")
+        start(
+            "--head",
+            f"--port={address.split(':')[1]}",
+            f"--temp-dir={temp}",
+            "--include-dashboard=false",
+            cwd=temp / "head",
+        )
         start(f"--address={address}", '--resources={"second_node": 1}', cwd=temp / "second")
         yield address
     finally:

@@ -7,7 +7,9 @@ from benchmark.verify.reward import RewardConfig, shaped_reward
 
 
 def verdict(status, speedup=None, passed=0, trials=5):
-    return Verdict(task_id="t", status=status, speedup=speedup, correctness=Correctness(trials=trials, passed=passed))
+    return Verdict(
+        task_id="t", status=status, speedup=speedup, correctness=Correctness(trials=trials, passed=passed)
+    )
 
 
 @pytest.mark.parametrize(
@@ -29,7 +31,9 @@ def test_correct_with_speedup_bonus_and_cap():
     assert shaped_reward(verdict(Status.PASS, speedup=1.0), cfg) == 1.0
     assert shaped_reward(verdict(Status.PASS, speedup=3.0), cfg) == pytest.approx(2.0)
     assert shaped_reward(verdict(Status.PASS, speedup=50.0), cfg) == pytest.approx(3.0)
-    assert shaped_reward(verdict(Status.PASS, speedup=3.0), RewardConfig(lam=0.1, nu_max=1.0)) == pytest.approx(1.1)
+    assert shaped_reward(
+        verdict(Status.PASS, speedup=3.0), RewardConfig(lam=0.1, nu_max=1.0)
+    ) == pytest.approx(1.1)
 
 
 def test_bad_config():

@@ -39,7 +39,14 @@ def test_pools_match_the_serial_path(task, codes, fast_eval):
     with Verifier(VerifierConfig(eval=cfg, build_workers=2)) as verifier:
         pooled = verifier.verify(requests)
         stats = dict(verifier.stats)
-    expected = [Status.PASS, Status.INCORRECT, Status.COMPILE_ERROR, Status.CHEAT, Status.NO_CODE, Status.PASS]
+    expected = [
+        Status.PASS,
+        Status.INCORRECT,
+        Status.COMPILE_ERROR,
+        Status.CHEAT,
+        Status.NO_CODE,
+        Status.PASS,
+    ]
     assert [v.status for v in pooled] == expected
     assert stats["build_cache_hits"] == 1
     assert stats["executed"] == 3  # the compile error, the cheat and the empty code never reach a device

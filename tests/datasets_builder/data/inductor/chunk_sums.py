@@ -11,7 +11,7 @@ class Model(nn.Module):
         super().__init__()
 
     def forward(self, x):
-        return torch.stack([x[4 * k: 4 * k + 4].sum(0) for k in range(x.shape[0] // 4)])
+        return torch.stack([x[4 * k : 4 * k + 4].sum(0) for k in range(x.shape[0] // 4)])
 
 
 def get_inputs():

@@ -9,21 +9,60 @@ Two rules keep a table honest about what it did not see:
 - A speed measure is None, not 0, when it was not taken: a correct sample without a speedup (timing
   off, or a contended GPU) is left out of the speed fractions rather than counted as "not faster",
   and a scope with correct samples but no timed one has fast_p (p > 0), Faster Rate and geomean None.
-  fast_0 is correctness and is always a number."""
+  fast_0 is correctness and is always a number.
+
+Two more keep it honest about noise:
+- "Faster than p x" (fast_p, Faster Rate, the progress bar) has one rule, `is_faster`: the sample is
+  correct and its speedup exceeds p by more than its own timing spread, speedup > p x (1 + margin)
+  with margin = max(speedup_spread, SPREAD_FLOOR), or UNMEASURED_SPREAD when the timing measured no
+  spread. So a program timed against itself is not "faster" however its noise falls.
+- Every metric comes with a 95% percentile-bootstrap interval over the scope's tasks
+  (benchmark.stats: BOOTSTRAP_RESAMPLES resamples, seed BOOTSTRAP_SEED), in `Metrics.*_ci`."""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 
-from benchmark.stats import geomean
+from benchmark.stats import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    CONFIDENCE,
+    Interval,
+    bootstrap_interval,
+    geomean,
+    resample_weights,
+)
 from benchmark.verdict import Verdict
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)
-FASTER_RATE_THRESHOLD = 1.1
+FASTER_RATE_THRESHOLD = 1.1  # Faster Rate is the fraction faster than this, by the rule of `is_faster`
+SPREAD_FLOOR = 0.02  # least margin a speedup must clear: five blocks can understate the spread
+UNMEASURED_SPREAD = 0.1  # margin of a speedup whose timing had too few rounds to measure a spread
+METRICS_VERSION = 2  # 2: noise-aware "faster" and intervals; summary.json without it used speedup > p
+
+Speedup = Callable[[Verdict], float | None]
+
+
+def rules() -> dict:
+    """The rules the numbers were computed by, as summary.json records them beside the metrics."""
+    return {
+        "version": METRICS_VERSION,
+        "faster": "correct and speedup > p * (1 + margin), margin = max(speedup_spread, spread_floor), "
+        "or unmeasured_spread when the timing measured no spread",
+        "spread_floor": SPREAD_FLOOR,
+        "unmeasured_spread": UNMEASURED_SPREAD,
+        "faster_rate_threshold": FASTER_RATE_THRESHOLD,
+        "intervals": {
+            "method": "percentile bootstrap over the tasks of each scope",
+            "resamples": BOOTSTRAP_RESAMPLES,
+            "seed": BOOTSTRAP_SEED,
+            "confidence": CONFIDENCE,
+        },
+    }
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -52,26 +91,22 @@ def by_task(verdicts: Iterable[Verdict]) -> dict[str, list[Verdict]]:
     return dict(groups)
 
 
-def _fast(v: Verdict, p: float, speedup: float | None) -> bool:
-    return v.correct and (p == 0.0 or (speedup is not None and speedup > p))
+def noise_margin(v: Verdict) -> float:
+    """The relative margin by which a speedup must clear a threshold to count: its measured spread
+    within the timing ((max - min) / median over blocks of interleaved calls), at least SPREAD_FLOOR;
+    UNMEASURED_SPREAD when no spread was measured."""
+    return UNMEASURED_SPREAD if v.speedup_spread is None else max(v.speedup_spread, SPREAD_FLOOR)
 
 
-def _fast_fraction(
-    final: list[Verdict],
-    p: float,
-    unevaluated: int = 0,
-    speedup: Callable[[Verdict], float | None] = attrgetter("speedup"),
-) -> float | None:
-    """Fraction of samples correct and faster than p x; `unevaluated` samples count as failed ones.
-    For p > 0 a correct sample without a speedup is unknown, so it is left out of the denominator;
-    None when there are correct samples and none of them was timed."""
-    n = len(final) + unevaluated
-    if p == 0.0 or n == 0:
-        return sum(v.correct for v in final) / n if n else 0.0
-    untimed = sum(v.correct and speedup(v) is None for v in final)
-    if untimed and untimed == sum(v.correct for v in final):
-        return None
-    return sum(_fast(v, p, speedup(v)) for v in final) / (n - untimed)
+def is_faster(v: Verdict, p: float, speedup: Speedup = attrgetter("speedup")) -> bool:
+    """Correct and faster than p x by more than the timing noise: speedup > p x (1 + noise_margin).
+    p = 0 is correctness. `speedup` picks the ratio (the one against torch.compile, say)."""
+    if not v.correct:
+        return False
+    if p == 0.0:
+        return True
+    s = speedup(v)
+    return s is not None and s > p * (1.0 + noise_margin(v))
 
 
 @dataclass(frozen=True)
@@ -81,23 +116,82 @@ class Metrics:
     pass_at_k: dict[int, float]
     avg_at_k: float  # mean fraction of correct samples per task
     fast_p: dict[float, float | None]  # fraction correct and faster than p x eager; None: not timed
-    faster_rate: float | None  # fraction correct and > 1.1x faster than eager; None: not timed
+    faster_rate: float | None  # fraction correct and faster than 1.1x eager; None: not timed
     faster_rate_compile: float | None  # same against torch.compile, when timed
     geomean_speedup: float | None  # over correct samples with a speedup
     mean_sol_fraction: float | None  # over correct samples with a SOL floor
+    # 95% bootstrap intervals over tasks; None where the point value is None (or nothing was resampled)
+    pass_at_k_ci: dict[int, Interval | None] = field(default_factory=dict)
+    avg_at_k_ci: Interval | None = None
+    fast_p_ci: dict[float, Interval | None] = field(default_factory=dict)
+    faster_rate_ci: Interval | None = None
+    faster_rate_compile_ci: Interval | None = None
+    geomean_speedup_ci: Interval | None = None
 
     def to_dict(self) -> dict:
         return {
             "tasks": self.tasks,
             "samples": self.samples,
             "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
+            "pass_at_k_ci": {str(k): _ci(self.pass_at_k_ci.get(k)) for k in self.pass_at_k},
             "avg_at_k": self.avg_at_k,
+            "avg_at_k_ci": _ci(self.avg_at_k_ci),
             "fast_p": {str(p): v for p, v in self.fast_p.items()},
+            "fast_p_ci": {str(p): _ci(self.fast_p_ci.get(p)) for p in self.fast_p},
             "faster_rate": self.faster_rate,
+            "faster_rate_ci": _ci(self.faster_rate_ci),
             "faster_rate_compile": self.faster_rate_compile,
+            "faster_rate_compile_ci": _ci(self.faster_rate_compile_ci),
             "geomean_speedup": self.geomean_speedup,
+            "geomean_speedup_ci": _ci(self.geomean_speedup_ci),
             "mean_sol_fraction": self.mean_sol_fraction,
         }
+
+
+def _ci(interval: Interval | None) -> list[float] | None:
+    return interval.to_list() if interval is not None else None
+
+
+@dataclass(frozen=True)
+class _Fraction:
+    """A speed fraction's per-task counts: the bootstrap's columns and the point value's sums."""
+
+    fast: list[float]
+    known: list[float]  # samples whose speed is known: all, less the correct untimed ones
+    untimed: list[float]
+    correct: list[float]
+
+    @property
+    def columns(self) -> list[list[float]]:
+        return [self.fast, self.known, self.untimed, self.correct]
+
+    @staticmethod
+    def value(sums: list[float]) -> float | None:
+        """fast / known; None when there are correct samples and none of them was timed."""
+        fast, known, untimed, correct = sums
+        if untimed and untimed == correct:
+            return None
+        return fast / known if known else 0.0
+
+
+def _fraction(groups: list[list[Verdict]], sizes: list[int], p: float, speedup: Speedup) -> _Fraction:
+    """Per task (a missing task is an empty group of its size): samples faster than p x, samples of
+    known speed, correct untimed samples, correct samples. At p = 0 every sample's outcome is known."""
+    untimed = [0 if p == 0.0 else sum(v.correct and speedup(v) is None for v in g) for g in groups]
+    return _Fraction(
+        fast=[sum(is_faster(v, p, speedup) for v in g) for g in groups],
+        known=[n - u for n, u in zip(sizes, untimed, strict=True)],
+        untimed=untimed,
+        correct=[sum(v.correct for v in g) for g in groups],
+    )
+
+
+def _mean(sums: list[float]) -> float | None:
+    return sums[0] / sums[1] if sums[1] else None
+
+
+def _geomean_of_logs(sums: list[float]) -> float | None:
+    return math.exp(sums[0] / sums[1]) if sums[1] else None
 
 
 def compute(
@@ -105,53 +199,74 @@ def compute(
     ks: Iterable[int] = (1,),
     broken: Iterable[str] = (),
     samples_per_task: int = 1,
+    resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> Metrics:
     """Metrics of one scope. `broken`: task ids selected in this scope that may have no verdict; each
-    one without a verdict counts as a task of `samples_per_task` samples, none correct."""
+    one without a verdict counts as a task of `samples_per_task` samples, none correct. `resamples`:
+    bootstrap resamples of the intervals (0: no intervals)."""
     final = final_turns(verdicts)
-    groups = by_task(final)
-    sizes = [len(g) for g in groups.values()]
-    correct = [sum(v.correct for v in g) for g in groups.values()]
-    missing = sorted(set(broken) - set(groups))
-    sizes += [samples_per_task] * len(missing)
-    correct += [0] * len(missing)
-    unevaluated = samples_per_task * len(missing)
+    by = by_task(final)
+    missing = set(broken) - set(by)
+    ids = sorted(by.keys() | missing)  # in task order, so the resamples do not follow verdict order
+    groups = [by.get(t, []) for t in ids]
+    sizes = [len(by[t]) if t in by else samples_per_task for t in ids]
     if not sizes:
         return Metrics(0, 0, {}, 0.0, {p: 0.0 for p in FAST_P}, 0.0, None, None, None)
-    pass_k = {
-        k: sum(pass_at_k(n, c, k) for n, c in zip(sizes, correct, strict=True)) / len(sizes)
-        for k in ks
-        if k <= min(sizes)
+    weights = resample_weights(len(sizes), resamples) if resamples else []
+    ones = [1.0] * len(sizes)
+
+    def interval(columns: list[list[float]], statistic, point: float | None) -> Interval | None:
+        return bootstrap_interval(columns, statistic, weights) if weights and point is not None else None
+
+    correct = [sum(v.correct for v in g) for g in groups]
+    pass_cols = {
+        k: [pass_at_k(n, c, k) for n, c in zip(sizes, correct, strict=True)] for k in ks if k <= min(sizes)
     }
-    avg = sum(c / n for n, c in zip(sizes, correct, strict=True)) / len(sizes)
-    fast = {p: _fast_fraction(final, p, unevaluated) for p in FAST_P}
-    faster = _fast_fraction(final, FASTER_RATE_THRESHOLD, unevaluated)
-    faster_compile = (
-        _fast_fraction(final, FASTER_RATE_THRESHOLD, unevaluated, attrgetter("speedup_compile"))
-        if any(v.compile_time is not None for v in final)
-        else None
-    )
+    pass_k = {k: sum(col) / len(col) for k, col in pass_cols.items()}
+    avg_col = [c / n for n, c in zip(sizes, correct, strict=True)]
+    avg = sum(avg_col) / len(avg_col)
+
+    def speed(p: float, speedup: Speedup = attrgetter("speedup")) -> tuple[float | None, Interval | None]:
+        f = _fraction(groups, sizes, p, speedup)
+        point = _Fraction.value([sum(c) for c in f.columns])
+        return point, interval(f.columns, _Fraction.value, point)
+
+    fast = {p: speed(p) for p in FAST_P}
+    faster = speed(FASTER_RATE_THRESHOLD)
+    timed_compile = any(v.compile_time is not None for v in final)
+    faster_compile = speed(FASTER_RATE_THRESHOLD, attrgetter("speedup_compile")) if timed_compile else None
     speedups = [v.speedup for v in final if v.correct and v.speedup and v.speedup > 0]
     geo = geomean(speedups) if speedups else None
+    logs = [[math.log(v.speedup) for v in g if v.correct and v.speedup and v.speedup > 0] for g in groups]
     sols = [v.sol_fraction for v in final if v.correct and v.sol_fraction is not None]
     return Metrics(
         tasks=len(sizes),
-        samples=len(final) + unevaluated,
+        samples=len(final) + samples_per_task * len(missing),
         pass_at_k=pass_k,
         avg_at_k=avg,
-        fast_p=fast,
-        faster_rate=faster,
-        faster_rate_compile=faster_compile,
+        fast_p={p: point for p, (point, _) in fast.items()},
+        faster_rate=faster[0],
+        faster_rate_compile=faster_compile[0] if faster_compile else None,
         geomean_speedup=geo,
         mean_sol_fraction=sum(sols) / len(sols) if sols else None,
+        pass_at_k_ci={k: interval([col, ones], _mean, pass_k[k]) for k, col in pass_cols.items()},
+        avg_at_k_ci=interval([avg_col, ones], _mean, avg),
+        fast_p_ci={p: ci for p, (_, ci) in fast.items()},
+        faster_rate_ci=faster[1],
+        faster_rate_compile_ci=faster_compile[1] if faster_compile else None,
+        geomean_speedup_ci=interval([[sum(x) for x in logs], [len(x) for x in logs]], _geomean_of_logs, geo),
     )
 
 
 def fast_p_curve(verdicts: Iterable[Verdict], ps: Iterable[float]) -> list[tuple[float, float]]:
     """(p, fast_p) at each threshold where fast_p is known, for plotting fast_p over a range of p;
     thresholds p > 0 are left out when no correct sample was timed."""
-    final = final_turns(verdicts)
-    points = [(p, _fast_fraction(final, p)) for p in ps]
+    groups = list(by_task(final_turns(verdicts)).values())
+    sizes = [len(g) for g in groups]
+    points = [
+        (p, _Fraction.value([sum(c) for c in _fraction(groups, sizes, p, attrgetter("speedup")).columns]))
+        for p in ps
+    ]
     return [(p, f) for p, f in points if f is not None]
 
 

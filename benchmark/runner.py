@@ -108,6 +108,7 @@ def summarize(
         statuses[v.status.value] = statuses.get(v.status.value, 0) + 1
     return {
         "metrics": {name: m.to_dict() for name, m in per_level.items()},
+        "metrics_rules": metrics.rules(),
         "statuses": statuses,
         "broken_tasks": broken,
         "turns": per_turn_metrics(
@@ -120,16 +121,40 @@ def _cell(value: float | None, width: int, missing: str = "-") -> str:
     return f"{value:>{width}.3f}" if value is not None else f"{missing:>{width}}"
 
 
+def _ci_cell(value: float | None, ci: list[float] | None, missing: str) -> str:
+    """A value and its 95% interval, "0.250 [0.10,0.40]", in a column of CI_WIDTH."""
+    if value is None:
+        return f"{missing:<{CI_WIDTH}}"
+    interval = f" [{ci[0]:.2f},{ci[1]:.2f}]" if ci else ""
+    return f"{f'{value:.3f}{interval}':<{CI_WIDTH}}"
+
+
+CI_WIDTH = 18
+
+
 def format_table(summary: dict) -> str:
-    """The printed table; "n/m" marks a speed measure not taken (no correct sample of the scope was timed)."""
-    head = f"{'scope':<10} {'tasks':>5} {'samples':>7} {'pass@1':>7} {'fast_1':>7} {'fast_1.5':>8} {'faster':>7} {'geomean':>8}"
-    rows = [head, "-" * len(head)]
+    """The printed table: each rate with its 95% bootstrap interval over tasks; "n/m" marks a speed
+    measure not taken (no correct sample of the scope was timed)."""
+    names = ("pass@1", "fast_1", "fast_1.5", "faster", "geomean")
+    head = f"{'scope':<10} {'tasks':>5} {'samples':>7}  " + " ".join(f"{n:<{CI_WIDTH}}" for n in names)
+    rows = [head.rstrip(), "-" * len(head.rstrip())]
     for scope, m in summary["metrics"].items():
         timed = m["fast_p"]["1.0"] is not None
+        ci = {k: m.get(f"{k}_ci") for k in ("fast_p", "pass_at_k")}
+        cells = [
+            _ci_cell(m["pass_at_k"].get("1"), (ci["pass_at_k"] or {}).get("1"), "-"),
+            _ci_cell(m["fast_p"]["1.0"], (ci["fast_p"] or {}).get("1.0"), "n/m"),
+            _ci_cell(m["fast_p"]["1.5"], (ci["fast_p"] or {}).get("1.5"), "n/m"),
+            _ci_cell(m["faster_rate"], m.get("faster_rate_ci"), "n/m"),
+            _ci_cell(m["geomean_speedup"], m.get("geomean_speedup_ci"), "-" if timed else "n/m"),
+        ]
+        rows.append(f"{scope:<10} {m['tasks']:>5} {m['samples']:>7}  {' '.join(cells)}".rstrip())
+    rules = summary.get("metrics_rules")
+    if rules:
         rows.append(
-            f"{scope:<10} {m['tasks']:>5} {m['samples']:>7} {_cell(m['pass_at_k'].get('1'), 7)} "
-            f"{_cell(m['fast_p']['1.0'], 7, 'n/m')} {_cell(m['fast_p']['1.5'], 8, 'n/m')} "
-            f"{_cell(m['faster_rate'], 7, 'n/m')} {_cell(m['geomean_speedup'], 8, '-' if timed else 'n/m')}"
+            f"faster than p: speedup > p x (1 + max(spread, {rules['spread_floor']:g})); faster: p = "
+            f"{rules['faster_rate_threshold']:g}; [lo,hi]: {100 * rules['intervals']['confidence']:g}% "
+            f"bootstrap interval over tasks"
         )
     rows.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
     broken = summary.get("broken_tasks") or {}
@@ -325,7 +350,7 @@ class _Recorder:
 
 def _faster(v: Verdict) -> bool:
     """What the bar's "faster" counts: what the results table's "faster" column is the rate of."""
-    return bool(v.correct and v.speedup and v.speedup > metrics.FASTER_RATE_THRESHOLD)
+    return metrics.is_faster(v, metrics.FASTER_RATE_THRESHOLD)
 
 
 def evaluation_settings(cfg: EvalConfig) -> dict:

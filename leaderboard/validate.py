@@ -14,7 +14,8 @@ a submitter can fix the run rather than guess. Checks, in order:
    every task the run selected), each with the number of samples run.json claims; a task the run
    lists as broken is named as such.
 5. summary.json agrees with the metrics recomputed from the verdicts by `benchmark.metrics`, its
-   broken tasks counted as the runner counts them (all samples incorrect).
+   broken tasks counted as the runner counts them (all samples incorrect), intervals included; a
+   summary written under older metrics rules is checked on the numbers the rules did not change.
 6. Anti-cheat was on: a non-strict run is refused unless it is the trusted reference baseline.
 """
 
@@ -283,9 +284,30 @@ def _diff(path: str, claimed: Any, actual: Any) -> list[str]:
     )
 
 
+RULED = ("faster_rate", "faster_rate_compile")  # besides fast_p at p > 0 and every interval
+
+
+def _rule_free(per_scope: dict) -> dict:
+    """The metrics that mean the same under every version of the metrics rules: a summary.json
+    written under other rules (before the noise-aware "faster" and the intervals, or after a change
+    of their constants) is checked on these; its other numbers are recomputed by the site anyway."""
+    out = {}
+    for scope, m in per_scope.items():
+        if not isinstance(m, dict):
+            out[scope] = m
+            continue
+        kept = {k: x for k, x in m.items() if k not in RULED and not k.endswith("_ci")}
+        if isinstance(kept.get("fast_p"), dict):
+            kept["fast_p"] = {p: x for p, x in kept["fast_p"].items() if p == "0.0"}
+        out[scope] = kept
+    return out
+
+
 def check_summary(summary: Any, run: dict, verdicts: list[Verdict]) -> list[str]:
     """Recompute every metric with benchmark.metrics and compare with what summary.json claims; its
-    broken tasks count as the runner counted them, each as sampling.samples incorrect samples."""
+    broken tasks count as the runner counted them, each as sampling.samples incorrect samples. A
+    summary computed under other metrics rules (`metrics_rules`) is compared on the numbers those
+    rules do not change (see `_rule_free`)."""
     if not isinstance(summary, dict) or not isinstance(summary.get("metrics"), dict):
         return ["summary.json has no 'metrics' object"]
     claimed = summary["metrics"]
@@ -300,6 +322,8 @@ def check_summary(summary: Any, run: dict, verdicts: list[Verdict]) -> list[str]
     counted = {t: b.level for t, b in broken.items() if b.counted}
     per_level = metrics.compute_by_level(verdicts, ks or (1,), counted, run["sampling"]["samples"])
     recomputed = {name: m.to_dict() for name, m in per_level.items()}
+    if summary.get("metrics_rules") != metrics.rules():
+        claimed, recomputed = _rule_free(claimed), _rule_free(recomputed)
     differences = _diff("metrics", claimed, recomputed)
     problems += [f"summary.json disagrees with the results: {d}" for d in differences]
     statuses: dict[str, int] = defaultdict(int)

@@ -7,10 +7,12 @@ import math
 import pytest
 
 from benchmark import metrics
+from benchmark.stats import Interval
 from benchmark.verdict import Status, TimingStats, Verdict
 
 
-def v(task, sample, ok, speedup=None, level=1, turn=1, compile_speedup=None, sol=None):
+def v(task, sample, ok, speedup=None, level=1, turn=1, compile_speedup=None, sol=None, spread=0.0):
+    """A verdict whose timing measured `spread` (0: the margin is SPREAD_FLOOR, 2%)."""
     ct = TimingStats(5, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0) if compile_speedup is not None else None
     return Verdict(
         task_id=task,
@@ -22,6 +24,7 @@ def v(task, sample, ok, speedup=None, level=1, turn=1, compile_speedup=None, sol
         compile_time=ct,
         speedup_compile=compile_speedup if ok else None,
         sol_fraction=sol if ok else None,
+        speedup_spread=spread if ok and speedup is not None else None,
     )
 
 
@@ -128,3 +131,82 @@ def test_correct_but_untimed_sample_is_not_counted_as_slower():
     assert m.fast_p[1.0] == pytest.approx(1 / 2)  # of the samples whose speed is known: 1 fast, 1 wrong
     assert m.faster_rate == pytest.approx(1 / 2)
     assert dict(metrics.fast_p_curve(vs, [1.0]))[1.0] == m.fast_p[1.0]
+
+
+def test_faster_means_above_p_by_more_than_the_spread():
+    assert metrics.is_faster(v("a", 0, True, 1.05, spread=0.04), 1.0)
+    assert not metrics.is_faster(v("a", 0, True, 1.05, spread=0.06), 1.0)  # inside its own noise
+    assert not metrics.is_faster(v("a", 0, True, 1.015, spread=0.0), 1.0)  # below the 2% floor
+    assert metrics.is_faster(v("a", 0, True, 1.025, spread=0.0), 1.0)
+    assert not metrics.is_faster(v("a", 0, True, 1.08, spread=None), 1.0)  # unmeasured: 10% margin
+    assert metrics.is_faster(v("a", 0, True, 1.11, spread=None), 1.0)
+    # p > 1 scales the margin: 2.1 clears 2 x 1.04 = 2.08, not 2 x 1.06
+    assert metrics.is_faster(v("a", 0, True, 2.1, spread=0.04), 2.0)
+    assert not metrics.is_faster(v("a", 0, True, 2.1, spread=0.06), 2.0)
+    assert metrics.is_faster(v("a", 0, True, 0.5), 0.0) and not metrics.is_faster(v("a", 0, False), 0.0)
+
+
+def test_a_program_timed_against_itself_is_not_faster():
+    """The reference baseline: speedups 1.0 +- the timing noise, each inside its own spread."""
+    import random
+
+    rng = random.Random(1)
+    vs = []
+    for i in range(40):
+        spread = rng.uniform(0.01, 0.08)
+        vs.append(v(f"t{i}", 0, True, 1.0 + rng.uniform(-spread, spread), spread=spread))
+    m = metrics.compute(vs)
+    assert m.fast_p[0.0] == 1.0
+    assert m.fast_p[1.0] == 0.0 and m.faster_rate == 0.0
+    assert m.fast_p_ci[1.0] == Interval(0.0, 0.0)
+    assert 0.9 < m.geomean_speedup < 1.1
+    assert m.geomean_speedup_ci.lo < 1.0 < m.geomean_speedup_ci.hi  # the interval covers the noise
+
+
+def suite_of(n_tasks, rng):
+    vs = []
+    for t in range(n_tasks):
+        for s in range(4):
+            ok = rng.random() < 0.6
+            vs.append(v(f"t{t}", s, ok, rng.uniform(0.5, 3.0), level=1 + t % 2, spread=0.03))
+    return vs
+
+
+def test_intervals_bracket_the_point_and_are_reproducible():
+    import random
+
+    vs = suite_of(30, random.Random(2))
+    m = metrics.compute(vs, ks=(1, 4))
+    again = metrics.compute(list(reversed(vs)), ks=(1, 4))
+    assert m == again  # the same seed, the same resamples: the same intervals in any verdict order
+    pairs = [
+        (m.pass_at_k[1], m.pass_at_k_ci[1]),
+        (m.pass_at_k[4], m.pass_at_k_ci[4]),
+        (m.avg_at_k, m.avg_at_k_ci),
+        (m.faster_rate, m.faster_rate_ci),
+        (m.geomean_speedup, m.geomean_speedup_ci),
+        *((m.fast_p[p], m.fast_p_ci[p]) for p in metrics.FAST_P),
+    ]
+    for point, ci in pairs:
+        assert ci.lo <= point <= ci.hi and ci.lo < ci.hi
+    assert m.pass_at_k_ci[1] == m.avg_at_k_ci  # Pass@1 is Avg@k, resampled alike
+    d = m.to_dict()
+    assert d["fast_p_ci"]["1.0"] == [m.fast_p_ci[1.0].lo, m.fast_p_ci[1.0].hi]
+    assert d["pass_at_k_ci"].keys() == d["pass_at_k"].keys() and d["faster_rate_compile_ci"] is None
+
+
+def test_intervals_narrow_with_more_tasks():
+    import random
+
+    small = metrics.compute(suite_of(10, random.Random(3))).avg_at_k_ci
+    large = metrics.compute(suite_of(160, random.Random(3))).avg_at_k_ci
+    assert large.hi - large.lo < (small.hi - small.lo) / 2
+
+
+def test_no_intervals_when_not_asked_or_not_measured():
+    vs = [v("a", 0, True), v("b", 0, False)]  # correct but untimed
+    m = metrics.compute(vs)
+    assert m.fast_p[1.0] is None and m.fast_p_ci[1.0] is None and m.geomean_speedup_ci is None
+    assert m.avg_at_k_ci is not None
+    plain = metrics.compute(vs, resamples=0)
+    assert plain.avg_at_k == m.avg_at_k and plain.avg_at_k_ci is None and plain.pass_at_k_ci == {1: None}

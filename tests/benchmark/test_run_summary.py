@@ -89,6 +89,8 @@ def test_every_selected_task_is_reported(tmp_path, capsys, quick_timing):
         assert m["pass_at_k"]["1"] == pytest.approx(0.25) and m["avg_at_k"] == pytest.approx(0.25)
         assert m["fast_p"]["0.0"] == pytest.approx(0.25)
         assert m["geomean_speedup"] is not None  # the good task was timed
+        assert m["pass_at_k_ci"]["1"][0] <= 0.25 <= m["pass_at_k_ci"]["1"][1]  # over the 4 tasks
+    assert summary["metrics_rules"]["intervals"]["resamples"] == 1000
     assert summary["statuses"] == {"pass": 1}
 
     overall = next(line for line in table.splitlines() if line.startswith("overall"))
@@ -109,7 +111,10 @@ def test_no_timing_reports_speed_as_not_measured(tmp_path, capsys, quick_timing)
     assert m["faster_rate"] is None and m["geomean_speedup"] is None
     assert summary["broken_tasks"] == {}
     overall = next(line for line in table.splitlines() if line.startswith("overall"))
-    assert overall.split()[3:] == ["1.000", "n/m", "n/m", "n/m", "n/m"]
+    assert overall.split()[3:] == ["1.000", "[1.00,1.00]", "n/m", "n/m", "n/m", "n/m"]
+    assert (
+        m["avg_at_k_ci"] == [1.0, 1.0] and m["fast_p_ci"]["1.0"] is None and m["geomean_speedup_ci"] is None
+    )
     assert json.loads((tmp_path / "run" / "run.json").read_text())["timing"] is False
 
 
@@ -168,3 +173,23 @@ def test_unreadable_files_follow_the_level_and_name_filters(tmp_path):
     assert [f.task_id for f in suite.select_failures(patterns=["syntax_*"])] == ["level1/syntax_error"]
     assert len(suite.select_failures(tags=["softmax"])) == 2  # their tags cannot be read, so they stay
     assert suite.errors == tuple(f.reason for f in suite.failures)
+
+
+def test_reference_like_run_reads_as_no_faster_in_table_summary_and_bar():
+    """Speedups 1.0 +- each sample's own spread (a program timed against itself): fast_1, the faster
+    column and the progress bar's count are all 0; the geomean's interval covers 1."""
+    from benchmark.runner import _faster, format_table, summarize
+    from benchmark.verdict import Status, Verdict
+
+    spreads = [0.01, 0.03, 0.05, 0.08, 0.02, 0.04]
+    verdicts = [
+        Verdict(f"level1/t{i}", Status.PASS, level=1, speedup=1.0 + s * (-1) ** i * 0.9, speedup_spread=s)
+        for i, s in enumerate(spreads)
+    ]
+    summary = summarize(verdicts, (1,))
+    m = summary["metrics"]["overall"]
+    assert m["fast_p"]["1.0"] == 0.0 and m["fast_p_ci"]["1.0"] == [0.0, 0.0] and m["faster_rate"] == 0.0
+    assert m["geomean_speedup_ci"][0] < 1.0 < m["geomean_speedup_ci"][1]
+    assert not any(_faster(v) for v in verdicts)
+    overall = next(line for line in format_table(summary).splitlines() if line.startswith("overall"))
+    assert overall.split()[3:7] == ["1.000", "[1.00,1.00]", "0.000", "[0.00,0.00]"]

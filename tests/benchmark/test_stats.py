@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from benchmark.stats import geomean, quantile
+from benchmark.stats import Interval, bootstrap_interval, geomean, quantile, resample_weights
 
 
 def test_geomean_is_the_exp_of_the_mean_log():
@@ -32,3 +32,35 @@ def test_quantile_refuses_bad_input():
         quantile([], 0.5)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         quantile([1.0], 1.5)
+
+
+def test_resample_weights_draw_every_unit_count_with_a_fixed_seed():
+    w = resample_weights(7, resamples=50, seed=3)
+    assert len(w) == 50 and all(len(r) == 7 and sum(r) == 7 for r in w)
+    assert w == resample_weights(7, resamples=50, seed=3)
+    assert w != resample_weights(7, resamples=50, seed=4)
+
+
+def mean(sums):
+    return sums[0] / sums[1]
+
+
+def test_percentile_bootstrap_of_a_mean():
+    values = [float(i % 5) for i in range(40)]  # mean 2, sd sqrt(2): standard error ~0.22
+    ci = bootstrap_interval([values, [1.0] * 40], mean, resample_weights(40, 2000))
+    assert ci.lo < 2.0 < ci.hi
+    assert ci.hi - ci.lo == pytest.approx(2 * 1.96 * math.sqrt(2 / 40), rel=0.15)
+    constant = bootstrap_interval([[1.0] * 5, [1.0] * 5], mean, resample_weights(5))
+    assert constant == Interval(1.0, 1.0)
+
+
+def test_undefined_resamples_are_left_out():
+    # the statistic is undefined unless unit 0 is drawn
+    only_first = bootstrap_interval([[1.0, 0.0, 0.0]], lambda s: 5.0 if s[0] else None, resample_weights(3))
+    assert only_first == Interval(5.0, 5.0)
+    assert bootstrap_interval([[0.0, 0.0]], lambda s: None, resample_weights(2)) is None
+
+
+def test_intervals_overlap():
+    assert Interval(0.1, 0.3).overlaps(Interval(0.3, 0.5)) and Interval(0.3, 0.5).overlaps(Interval(0.1, 0.3))
+    assert not Interval(0.1, 0.29).overlaps(Interval(0.3, 0.5))

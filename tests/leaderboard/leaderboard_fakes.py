@@ -57,6 +57,7 @@ def make_verdict(
         reference_time=_timing(1.0),
         candidate_time=_timing(1.0 / speedup) if passed and speedup else None,
         speedup=speedup if passed else None,
+        speedup_spread=0.0 if passed and speedup else None,  # the margin is then the 2% floor
         sol_fraction=min(0.3 * speedup, 0.95) if passed and speedup else None,
         sol_ms=0.4 if passed else None,
         error=None if passed else f"{status.value}: something went wrong",

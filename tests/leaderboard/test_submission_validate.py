@@ -244,6 +244,31 @@ def test_summary_disagreeing_with_recomputed_metrics(make_run, registry, scope, 
     assert "recomputed" in msg
 
 
+@pytest.mark.parametrize("key", ["avg_at_k_ci", "geomean_speedup_ci", "faster_rate_ci"])
+def test_summary_with_a_tampered_interval(make_run, registry, key):
+    run = make_run()
+    edit_json(run / "summary.json", lambda d: d["metrics"]["overall"][key].__setitem__(0, 0.01))
+    assert f"metrics.overall.{key} is [0.01," in refused(run, registry)
+
+
+def legacy_summary(d):
+    """summary.json as a runner before the metrics rules wrote it: no intervals, no rules, and a
+    fast_1 and Faster Rate of the old strict `speedup > p` (here: every correct sample faster)."""
+    del d["metrics_rules"]
+    for m in d["metrics"].values():
+        for key in [k for k in m if k.endswith("_ci")]:
+            del m[key]
+        m["fast_p"]["1.0"] = m["faster_rate"] = m["fast_p"]["0.0"]
+
+
+def test_summary_of_older_rules_is_checked_on_what_they_share(make_run, registry):
+    run = make_run()
+    edit_json(run / "summary.json", legacy_summary)
+    assert validate_run_dir(run, registry)
+    edit_json(run / "summary.json", lambda d: d["metrics"]["overall"].update(avg_at_k=0.99))
+    assert "metrics.overall.avg_at_k is 0.99 in summary.json" in refused(run, registry)
+
+
 def test_summary_missing_a_level(make_run, registry):
     run = make_run()
     edit_json(run / "summary.json", lambda d: d["metrics"].pop("level2"))
@@ -259,7 +284,10 @@ def test_summary_with_wrong_status_counts(make_run, registry):
 def test_summary_recomputed_with_its_own_ks(make_run, registry):
     """A run that reported Pass@1 only is checked at k = 1 only, and still accepted."""
     run = make_run()
-    edit_json(run / "summary.json", lambda d: [m["pass_at_k"].pop("2") for m in d["metrics"].values()])
+    edit_json(
+        run / "summary.json",
+        lambda d: [(m["pass_at_k"].pop("2"), m["pass_at_k_ci"].pop("2")) for m in d["metrics"].values()],
+    )
     assert validate_run_dir(run, registry)
 
 

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import jinja2
 
+from benchmark import metrics
+from benchmark.stats import Interval
 from leaderboard import chart, standings
 from leaderboard.submission import (
     CPU_RUN,
@@ -56,6 +58,15 @@ def _speed(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}×"
 
 
+def _interval(ci: Interval | None, how: str = "fmt") -> str:
+    if ci is None:
+        return ""
+    show = {"fmt": lambda x: f"{x:.2f}", "pct": lambda x: f"{100 * x:.0f}%", "speed": lambda x: f"{x:.2f}×"}[
+        how
+    ]
+    return f"[{show(ci.lo)}, {show(ci.hi)}]"
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -68,6 +79,7 @@ def _environment() -> jinja2.Environment:
         fmt=_fmt,
         pct=_pct,
         speed=_speed,
+        interval=_interval,
         scope_title=standings.scope_title,
         tojson_pretty=lambda d: json.dumps(d, indent=2, sort_keys=True),
     )
@@ -109,7 +121,7 @@ def build_site(subs: list[Submission], out: Path) -> Path:
                 target.unlink()
     (out / "submissions").mkdir(parents=True)
     shutil.copytree(ASSETS, out / "assets")
-    common = dict(built=built, label_help=LABEL_HELP)
+    common = dict(built=built, label_help=LABEL_HELP, rules=metrics.rules())
     index = out / "index.html"
     index.write_text(
         env.get_template("index.html.j2").render(

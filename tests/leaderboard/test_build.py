@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from leaderboard_fakes import make_submission
 
-from leaderboard import build
+from leaderboard import build, standings
 from leaderboard.submission import CPU_RUN, EXAMPLE, SUBMISSIONS_DIR, load_all
 from leaderboard.suites import SuiteRegistry
 
@@ -28,7 +28,7 @@ def test_index_has_a_ranked_table_and_chart_per_scope(site):
     html = (site / "index.html").read_text()
     for scope in ("overall", "level1", "level2"):
         part = section(html, scope)
-        assert re.findall(r'<tr data-model="([^"]+)">', part) == ["fast-model", "medium-model", "slow-model"]
+        assert re.findall(r'<tr data-model="([^"]+)"', part) == ["fast-model", "medium-model", "slow-model"]
         assert len(re.findall(r'<polyline class="curve" data-model=', part)) == 3
     overall = section(html, "overall")
     assert "NVIDIA H200" in overall and "Pass@k" in overall and "Faster vs compile" in overall
@@ -108,8 +108,24 @@ def test_untimed_submission_builds_ranked_last_with_blank_speed_cells(tmp_path, 
     )
     build.build_site([untimed, *three_submissions], tmp_path / "site")
     overall = section((tmp_path / "site" / "index.html").read_text(), "overall")
-    assert re.findall(r'<tr data-model="([^"]+)">', overall)[-1] == "untimed"
-    row = overall[overall.index('<tr data-model="untimed">') :]
+    assert re.findall(r'<tr data-model="([^"]+)"', overall)[-1] == "untimed"
+    row = overall[overall.index('<tr data-model="untimed"') :]
     row = row[: row.index("</tr>")]
     assert row.count('data-sort="">–</td>') == 5  # fast_1, faster, faster vs compile, geomean, SOL
     assert (tmp_path / "site" / "submissions" / "untimed.html").is_file()
+
+
+def test_ranks_tie_on_equal_intervals_and_every_rate_shows_its_interval(tmp_path, three_submissions):
+    fast = three_submissions[1]
+    twin = make_submission("Fast Twin", [replace(v, model="twin") for v in fast.verdicts])
+    build.build_site([*three_submissions, twin], tmp_path / "site")
+    html = (tmp_path / "site" / "index.html").read_text()
+    overall = section(html, "overall")
+    ranks = dict(re.findall(r'<tr data-model="([^"]+)" data-rank="(\d+)"', overall))
+    assert ranks["fast-model"] == ranks["fast-twin"] == "1"  # the same verdicts: the same interval
+    ci = standings.standings([fast])["overall"][0].metrics.fast_p_ci[1.0]
+    assert (
+        f'<span class="ci" title="95% bootstrap interval over tasks">[{ci.lo:.2f}, {ci.hi:.2f}]</span>'
+        in overall
+    )
+    assert "percentile-bootstrap interval" in html and "1000 resamples" in html

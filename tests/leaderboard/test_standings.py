@@ -9,6 +9,7 @@ import pytest
 from leaderboard_fakes import make_verdict
 
 from benchmark import metrics
+from benchmark.stats import Interval
 from benchmark.verdict import Status
 from leaderboard import chart, standings
 
@@ -95,3 +96,45 @@ def test_untimed_submissions_rank_after_timed_ones(three_submissions):
 def test_two_untimed_entries_with_equal_pass_rank_by_name():
     table = standings.standings([untimed_submission("b model"), untimed_submission("A model")])
     assert [e.submission.name for e in table["overall"]] == ["A model", "b model"]
+
+
+def entry_with(name: str, fast_1: float, lo: float, hi: float) -> standings.Entry:
+    sub = fakes.make_submission(name, fakes.default_verdicts(name.lower()))
+    m = replace(metrics.compute(sub.verdicts), fast_p={1.0: fast_1}, fast_p_ci={1.0: Interval(lo, hi)})
+    return standings.Entry(sub, "overall", m, 2)
+
+
+def ranked(*entries):
+    return [(e.submission.name, e.rank, e.ahead) for e in standings.rank_scope(list(entries))]
+
+
+def test_overlapping_intervals_tie_and_a_gap_is_marked():
+    a, b, c = (
+        entry_with("A", 0.6, 0.5, 0.7),
+        entry_with("B", 0.55, 0.45, 0.65),
+        entry_with("C", 0.2, 0.1, 0.3),
+    )
+    assert ranked(c, b, a) == [("A", 1, False), ("B", 1, True), ("C", 3, False)]
+
+
+def test_an_entry_ranks_below_only_those_wholly_above_it():
+    """A overlaps B and B overlaps C, but A lies wholly above C: C is third in line, rank 2."""
+    a, b, c = entry_with("A", 0.6, 0.5, 0.7), entry_with("B", 0.5, 0.4, 0.6), entry_with("C", 0.4, 0.3, 0.45)
+    assert ranked(a, b, c) == [("A", 1, False), ("B", 1, False), ("C", 2, False)]
+
+
+def test_a_wide_interval_keeps_its_rank_and_the_list_stays_in_rank_order():
+    """D's point is lowest but its interval reaches A's: it shares rank 1 and is listed before C."""
+    a, c = entry_with("A", 0.6, 0.55, 0.65), entry_with("C", 0.4, 0.35, 0.45)
+    d = entry_with("D", 0.3, 0.0, 0.6)
+    assert ranked(a, c, d) == [("A", 1, False), ("D", 1, False), ("C", 2, False)]
+
+
+def test_ranks_of_the_fake_submissions_agree_with_their_intervals(three_submissions):
+    for scope, entries in standings.standings(three_submissions).items():
+        for e in entries:
+            above = sum(o.interval.lo > e.interval.hi for o in entries)
+            assert e.rank == 1 + above, scope
+        for e, nxt in zip(entries, entries[1:], strict=False):
+            assert e.ahead == (not e.interval.overlaps(nxt.interval))
+            assert e.rank <= nxt.rank

@@ -2,7 +2,8 @@
 
     python -m leaderboard.build [--submissions leaderboard/submissions] [--out site/]
 
-The output folder holds index.html (tables per scope, sortable, and fast_p charts), one page per
+The output folder holds index.html (tables per scope, sortable, and fast_p charts; submissions
+labelled "example" are listed apart, unranked), one page per
 submission (metadata, how it was produced, per-task results with filters), a copy of each submission
 file, and assets/ (CSS and a small vanilla script). Nothing is fetched from the network and every
 link is relative, so the folder can be opened from disk or served from any path (GitHub Pages,
@@ -108,7 +109,8 @@ def build_site(subs: list[Submission], out: Path) -> Path:
     if dupes:
         raise ValueError(f"two submissions share the slug(s) {', '.join(dupes)}")
     env = _environment()
-    table = standings.standings(subs)
+    examples = [s for s in subs if EXAMPLE in s.labels]  # listed apart, never ranked
+    table = standings.standings([s for s in subs if EXAMPLE not in s.labels])
     built = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     suite_versions = sorted({s.run.get("suite_version", "") for s in subs})
     labels = sorted({lab for s in subs for lab in s.labels})
@@ -129,6 +131,7 @@ def build_site(subs: list[Submission], out: Path) -> Path:
             table=table,
             charts=_charts(table),
             submissions=subs,
+            examples=examples,
             suite_versions=suite_versions,
             labels=labels,
             **common,

@@ -3,7 +3,9 @@
     python -m leaderboard.examples [--runs runs/examples]
 
 Two runs of `benchmark.run` on the built-in suite, each over the two example tasks, then submitted
-(partial, labelled "example" and "CPU run") into leaderboard/submissions/:
+(partial, labelled "example" and "CPU run") into tests/leaderboard/data/submissions/ of this
+checkout, apart from the real board: their timings are CPU noise, so they show the format, not a
+result:
 
 - the `reference` baseline: each task's own PyTorch program served as the candidate;
 - `replay:leaderboard/example_completions.jsonl`: four recorded completions, two samples per task: a
@@ -31,12 +33,13 @@ from benchmark.models.base import BackendOptions, SamplingParams
 from benchmark.rundir import RunDir
 from benchmark.runner import RunConfig, run
 from benchmark.suite import load_suite
-from leaderboard.submission import EXAMPLE, SUBMISSIONS_DIR
+from leaderboard.submission import EXAMPLE
 from leaderboard.submit import submit
 from leaderboard.suites import SUITE_VERSIONS_PATH, SuiteRegistry, SuiteVersion, add
 
 EXAMPLE_TASKS = ("gelu_tanh_fp32", "softmax_rows_bf16")
 COMPLETIONS = Path(__file__).parent / "example_completions.jsonl"
+EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "tests" / "leaderboard" / "data" / "submissions"
 log = logging.getLogger(__name__)
 
 
@@ -120,7 +123,7 @@ def run_config(example: Example, out: Path, progress: bool = True) -> RunConfig:
 
 def regenerate(
     runs: Path,
-    out_dir: Path = SUBMISSIONS_DIR,
+    out_dir: Path = EXAMPLES_DIR,
     versions_file: Path = SUITE_VERSIONS_PATH,
     resume: bool = False,
     progress: bool = True,
@@ -168,7 +171,12 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--runs", type=Path, default=Path("runs/examples"), help="where the run directories go")
-    p.add_argument("--out-dir", type=Path, default=SUBMISSIONS_DIR, help="submissions folder")
+    p.add_argument(
+        "--out-dir",
+        type=Path,
+        default=EXAMPLES_DIR,
+        help="where the example submissions go (the tests' fixtures)",
+    )
     p.add_argument("--resume", action="store_true", help="keep existing run directories and finish them")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     args = p.parse_args(argv)

@@ -9,6 +9,7 @@ import pytest
 from leaderboard_fakes import make_submission
 
 from leaderboard import build, standings
+from leaderboard.examples import EXAMPLES_DIR
 from leaderboard.submission import CPU_RUN, EXAMPLE, SUBMISSIONS_DIR, load_all
 from leaderboard.suites import SuiteRegistry
 
@@ -87,15 +88,32 @@ def test_cli_builds_from_a_folder(tmp_path, three_submissions, capsys):
     assert "broken.json: not valid JSON" in capsys.readouterr().err
 
 
-def test_committed_submissions_build_and_are_labelled(tmp_path):
-    subs = load_all(SUBMISSIONS_DIR)
-    assert any(EXAMPLE in sub.labels for sub in subs), "leaderboard/submissions holds no example submission"
+def test_the_real_board_holds_no_example_or_cpu_entry():
+    for sub in load_all(SUBMISSIONS_DIR):
+        assert EXAMPLE not in sub.labels and sub.device != "cpu", f"{sub.slug} belongs with the examples"
+
+
+def test_example_submissions_build_apart_from_the_ranking(tmp_path, three_submissions):
+    examples = load_all(EXAMPLES_DIR)
+    assert examples and all(EXAMPLE in sub.labels for sub in examples)
     known = SuiteRegistry.load(include_builtin=False)
-    for sub in subs:
+    for sub in examples:
         assert (CPU_RUN in sub.labels) == (sub.device == "cpu"), sub.slug
         assert known.get(sub.run["suite_version"]) is not None, f"{sub.slug}: suite version not recorded"
-    build.build_site(subs, tmp_path / "site")
-    assert len(list((tmp_path / "site" / "submissions").glob("*.html"))) == len(subs)
+    build.build_site([*examples, *three_submissions], tmp_path / "site")
+    assert len(list((tmp_path / "site" / "submissions").glob("*.html"))) == len(examples) + 3
+    html = (tmp_path / "site" / "index.html").read_text()
+    ranked = set(re.findall(r'<tr data-model="([^"]+)"', html))
+    assert ranked == {"fast-model", "medium-model", "slow-model"}
+    listed = html[html.index('<section class="examples"') :]
+    for sub in examples:
+        assert f'href="submissions/{sub.slug}.html"' in listed[: listed.index("</section>")]
+
+
+def test_a_board_of_examples_only_ranks_nothing(tmp_path):
+    build.build_site(load_all(EXAMPLES_DIR), tmp_path / "site")
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert "No submissions yet" in html and "Examples (not ranked)" in html
 
 
 def test_untimed_submission_builds_ranked_last_with_blank_speed_cells(tmp_path, three_submissions):

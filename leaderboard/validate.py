@@ -7,7 +7,8 @@ a submitter can fix the run rather than guess. Checks, in order:
    gpu, driver, cuda and torch (gpu, driver and cuda may be null only when the device is cpu: such
    submissions are labelled "CPU run").
 2. results.jsonl: every line is a verdict record (`benchmark.verdict.Verdict`) of this run's model
-   and device, for a task the run selected, with no (task, sample, turn) twice.
+   and device, for a task the run selected, with no (task, sample, turn) twice, evaluated on the GPU
+   and torch run.json records and in its anti-cheat mode (a run resumed elsewhere mixes two).
 3. The suite version is known (leaderboard/suite_versions.json or the built-in suite now), every
    task exists in it, and each verdict's level and task hash agree with it.
 4. Coverage: every task of each level the run touches is present (or, for a partial submission,
@@ -123,6 +124,7 @@ def read_results(path: Path, run: dict) -> tuple[list[Verdict], list[str]]:
         return [], ["results.jsonl is missing"]
     verdicts, problems = [], []
     seen: dict[tuple[str, int, int], int] = {}
+    mixed: dict[tuple[str, Any], list[int]] = defaultdict(list)  # (setting, value) -> lines
     selected = set(run["tasks"])
     samples = run["sampling"]["samples"]
     for lineno, v in verdict_lines(path):
@@ -140,14 +142,36 @@ def read_results(path: Path, run: dict) -> tuple[list[Verdict], list[str]]:
             problems.append(
                 f"{where}: sample {v.sample} is outside 0..{samples - 1} (sampling.samples = {samples})"
             )
+        for setting, value in _verdict_settings(v).items():
+            if value != _run_setting(run, setting):
+                mixed[(setting, value)].append(lineno)
         key = (v.task_id, v.sample, v.turn)
         if key in seen:
             problems.append(f"{where}: {v.task_id} sample {v.sample} turn {v.turn} repeats line {seen[key]}")
         seen[key] = lineno
         verdicts.append(v)
+    for (setting, value), lines in mixed.items():
+        shown = ", ".join(map(str, lines[:5])) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+        problems.append(
+            f"results.jsonl: {len(lines)} verdict(s) (line {shown}) have {setting} {value!r}, run.json "
+            f"records {_run_setting(run, setting)!r}: a run resumed elsewhere mixes two experiments; "
+            "submit runs made under one setting"
+        )
     if not verdicts and not problems:
         problems.append("results.jsonl holds no verdicts")
     return verdicts, problems
+
+
+def _verdict_settings(v: Verdict) -> dict[str, Any]:
+    """The settings a verdict records of its evaluation: its GPU and torch (from the child's env,
+    when recorded) and its anti-cheat mode."""
+    out: dict[str, Any] = {k: v.env[k] for k in ("gpu", "torch") if v.env.get(k)}
+    out["strict"] = v.strict
+    return out
+
+
+def _run_setting(run: dict, setting: str) -> Any:
+    return run["strict"] if setting == "strict" else run["environment"].get(setting)
 
 
 def check_suite(run: dict, verdicts: list[Verdict], suite: SuiteVersion) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from leaderboard_fakes import SUITE_VERSION, default_verdicts, make_verdict
@@ -173,6 +174,32 @@ def test_task_file_changed_since_suite_version(make_run, registry):
     )
 
 
+def test_verdicts_of_the_run_gpu_torch_and_mode_are_accepted(make_run, registry):
+    env = {"gpu": "NVIDIA H200", "torch": "2.11.0", "device": "cuda:0"}
+    verdicts = [replace(v, env=env) for v in default_verdicts()]
+    assert validate_run_dir(make_run(verdicts), registry)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"env": {"gpu": "NVIDIA A100-SXM4-80GB"}},
+            "have gpu 'NVIDIA A100-SXM4-80GB', run.json records 'NVIDIA H200'",
+        ),
+        ({"env": {"torch": "2.12.0"}}, "have torch '2.12.0', run.json records '2.11.0'"),
+        ({"strict": False}, "have strict False, run.json records True"),
+    ],
+    ids=["gpu", "torch", "strict"],
+)
+def test_verdicts_mixing_gpus_torch_or_modes_are_refused(make_run, registry, change, message):
+    """A run resumed on another machine: the later half of its verdicts differ from run.json."""
+    verdicts = default_verdicts()
+    verdicts[3:] = [replace(v, **change) for v in verdicts[3:]]
+    msg = refused(make_run(verdicts), registry)
+    assert f"results.jsonl: 3 verdict(s) (line 4, 5, 6) {message}" in msg
+
+
 def test_task_of_claimed_level_missing(make_run, registry):
     verdicts = [v for v in default_verdicts() if v.task_id != "level1/row_sum"]
     path = make_run(verdicts, tasks=["level1/relu", "level2/gemm_bias"])
@@ -206,8 +233,9 @@ def test_partial_flag_on_a_complete_run_adds_no_label(make_run, registry):
 
 
 def test_non_strict_run_is_refused_unless_reference(make_run, registry):
-    assert "strict is false" in refused(make_run(strict=False), registry)
-    verdicts = default_verdicts(model="reference")
+    lax = [replace(v, strict=False) for v in default_verdicts()]
+    assert "strict is false" in refused(make_run(lax, strict=False), registry)
+    verdicts = [replace(v, strict=False) for v in default_verdicts(model="reference")]
     assert validate_run_dir(make_run(verdicts, model="reference", strict=False), registry)
 
 

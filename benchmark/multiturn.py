@@ -191,7 +191,7 @@ def per_turn_metrics(
     last = max((v.turn for v in verdicts), default=0)
     out = {}
     for t in range(1, last + 1):
-        m = metrics.compute([v for v in verdicts if v.turn <= t], ks, broken, samples_per_task)
+        m = metrics.compute([v for v in verdicts if v.turn <= t], ks, broken, samples_per_task, resamples=0)
         out[str(t)] = {
             "pass_rate": m.fast_p[0.0],
             "pass_at_k": {str(k): v for k, v in m.pass_at_k.items()},

@@ -173,6 +173,18 @@ class _Fraction:
             return None
         return fast / known if known else 0.0
 
+    def point(self) -> float | None:
+        return self.value([sum(c) for c in self.columns])
+
+    def interval(self, weights: list[list[int]]) -> Interval | None:
+        if any(self.untimed):
+            return bootstrap_interval(self.columns, self.value, weights)
+        return bootstrap_interval([self.fast, self.known], _ratio, weights)  # the same, at half the work
+
+
+def _ratio(sums: list[float]) -> float:
+    return sums[0] / sums[1] if sums[1] else 0.0
+
 
 def _fraction(groups: list[list[Verdict]], sizes: list[int], p: float, speedup: Speedup) -> _Fraction:
     """Per task (a missing task is an empty group of its size): samples faster than p x, samples of
@@ -228,8 +240,8 @@ def compute(
 
     def speed(p: float, speedup: Speedup = attrgetter("speedup")) -> tuple[float | None, Interval | None]:
         f = _fraction(groups, sizes, p, speedup)
-        point = _Fraction.value([sum(c) for c in f.columns])
-        return point, interval(f.columns, _Fraction.value, point)
+        point = f.point()
+        return point, f.interval(weights) if weights and point is not None else None
 
     fast = {p: speed(p) for p in FAST_P}
     faster = speed(FASTER_RATE_THRESHOLD)
@@ -263,11 +275,27 @@ def fast_p_curve(verdicts: Iterable[Verdict], ps: Iterable[float]) -> list[tuple
     thresholds p > 0 are left out when no correct sample was timed."""
     groups = list(by_task(final_turns(verdicts)).values())
     sizes = [len(g) for g in groups]
-    points = [
-        (p, _Fraction.value([sum(c) for c in _fraction(groups, sizes, p, attrgetter("speedup")).columns]))
-        for p in ps
-    ]
+    points = [(p, _fraction(groups, sizes, p, attrgetter("speedup")).point()) for p in ps]
     return [(p, f) for p, f in points if f is not None]
+
+
+def fast_p_band(
+    verdicts: Iterable[Verdict], ps: Iterable[float], resamples: int = BOOTSTRAP_RESAMPLES
+) -> list[tuple[float, Interval]]:
+    """(p, 95% interval of fast_p) at each threshold where fast_p is known: the band around
+    `fast_p_curve`, bootstrapped over tasks like every interval of `compute` (the same resamples at
+    every p)."""
+    by = by_task(final_turns(verdicts))
+    groups = [by[t] for t in sorted(by)]
+    sizes = [len(g) for g in groups]
+    weights = resample_weights(len(groups), resamples) if groups else []
+    out = []
+    for p in ps:
+        f = _fraction(groups, sizes, p, attrgetter("speedup"))
+        ci = f.interval(weights) if weights and f.point() is not None else None
+        if ci is not None:
+            out.append((p, ci))
+    return out
 
 
 def compute_by_level(

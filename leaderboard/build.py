@@ -90,15 +90,13 @@ def _environment() -> jinja2.Environment:
 def _charts(table: dict[str, list[standings.Entry]]) -> dict[str, chart.Chart]:
     out = {}
     for scope, entries in table.items():
+        verdicts = [standings.scope_verdicts(e.submission, scope) for e in entries]
         curves = [
-            (
-                e.submission.name,
-                e.submission.slug,
-                standings.fast_p_points(standings.scope_verdicts(e.submission, scope)),
-            )
-            for e in entries
+            (e.submission.name, e.submission.slug, standings.fast_p_points(vs))
+            for e, vs in zip(entries, verdicts, strict=True)
         ]
-        out[scope] = chart.fast_p_chart(curves, p_max=standings.FAST_P_MAX)
+        bands = [[(p, ci.lo, ci.hi) for p, ci in standings.fast_p_band_points(vs)] for vs in verdicts]
+        out[scope] = chart.fast_p_chart(curves, p_max=standings.FAST_P_MAX, bands=bands)
     return out
 
 

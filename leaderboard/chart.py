@@ -40,6 +40,7 @@ class Series:
     points: str  # SVG polyline "x,y x,y ..."
     title: str  # the line's tooltip
     fast_1: float | None = None  # fast_p charts: the value at p = 1 (None: the entry was never timed)
+    band: str = ""  # SVG polygon of the line's interval band ("": none)
 
 
 @dataclass(frozen=True)
@@ -108,13 +109,31 @@ def line_chart(
     )
 
 
+def band_polygon(chart: Chart, x_max: float, band: list[tuple[float, float, float]]) -> str:
+    """The SVG polygon of a band known at (x, lo, hi) points of a non-increasing curve (fast_p):
+    between two points it spans the right point's lo to the left point's hi, which holds the
+    interval at every x in between, as each resample's curve falls with x."""
+
+    def pt(x: float, f: float) -> str:
+        return f"{chart.left + (chart.right - chart.left) * x / x_max:.1f},{chart.bottom - (chart.bottom - chart.top) * f:.1f}"
+
+    lower = [(band[0][0], band[0][1])]
+    upper = [(band[0][0], band[0][2])]
+    for (x0, _, hi0), (x1, lo1, hi1) in zip(band, band[1:], strict=False):
+        lower += [(x0, lo1), (x1, lo1)]
+        upper += [(x1, hi0), (x1, hi1)]
+    return " ".join(pt(x, f) for x, f in [*lower, *reversed(upper)])
+
+
 def fast_p_chart(
     curves: list[tuple[str, str, list[tuple[float, float]]]],
     p_max: float = 3.0,
     width: int = 720,
     height: int = 340,
+    bands: list[list[tuple[float, float, float]]] | None = None,
 ) -> Chart:
-    """`curves`: (label, slug, [(p, fraction), ...]) per model, in legend order."""
+    """`curves`: (label, slug, [(p, fraction), ...]) per model, in legend order; `bands`: per model,
+    (p, lo, hi) of fast_p's interval, drawn as a shaded band behind its line."""
     c = line_chart(
         curves,
         p_max,
@@ -127,10 +146,11 @@ def fast_p_chart(
         height=height,
     )
     series = []
-    for s, (_, _, pts) in zip(c.series, curves, strict=True):
+    for i, (s, (_, _, pts)) in enumerate(zip(c.series, curves, strict=True)):
         at_1 = next((f for p, f in pts if abs(p - 1.0) < 1e-9), None)
         shown = "–" if at_1 is None else f"{at_1:.3f}"
-        series.append(Series(s.label, s.slug, s.color, s.points, f"{s.label}: fast_1 = {shown}", at_1))
+        band = band_polygon(c, p_max, bands[i]) if bands and len(bands[i]) > 1 else ""
+        series.append(Series(s.label, s.slug, s.color, s.points, f"{s.label}: fast_1 = {shown}", at_1, band))
     return replace(c, series=series)
 
 

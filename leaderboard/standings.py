@@ -19,6 +19,7 @@ from leaderboard.submission import Submission
 
 FAST_P_MAX = 3.0
 FAST_P_STEP = 0.02
+BAND_STEP = 0.25  # the fast_p curve's interval band is bootstrapped at these thresholds
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,13 @@ def fast_p_points(
 ) -> list[tuple[float, float]]:
     n = round(p_max / step)
     return metrics.fast_p_curve(verdicts, [round(i * step, 6) for i in range(n + 1)])
+
+
+def fast_p_band_points(
+    verdicts: list[Verdict], p_max: float = FAST_P_MAX, step: float = BAND_STEP
+) -> list[tuple[float, Interval]]:
+    n = round(p_max / step)
+    return metrics.fast_p_band(verdicts, [round(i * step, 6) for i in range(n + 1)])
 
 
 def scope_verdicts(sub: Submission, scope: str) -> list[Verdict]:

@@ -210,3 +210,18 @@ def test_no_intervals_when_not_asked_or_not_measured():
     assert m.avg_at_k_ci is not None
     plain = metrics.compute(vs, resamples=0)
     assert plain.avg_at_k == m.avg_at_k and plain.avg_at_k_ci is None and plain.pass_at_k_ci == {1: None}
+
+
+def test_fast_p_band_brackets_the_curve():
+    import random
+
+    vs = suite_of(30, random.Random(4))
+    ps = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5]
+    band = dict(metrics.fast_p_band(vs, ps))
+    curve = dict(metrics.fast_p_curve(vs, ps))
+    assert band.keys() == curve.keys()
+    for p, ci in band.items():
+        assert ci.lo <= curve[p] <= ci.hi
+    assert band[1.0] == metrics.compute(vs).fast_p_ci[1.0]  # the same resamples as the table's
+    untimed = [v("a", 0, True), v("b", 0, False)]
+    assert [p for p, _ in metrics.fast_p_band(untimed, ps)] == [0.0]

@@ -31,6 +31,7 @@ def test_index_has_a_ranked_table_and_chart_per_scope(site):
         part = section(html, scope)
         assert re.findall(r'<tr data-model="([^"]+)"', part) == ["fast-model", "medium-model", "slow-model"]
         assert len(re.findall(r'<polyline class="curve" data-model=', part)) == 3
+        assert len(re.findall(r'<polygon class="band" data-model=', part)) == 3  # each line's interval
     overall = section(html, "overall")
     assert "NVIDIA H200" in overall and "Pass@k" in overall and "Faster vs compile" in overall
     assert 'data-sort="0.8333333333333334"' in overall  # Pass@1 = 5/6, sortable by its exact value

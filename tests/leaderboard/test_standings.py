@@ -138,3 +138,15 @@ def test_ranks_of_the_fake_submissions_agree_with_their_intervals(three_submissi
         for e, nxt in zip(entries, entries[1:], strict=False):
             assert e.ahead == (not e.interval.overlaps(nxt.interval))
             assert e.rank <= nxt.rank
+
+
+def test_chart_band_steps_from_each_right_lo_to_each_left_hi():
+    c = chart.fast_p_chart(
+        [("a", "a", [(0.0, 1.0), (3.0, 0.0)])], bands=[[(0.0, 0.5, 1.0), (3.0, 0.0, 0.25)]]
+    )
+
+    def at(x, f):
+        return f"{c.left + (c.right - c.left) * x / 3:.1f},{c.bottom - (c.bottom - c.top) * f:.1f}"
+
+    assert c.series[0].band.split() == [at(0, 0.5), at(0, 0), at(3, 0), at(3, 0.25), at(3, 1.0), at(0, 1.0)]
+    assert chart.fast_p_chart([("a", "a", [(0.0, 1.0)])]).series[0].band == ""

@@ -212,6 +212,17 @@ def test_index_renders_sorts_and_charts(site, browser, artifacts):
     )
     assert sorted(c[0] for c in curves) == ["fast-model", "medium-model", "slow-model"]
     assert all(n == 151 and wide for _, n, wide in curves)
+    # each line's interval band is drawn, and each rate's interval shows under it
+    bands = browser.js(
+        "Array.from(document.querySelectorAll('#chart-overall polygon.band'))"
+        ".map(p => [p.dataset.model, p.getBBox().width > 0 && p.getBBox().height > 0])"
+    )
+    assert sorted(bands) == [["fast-model", True], ["medium-model", True], ["slow-model", True]]
+    ci = "document.querySelector('#scope-overall tr[data-model=\"fast-model\"] td .ci')"
+    assert browser.js(f"{ci}.textContent") == "[0.50, 1.00]"  # Pass@1 over three tasks
+    assert browser.js(f"getComputedStyle({ci}).display") == "block"
+    ranks = "Array.from(document.querySelectorAll('#scope-overall tbody tr')).map(r => r.dataset.rank)"
+    assert browser.js(ranks) == ["1", "1", "3"]  # fast and medium overlap; slow lies below both
     # the stylesheet applied (a local file, no network)
     assert browser.js("getComputedStyle(document.querySelector('th')).cursor") == "pointer"
 

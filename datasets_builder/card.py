@@ -106,6 +106,9 @@ def missing_sections(text: str) -> list[str]:
 def stats_sections(stats: dict) -> list[str]:
     """The statistics of a build, as markdown sections (the card's, and OUT/stats.md for docs/)."""
     sol = stats.get("solutions", {})
+    suite = stats.get("suite", {})
+    later = suite.get("solutions_version", suite.get("version"))
+    later = f"; the solutions against version `{later}`" if later != suite.get("version") else ""
     tasks = stats.get("tasks", {})
     teacher = stats.get("teacher", {})
     audit_t = stats.get("decontamination_tasks", {})
@@ -186,7 +189,7 @@ def stats_sections(stats: dict) -> list[str]:
     out.append("## Decontamination audit\n")
     out.append(
         "Every synthesized task and every kept solution was compared with the SOLBench evaluation suite "
-        f"(version `{stats.get('suite', {}).get('version', '?')}`, {audit_t.get('suite_tasks', '?')} tasks). "
+        f"(version `{suite.get('version', '?')}`, {audit_t.get('suite_tasks', '?')} tasks{later}). "
         "Programs are normalized (names, formatting, comments, "
         "docstrings, imports, metadata, dtypes and numbers removed) and compared by the exact Jaccard index of "
         f"their token n-grams in two views: the whole file ({audit_t.get('program_ngram')}-grams, threshold "
@@ -283,7 +286,7 @@ def sources_table(stats: dict, license: str) -> str:
                 file,
             ]
         )
-    return _table(["source", "tasks", "licence", "from", "revision", "licence file"], rows)
+    return _table(["source", "tasks (before screening)", "licence", "from", "revision", "licence file"], rows)
 
 
 def limitations(stats: dict) -> list[str]:
@@ -376,7 +379,9 @@ def suite_card(
     infos: dict[str, datasets.DatasetInfo],
     name: str = "SOLBench suite",
     repo: str = "ORG/NAME",
+    task_statistics: Sequence[str] = (),
 ) -> DatasetCard:
+    """The suite's card; `task_statistics` are docs/suite.md's tables (benchmark.suite.docs.statistics)."""
     data = card_data(name, license, n_tasks, SUITE_TAGS, configs, infos)
     return DatasetCard.from_template(
         data,
@@ -384,4 +389,6 @@ def suite_card(
         repo_id=repo,
         n_tasks=n_tasks,
         version=version,
+        splits=[c["split"] for c in configs.get("default", {}).get("data_files", [])],
+        task_tables="\n".join(task_statistics),
     )

@@ -22,8 +22,10 @@ from pathlib import Path
 import datasets
 
 from benchmark.suite import Suite
+from benchmark.suite import docs as suite_docs
 from benchmark.suite.dataset import FEATURES as SUITE_FEATURES
 from benchmark.suite.dataset import export_suite, suite_rows
+from benchmark.suite.manifest import load_manifest, manifest_path_for
 from datasets_builder.card import suite_card, train_card
 from datasets_builder.schema import CONFIGS, DEFAULT_CONFIG, FEATURES, SPLIT, TASKS_CONFIG
 
@@ -128,7 +130,9 @@ def write_suite_folder(folder: Path, suite: Suite, license: str) -> Path:
     levels = sorted(counts)
     configs = {"default": {"data_files": [{"split": s, "path": _pattern(folder, files[s])} for s in levels]}}
     infos = {"default": _info("default", SUITE_FEATURES, {s: (counts[s], files[s]) for s in levels})}
-    suite_card(len(suite.tasks), suite.version, license, configs, infos).save(folder / "README.md")
+    tables = suite_docs.statistics(list(suite.tasks), load_manifest(manifest_path_for(suite.root)))
+    card = suite_card(len(suite.tasks), suite.version, license, configs, infos, task_statistics=tables)
+    card.save(folder / "README.md")
     return folder
 
 

@@ -60,6 +60,17 @@ def test_suite_card_names_its_levels():
     )  # one configuration: a mapping, as datasets writes it
     assert data.configs == [{"config_name": "default", "data_files": configs["default"]["data_files"]}]
     assert "--suite hf:org/suite" in card.text and "version 1.0" in card.text
+    assert "one per level of difficulty: `level_1`." in card.text and "## License" in card.text
+
+
+def test_the_suite_card_a_build_writes_has_the_suite_pages_tables(built):
+    out, result, _ = built
+    card = DatasetCard.load(out / "suite" / "README.md")
+    assert card.data.license == "apache-2.0" and "benchmark" in card.data.tags
+    splits = [s["split"] for s in card.data.configs[0]["data_files"]]
+    assert splits[:3] == ["level_1", "level_2", "level_3"]
+    assert "## Tasks per level" in card.text and "## Tasks per family and level" in card.text
+    assert f"| all | {result.stats['suite']['tasks']} |" in card.text
 
 
 def _section(text: str, head: str) -> str:

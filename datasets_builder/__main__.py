@@ -101,7 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("path", type=Path, help="a dataset folder written by build (OUT/dataset or OUT/suite)")
     u.add_argument("--repo", required=True, help="ORG/NAME of the dataset repository")
     u.add_argument("--private", action="store_true", help="create the repository private")
-    u.add_argument("--dry-run", action="store_true", help="list what would be uploaded; upload nothing")
+    u.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what would be uploaded (repository, files and sizes, configurations, card); upload nothing",
+    )
     u.add_argument(
         "--token-env", default="HF_TOKEN", help="environment variable with the Hub token (default HF_TOKEN)"
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -193,7 +192,7 @@ def speedup_summary(values: list[float]) -> dict:
         hist[label] = sum(lo <= v < hi for v in values)
     return {
         "timed": len(values),
-        "median": statistics.median(values),
+        "median": quantile(values, 0.5),
         "geomean": geomean(values),
         "p10": quantile(values, 0.1),
         "p90": quantile(values, 0.9),

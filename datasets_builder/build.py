@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import random
+import shutil
 import time
 from collections import defaultdict
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -34,6 +35,7 @@ from tqdm import tqdm
 from benchmark.environment import torch_versions
 from benchmark.multiturn import open_samples
 from benchmark.suite import Suite, load_suite
+from benchmark.suite import docs as suite_docs
 from benchmark.task import Task, load_task
 from benchmark.verdict import Verdict
 from datasets_builder import synth_blocks, synth_compose, synth_variants, task_worker
@@ -44,7 +46,7 @@ from datasets_builder.decontam import SuiteIndex, screen
 from datasets_builder.dedup import deduplicate
 from datasets_builder.export import task_rows, write_suite_folder, write_train_folder
 from datasets_builder.filter import RejectionFilter, kept
-from datasets_builder.importer import import_folder
+from datasets_builder.importer import SourceRecord, import_folder
 from datasets_builder.prompting import first_turn
 from datasets_builder.repair import mutate
 from datasets_builder.state import BuildState
@@ -285,10 +287,11 @@ class Builder:
             )
             bar.update(1)
         bar.close()
-        imported, errors = 0, []
+        imported, errors, sources = 0, [], []
         for imp in cfg.imports:
-            result = import_folder(imp.path, imp.prefix)
+            result = import_folder(imp)
             errors += result.errors
+            sources.append(self._keep_license(result.record))
             for t in result.tasks:
                 level = t.level if t.level is not None else 0
                 self._write_task(
@@ -298,8 +301,19 @@ class Builder:
                 )
                 imported += 1
         self.state.mark_done(
-            "synthesize", {"synthesized": len(specs), "imported": imported, "import_errors": errors}
+            "synthesize",
+            {"synthesized": len(specs), "imported": imported, "import_errors": errors, "sources": sources},
         )
+
+    def _keep_license(self, record: SourceRecord) -> dict:
+        """The source's record, its licence file copied to OUT/sources/ (published with the dataset)."""
+        out = record.to_dict()
+        if record.license_file:
+            kept = self.out / "sources" / f"{record.name}-{Path(record.license_file).name}"
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(record.license_file, kept)
+            out["license_file"] = kept.relative_to(self.out).as_posix()
+        return out
 
     def _write_task(self, rel: Path, source: str, info: dict) -> None:
         path = self.pool_root / rel
@@ -625,6 +639,7 @@ class Builder:
             timing={r["candidate_id"]: Verdict.from_dict(r["verdict"]) for r in self.timed.values()},
         )
         screen_info = self.state.stages().get("screen", {})
+        synth_info = self.state.stages().get("synthesize", {})
         suite, index = self.suite_index()
         rows, solution_stats = assemble(
             data,
@@ -664,6 +679,13 @@ class Builder:
                 "imported": self.state.stages().get("synthesize", {}).get("imported"),
             },
             "decontamination_tasks": screen_info.get("audit", {}),
+            "suite": {
+                "version": screen_info.get("suite_version") or suite.version,
+                "solutions_version": suite.version,
+                "tasks": len(suite.tasks),
+            },
+            "sources": synth_info.get("sources", []),
+            "import_errors": synth_info.get("import_errors", []),
             "solutions": solution_stats,
             "teacher": _teacher_info(self.config, self.offline_teacher),
             "rft": {"m": self.config.rft.m, "threshold": self.config.rft.threshold},
@@ -686,6 +708,8 @@ class Builder:
             self.config.output.name,
             self.config.output.license,
             self.config.output.repo,
+            task_statistics=suite_docs.statistics(list(valid_tasks), manifest),
+            license_files=[self.out / s["license_file"] for s in stats["sources"] if s.get("license_file")],
         )
         suite_dir = (
             write_suite_folder(self.out / "suite", suite, self.config.output.license)

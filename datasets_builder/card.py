@@ -2,12 +2,15 @@
 (train_card.md.j2, suite_card.md.j2) into huggingface_hub's DatasetCard. The YAML metadata is a
 DatasetCardData (license, language, tags, task categories, size category, pretty name), with the
 configurations and their sizes written into it by datasets' own MetadataConfigs and DatasetInfosDict,
-as push_to_hub writes them; the body holds the statistics of the build that made it: tasks per level
-and family, the teacher, pass rates, skip reasons, the speedup distribution of the timed solutions,
-the decontamination audit, and the time taken. Nothing here touches the network."""
+as push_to_hub writes them. The training card's body says what a reader needs to trust the data
+(REQUIRED_SECTIONS): what each configuration and split is for, how the rows were made and filtered,
+the verifier's settings, the build's statistics (the speedup distribution by benchmark.stats, the
+task tables by the code that writes docs/suite.md), the decontamination audit with the suite version,
+every source with its licence, and the known limitations. Nothing here touches the network."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import datasets
@@ -18,6 +21,21 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from datasets_builder.schema import __doc__ as SCHEMA_DOC
 
 TEMPLATES = Path(__file__).parent
+# The sections every training card has (tests check each on the README.md a build writes).
+REQUIRED_SECTIONS = (
+    "## Loading",
+    "## Configurations and splits",
+    "## How the rows were made",
+    "## Verifier settings",
+    "## Build",
+    "## Teacher",
+    "## Speedup of the timed solutions",
+    "## Decontamination audit",
+    "## The tasks",
+    "## Sources and licences",
+    "## Known limitations",
+    "## Schema",
+)
 TRAIN_TAGS = ["code", "gpu-kernels", "triton", "pytorch", "synthetic"]
 SUITE_TAGS = ["code", "gpu-kernels", "benchmark", "pytorch"]
 
@@ -70,13 +88,27 @@ def _table(head: list[str], rows: list[list]) -> str:
 
 def _counts_table(table: dict[str, dict], key: str) -> str:
     cols = ["processed", "valid", "solved", "candidates", "kept"]
-    rows = [[k, *[v.get(c, 0) for c in cols]] for k, v in table.items()]
-    return _table([key, "tasks", "valid", "with a kept solution", "candidates", "kept"], rows)
+    rows = [
+        [k, *[v.get(c, 0) for c in cols], v.get("kept", 0) / v["candidates"] if v.get("candidates") else None]
+        for k, v in table.items()
+    ]
+    return _table(
+        [key, "tasks", "valid", "with a kept solution", "candidates", "kept", "teacher pass rate"], rows
+    )
+
+
+def missing_sections(text: str) -> list[str]:
+    """The REQUIRED_SECTIONS a card's text lacks."""
+    heads = {line.strip() for line in text.splitlines() if line.startswith("#")}
+    return [s for s in REQUIRED_SECTIONS if s not in heads]
 
 
 def stats_sections(stats: dict) -> list[str]:
     """The statistics of a build, as markdown sections (the card's, and OUT/stats.md for docs/)."""
     sol = stats.get("solutions", {})
+    suite = stats.get("suite", {})
+    later = suite.get("solutions_version", suite.get("version"))
+    later = f"; the solutions against version `{later}`" if later != suite.get("version") else ""
     tasks = stats.get("tasks", {})
     teacher = stats.get("teacher", {})
     audit_t = stats.get("decontamination_tasks", {})
@@ -100,15 +132,31 @@ def stats_sections(stats: dict) -> list[str]:
                 ["pass rate of candidates", sol.get("pass_rate")],
                 ["device", stats.get("device")],
                 ["time taken (s)", stats.get("time", {}).get("total_s")],
+                ["builder runs (a stopped build continues)", stats.get("time", {}).get("runs")],
+                ["tasks processed per minute", _per_minute(sol.get("tasks_processed"), stats)],
             ],
         )
         + "\n"
     )
+    invalid = sol.get("invalid_reasons") or {}
+    if invalid:
+        out.append(
+            "Tasks the suite validator rejected, by the check that failed first: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(invalid.items(), key=lambda kv: (-kv[1], kv[0])))
+            + ".\n"
+        )
+    stages = stats.get("time", {}).get("stages_s") or {}
+    if stages:
+        out.append(
+            "Time per stage in the last run (s): "
+            + ", ".join(f"{k} {v:g}" for k, v in stages.items())
+            + ".\n"
+        )
     if stats.get("budget", {}).get("stopped_early"):
         out.append(f"The build stopped scheduling new tasks early: {stats['budget'].get('reason')}.\n")
-    out.append("### Tasks per level\n\n" + _counts_table(sol.get("by_level", {}), "level") + "\n")
-    out.append("### Tasks per family\n\n" + _counts_table(sol.get("by_family", {}), "family") + "\n")
-    out.append("### Tasks per dtype\n\n" + _counts_table(sol.get("by_dtype", {}), "dtype") + "\n")
+    out.append("### Build outcome per level\n\n" + _counts_table(sol.get("by_level", {}), "level") + "\n")
+    out.append("### Build outcome per family\n\n" + _counts_table(sol.get("by_family", {}), "family") + "\n")
+    out.append("### Build outcome per dtype\n\n" + _counts_table(sol.get("by_dtype", {}), "dtype") + "\n")
     out.append("## Teacher\n\n" + "\n".join(f"- {k}: {v}" for k, v in teacher.items()) + "\n")
     out.append(
         "Verdicts of all candidates: "
@@ -141,7 +189,8 @@ def stats_sections(stats: dict) -> list[str]:
     out.append("## Decontamination audit\n")
     out.append(
         "Every synthesized task and every kept solution was compared with the SOLBench evaluation suite "
-        f"({audit_t.get('suite_tasks', '?')} tasks). Programs are normalized (names, formatting, comments, "
+        f"(version `{suite.get('version', '?')}`, {audit_t.get('suite_tasks', '?')} tasks{later}). "
+        "Programs are normalized (names, formatting, comments, "
         "docstrings, imports, metadata, dtypes and numbers removed) and compared by the exact Jaccard index of "
         f"their token n-grams in two views: the whole file ({audit_t.get('program_ngram')}-grams, threshold "
         f"{audit_t.get('program_threshold')}) and the `Model` class alone ({audit_t.get('model_ngram')}-grams, "
@@ -183,6 +232,112 @@ def stats_sections(stats: dict) -> list[str]:
     return out
 
 
+def _per_minute(n, stats: dict) -> float | None:
+    seconds = stats.get("time", {}).get("total_s")
+    return round(60 * n / seconds, 1) if n and seconds else None
+
+
+def verifier_table(stats: dict) -> str:
+    """The verifier's settings the build ran with (its config section, and the timing stage's)."""
+    config = stats.get("config", {})
+    v, timing = config.get("verify", {}), config.get("timing", {})
+    return _table(
+        ["setting", "value"],
+        [
+            ["device", stats.get("device")],
+            ["strict rules (anti-cheat flags fail a candidate)", v.get("strict")],
+            ["correctness trials (fresh seeds) per candidate", v.get("trials")],
+            ["timed every candidate", v.get("measure")],
+            ["timeout per candidate (s)", v.get("timeout_s")],
+            ["solutions re-verified with timing (random subset)", timing.get("subset")],
+            ["timing budget per model and sample (s)", timing.get("max_seconds")],
+            ["timing baseline", timing.get("baseline")],
+        ],
+    )
+
+
+def sources_table(stats: dict, license: str) -> str:
+    """Every source of tasks with its licence: the builder's own synthesis, and each imported folder."""
+    tasks = stats.get("tasks", {})
+    rows = [
+        [
+            "synthesized by datasets_builder",
+            tasks.get("synthesized"),
+            license,
+            "this repository's build",
+            "",
+            "",
+        ]
+    ]
+    for s in stats.get("sources", []):
+        file = (
+            f"[{Path(s['license_file']).name}](licenses/{Path(s['license_file']).name})"
+            if s.get("license_file")
+            else ""
+        )
+        review = f" (review: {s['review']})" if s.get("review") else ""
+        rows.append(
+            [
+                f"`{s['name']}`",
+                s.get("tasks"),
+                f"{s.get('license') or 'unlisted'}{review}",
+                s["url"],
+                f"`{s['revision']}`",
+                file,
+            ]
+        )
+    return _table(["source", "tasks (before screening)", "licence", "from", "revision", "licence file"], rows)
+
+
+def limitations(stats: dict) -> list[str]:
+    """What a user of this build should know it does not establish."""
+    config = stats.get("config", {})
+    v = config.get("verify", {})
+    sol = stats.get("solutions", {})
+    out = []
+    if not v.get("strict", True):
+        out.append(
+            "**The verifier ran without strict rules**: solutions may compute with PyTorch itself. This build "
+            "exercises the machinery; do not train on it."
+        )
+    if stats.get("device") == "cpu":
+        out.append(
+            "Built on a CPU: tasks were validated in fast mode (alternate shapes, no time or memory bounds) "
+            "and no solution is a GPU kernel."
+        )
+    out.append(
+        f"Passing the verifier is evidence, not proof: each solution was checked on {v.get('trials', '?')} "
+        "fresh seeds, the alternate input shapes and large-magnitude inputs, not on every input."
+    )
+    timed = sol.get("speedup", {}).get("timed", 0)
+    out.append(
+        f"Speed was measured for {timed} randomly chosen solutions on {stats.get('device')}; the `speedup` "
+        "column is null elsewhere, and speedups on other GPUs differ."
+    )
+    teacher = stats.get("teacher", {}).get("kind", "")
+    if teacher.startswith("inductor"):
+        out.append(
+            "Every solution is TorchInductor's code: its style (fused regions, generated names, Inductor's "
+            "launch configurations) is one compiler's, not a variety of hand-written kernels."
+        )
+    out.append(
+        "Decontamination is lexical (token n-grams of normalized programs, two views): a task that computes "
+        "what a suite task computes, written very differently, can pass it."
+    )
+    out.append(
+        "Tasks come from a fixed catalogue of operators, compositions and blocks (and any imported folders); "
+        "they are not drawn from real models' code."
+    )
+    if stats.get("budget", {}).get("stopped_early"):
+        out.append(
+            f"The build stopped early ({stats['budget'].get('reason')}): "
+            f"{stats['budget'].get('tasks_not_processed', 0)} screened tasks were not processed."
+        )
+    if not stats.get("splits", {}).get("repair"):
+        out.append("This build has no repair rows.")
+    return out
+
+
 def stats_markdown(stats: dict) -> str:
     return "\n".join(["# Build statistics\n", *stats_sections(stats)])
 
@@ -195,16 +350,23 @@ def train_card(
     repo: str,
     configs: dict[str, dict],
     infos: dict[str, datasets.DatasetInfo],
+    task_statistics: Sequence[str] = (),
 ) -> DatasetCard:
-    """The training data's card; `counts` are the rows of each configuration, empty ones included."""
+    """The training data's card; `counts` are the rows of each configuration, empty ones included, and
+    `task_statistics` the suite page's tables of its tasks (benchmark.suite.docs.statistics)."""
     data = card_data(name, license, sum(counts.values()), TRAIN_TAGS, configs, infos)
     return DatasetCard.from_template(
         data,
         template_path=str(TEMPLATES / "train_card.md.j2"),
         repo_id=repo,
         counts=counts,
+        stats=stats,
         rft_m=stats.get("rft", {}).get("m", "?"),
         statistics="\n".join(stats_sections(stats)),
+        verifier=verifier_table(stats),
+        task_tables="\n".join("#" + line if line.startswith("#") else line for line in task_statistics),
+        sources=sources_table(stats, license),
+        limitations=limitations(stats),
         schema=(SCHEMA_DOC or "").split("\n\n", 1)[-1].strip(),
     )
 
@@ -217,7 +379,9 @@ def suite_card(
     infos: dict[str, datasets.DatasetInfo],
     name: str = "SOLBench suite",
     repo: str = "ORG/NAME",
+    task_statistics: Sequence[str] = (),
 ) -> DatasetCard:
+    """The suite's card; `task_statistics` are docs/suite.md's tables (benchmark.suite.docs.statistics)."""
     data = card_data(name, license, n_tasks, SUITE_TAGS, configs, infos)
     return DatasetCard.from_template(
         data,
@@ -225,4 +389,6 @@ def suite_card(
         repo_id=repo,
         n_tasks=n_tasks,
         version=version,
+        splits=[c["split"] for c in configs.get("default", {}).get("data_files", [])],
+        task_tables="\n".join(task_statistics),
     )

@@ -18,6 +18,7 @@ import yaml
 
 from benchmark.evaluate.harness import EvalConfig
 from datasets_builder.decontam import MODEL_THRESHOLD, PROGRAM_THRESHOLD
+from datasets_builder.importer import ImportConfig
 from datasets_builder.prompting import PromptOptions
 from datasets_builder.rft import DEFAULT_THRESHOLD as RFT_THRESHOLD
 from datasets_builder.schema import REPO
@@ -29,12 +30,6 @@ from datasets_builder.synth_variants import VariantConfig
 
 class ConfigError(ValueError):
     """A build configuration that cannot be used; the message says what to change."""
-
-
-@dataclass(frozen=True)
-class ImportConfig:
-    path: str  # a folder of KernelBench-format task files
-    prefix: str | None = None  # file-name prefix of its tasks (default: the folder's name)
 
 
 @dataclass(frozen=True)

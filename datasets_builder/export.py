@@ -16,13 +16,16 @@ import hashlib
 import json
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import datasets
 
 from benchmark.suite import Suite
+from benchmark.suite import docs as suite_docs
 from benchmark.suite.dataset import FEATURES as SUITE_FEATURES
 from benchmark.suite.dataset import export_suite, suite_rows
+from benchmark.suite.manifest import load_manifest, manifest_path_for
 from datasets_builder.card import suite_card, train_card
 from datasets_builder.schema import CONFIGS, DEFAULT_CONFIG, FEATURES, SPLIT, TASKS_CONFIG
 
@@ -78,8 +81,12 @@ def write_train_folder(
     name: str,
     license: str,
     repo: str,
+    task_statistics: Sequence[str] = (),
+    license_files: Sequence[Path] = (),
 ) -> Path:
-    """The training data: `rows` maps each configuration of schema.CONFIGS to its rows."""
+    """The training data: `rows` maps each configuration of schema.CONFIGS to its rows; the card shows
+    `task_statistics` (the suite page's tables of the tasks), and `license_files` (of imported sources)
+    are published under licenses/."""
     folder = Path(folder)
     tables = {c: (rows.get(c, []), FEATURES) for c in CONFIGS} | {TASKS_CONFIG: (task_rows, SUITE_FEATURES)}
     with tempfile.TemporaryDirectory(dir=folder.parent if folder.parent.exists() else None) as tmp:
@@ -102,7 +109,12 @@ def write_train_folder(
             configs[config]["default"] = True
         infos[config] = _info(config, features, {SPLIT: (len(config_rows), file)})
     counts = {config: len(config_rows) for config, (config_rows, _) in tables.items()}
-    train_card(stats, counts, name, license, repo, configs, infos).save(folder / "README.md")
+    shutil.rmtree(folder / "licenses", ignore_errors=True)
+    for file in license_files:
+        (folder / "licenses").mkdir(exist_ok=True)
+        shutil.copyfile(file, folder / "licenses" / Path(file).name)
+    card = train_card(stats, counts, name, license, repo, configs, infos, task_statistics)
+    card.save(folder / "README.md")
     (folder / "build_stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True, default=str) + "\n")
     return folder
 
@@ -118,7 +130,9 @@ def write_suite_folder(folder: Path, suite: Suite, license: str) -> Path:
     levels = sorted(counts)
     configs = {"default": {"data_files": [{"split": s, "path": _pattern(folder, files[s])} for s in levels]}}
     infos = {"default": _info("default", SUITE_FEATURES, {s: (counts[s], files[s]) for s in levels})}
-    suite_card(len(suite.tasks), suite.version, license, configs, infos).save(folder / "README.md")
+    tables = suite_docs.statistics(list(suite.tasks), load_manifest(manifest_path_for(suite.root)))
+    card = suite_card(len(suite.tasks), suite.version, license, configs, infos, task_statistics=tables)
+    card.save(folder / "README.md")
     return folder
 
 

@@ -1,16 +1,21 @@
 """Publishing a dataset folder to the Hugging Face Hub through huggingface_hub's HfApi: create the
-dataset repository (if needed), then upload the folder in one commit. A dry run lists what would
-be uploaded and changes nothing. Offline (HF_HUB_OFFLINE=1) publishing stops with a clear error
-before any request is attempted.
+dataset repository (if needed), then upload the folder in one commit. A dry run prints exactly what
+would be uploaded (the repository, every file with its size, the configurations the card declares
+and the files each reads, and the card itself) and changes nothing. A card whose configurations
+name files the folder does not have is refused, dry run or not. Offline (HF_HUB_OFFLINE=1)
+publishing stops with a clear error before any request is attempted.
 
     python -m datasets_builder publish OUT/dataset --repo ORG/NAME [--private] [--dry-run]"""
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from huggingface_hub import DatasetCard
 
 from benchmark.suite.dataset import hub_offline
 
@@ -23,22 +28,73 @@ class PublishError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class ConfigFiles:
+    """A configuration the card declares, one split of it, and the folder's files it reads."""
+
+    config: str
+    split: str
+    pattern: str
+    files: list[str]
+    default: bool = False
+
+
+@dataclass(frozen=True)
 class PublishResult:
     repo_id: str
     files: list[tuple[str, int]]  # (path in the repository, bytes)
     dry_run: bool
     url: str | None = None
     commit: str | None = None
-    notes: list[str] = field(default_factory=list)
+    configs: list[ConfigFiles] = field(default_factory=list)
+    card: str = ""  # the README.md uploaded
 
     def summary(self) -> str:
         total = sum(n for _, n in self.files)
         head = "would upload" if self.dry_run else "uploaded"
-        lines = [f"{head} {len(self.files)} files ({total / 1e6:.2f} MB) to dataset {self.repo_id}"]
-        lines += [f"  {p}  {n / 1e6:.2f} MB" for p, n in self.files]
+        lines = [
+            f"{head} {len(self.files)} files ({total:,} bytes) to the dataset repository {self.repo_id} "
+            f"(https://huggingface.co/datasets/{self.repo_id})"
+        ]
+        width = max((len(p) for p, _ in self.files), default=0)
+        lines += [f"  {p:<{width}}  {n:>12,} bytes" for p, n in self.files]
+        if self.configs:
+            lines.append("configurations (load_dataset(REPO, CONFIG, split=SPLIT) reads these files):")
+            lines += [
+                f"  {c.config}{' (default)' if c.default else ''}  split {c.split}  {c.pattern}  -> "
+                + ", ".join(c.files)
+                for c in self.configs
+            ]
         if self.url:
             lines.append(f"commit: {self.url}")
+        if self.dry_run and self.card:
+            lines += ["card (README.md):", self.card.rstrip("\n")]
         return "\n".join(lines)
+
+
+def layout(folder: Path, files: list[tuple[str, int]]) -> list[ConfigFiles]:
+    """The configurations the card declares and the files each split reads; a split whose pattern
+    matches no file is an error (load_dataset would fail on the Hub)."""
+    card = DatasetCard.load(Path(folder) / "README.md")
+    names = [p for p, _ in files]
+    out = []
+    for entry in card.data.to_dict().get("configs") or []:
+        for data in entry.get("data_files") or []:
+            if isinstance(data, str):
+                data = {"split": "train", "path": data}
+            patterns = data["path"] if isinstance(data["path"], list) else [data["path"]]
+            for pattern in patterns:
+                matched = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+                if not matched:
+                    raise PublishError(
+                        f"the card's configuration {entry['config_name']!r} (split {data['split']}) reads "
+                        f"{pattern!r}, which matches no file in {folder}; rebuild the folder"
+                    )
+                out.append(
+                    ConfigFiles(
+                        entry["config_name"], data["split"], pattern, matched, bool(entry.get("default"))
+                    )
+                )
+    return out
 
 
 def check_folder(folder: Path) -> list[tuple[str, int]]:
@@ -78,8 +134,10 @@ def publish(
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo_id):
         raise PublishError(f"--repo must be ORG/NAME, not {repo_id!r}")
     files = check_folder(Path(folder))
+    configs = layout(Path(folder), files)
+    card = (Path(folder) / "README.md").read_text()
     if dry_run:
-        return PublishResult(repo_id, files, dry_run=True)
+        return PublishResult(repo_id, files, dry_run=True, configs=configs, card=card)
     if hub_offline():
         raise PublishError(
             "HF_HUB_OFFLINE=1 is set, so nothing can be uploaded to the Hub; unset it (and log in with "
@@ -107,4 +165,4 @@ def publish(
     url = getattr(commit, "commit_url", None) or (str(commit) if commit else None)
     oid = getattr(commit, "oid", None)
     log.info("published %s (%s)", repo_id, getattr(repo, "url", repo))
-    return PublishResult(repo_id, files, dry_run=False, url=url, commit=oid)
+    return PublishResult(repo_id, files, dry_run=False, url=url, commit=oid, configs=configs)

@@ -220,10 +220,9 @@ def render(suite: Suite, manifest: Manifest, gpu: str | None = None) -> str:
         + (f" ({len(suite.errors)} files could not be read)." if suite.errors else "."),
         "",
     ]
-    lines += _composition(tasks)
+    lines += statistics(tasks, manifest, gpu)
     slug = pick_gpu(manifest, gpu)
     rec = _measured(tasks, manifest, slug) if slug else {}
-    lines.append("")
     if not rec:
         lines += [
             "## Eager reference time and fraction of the speed of light",
@@ -233,10 +232,21 @@ def render(suite: Suite, manifest: Manifest, gpu: str | None = None) -> str:
             "with `python -m benchmark.suite docs`.",
             "",
         ]
-    else:
-        lines += _timing_section(tasks, manifest, slug, rec) + [""]
-        lines += _sol_section(tasks, manifest, slug, rec) + [""]
-        failures = _failures(tasks, rec)
-        lines += failures + ([""] if failures else [])
     lines += _task_list(tasks, manifest, rec)
     return "\n".join(lines) + "\n"
+
+
+def statistics(tasks: list[Task], manifest: Manifest, gpu: str | None = None) -> list[str]:
+    """The page's tables of a set of tasks as markdown lines: composition, and where the manifest has
+    GPU measurements, eager time and fraction of the speed of light. Dataset cards show the same
+    tables for their tasks."""
+    tasks = sorted(tasks, key=lambda t: (t.level is None, t.level or 0, t.task_id))
+    lines = [*_composition(tasks), ""]
+    slug = pick_gpu(manifest, gpu)
+    rec = _measured(tasks, manifest, slug) if slug else {}
+    if not rec:
+        return lines
+    lines += _timing_section(tasks, manifest, slug, rec) + [""]
+    lines += _sol_section(tasks, manifest, slug, rec) + [""]
+    failures = _failures(tasks, rec)
+    return lines + failures + ([""] if failures else [])

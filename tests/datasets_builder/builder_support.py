@@ -1,15 +1,31 @@
 """Helpers of the dataset builder tests: tiny sizes (a task's forward takes microseconds on a CPU),
-small task files, a verifier that judges candidates without running them, and an offline teacher."""
+small task files, an imported source with its licence, a verifier that judges candidates without
+running them, an offline teacher, and the tiny CPU build they make together."""
 
 from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path
 
 from benchmark.task import Task, load_task
 from benchmark.verdict import Status, TimingStats, Verdict
+from datasets_builder.build import Builder, BuildResult
+from datasets_builder.config import (
+    BuildConfig,
+    OutputConfig,
+    RepairConfig,
+    SynthesisConfig,
+    TeacherConfig,
+    TimingStageConfig,
+    ValidationStageConfig,
+)
+from datasets_builder.importer import ImportConfig
 from datasets_builder.sizing import SizeConfig
+from datasets_builder.synth_blocks import BlockConfig
+from datasets_builder.synth_compose import ComposeConfig
+from datasets_builder.synth_variants import VariantConfig
 from datasets_builder.teachers.base import Candidate, Skip
 
 SCALE_TASK = '''"""Scale and shift of a small input."""
@@ -39,6 +55,34 @@ def get_init_inputs():
 def get_alt_inputs():
     return [[torch.randn(5, 3)]]
 '''
+
+
+MIT = """MIT License
+
+Copyright (c) 2026 Kernel Task Authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute,
+sublicense, and/or sell copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or
+substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND.
+"""
+SOURCE_URL = "https://github.com/example/kernel-tasks"
+SOURCE_REVISION = "0123456789abcdef0123456789abcdef01234567"
+
+
+def licensed_source(folder: Path, license_text: str = MIT, **kw) -> ImportConfig:
+    """A folder of one KernelBench-format task with a licence file, and its import config."""
+    folder = Path(folder)
+    make_task(folder, "scale_shift")
+    (folder / "LICENSE").write_text(license_text)
+    values = dict(path=str(folder), prefix="ext", license="MIT", url=SOURCE_URL, revision=SOURCE_REVISION)
+    return ImportConfig(**(values | kw))
 
 
 def make_task(folder: Path, name: str = "scale", source: str = SCALE_TASK) -> Task:
@@ -130,3 +174,34 @@ class FakeTeacher:
                 )
             )
         return cands, []
+
+
+def tiny_config(**kw) -> BuildConfig:
+    """A CPU build of eleven tiny synthesized tasks, no teacher of its own (tests give one in code)."""
+    base = BuildConfig(
+        seed=7,
+        device="cpu",
+        size=TINY,
+        synthesis=SynthesisConfig(
+            variants=VariantConfig(count=4, families=("activation", "elementwise", "binary", "scan")),
+            compose=ComposeConfig(count=5, linear=False),
+            blocks=BlockConfig(count=2, kinds=("norm_chain",)),
+        ),
+        validation=ValidationStageConfig(fast=True, workers=0),
+        teacher=TeacherConfig(kind="none"),
+        timing=TimingStageConfig(subset=2),
+        repair=RepairConfig(mutations_per_task=0),
+    )
+    return replace(base, **kw)
+
+
+def run_build(out, cfg=None, teacher=None, verifier=None, timing=None) -> BuildResult:
+    cfg = cfg or tiny_config(output=OutputConfig(export_suite=False))
+    return Builder(
+        cfg,
+        out,
+        offline_teacher=teacher or FakeTeacher(),
+        verifier=verifier or FakeVerifier(),
+        timing_verifier=timing or FakeVerifier(measure=True),
+        progress=False,
+    ).run()

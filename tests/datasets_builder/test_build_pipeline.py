@@ -1,69 +1,16 @@
 """The whole build on CPU with small inputs: an offline teacher and a verifier that judge without
 running candidates (the pipeline is what is under test), the outputs read back with load_dataset and
-with the SFT trainer's loader, the card's content, and a build resumed after a simulated kill."""
+with the SFT trainer's loader, and a build resumed after a simulated kill (the card: test_card.py)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import datasets
 import pytest
-import yaml
-from builder_support import TINY, FakeTeacher, FakeVerifier
+from builder_support import FakeTeacher, run_build, tiny_config
 
-from datasets_builder.build import Builder
-from datasets_builder.config import (
-    BudgetConfig,
-    BuildConfig,
-    OutputConfig,
-    RepairConfig,
-    SynthesisConfig,
-    TeacherConfig,
-    TimingStageConfig,
-    ValidationStageConfig,
-)
-from datasets_builder.synth_blocks import BlockConfig
-from datasets_builder.synth_compose import ComposeConfig
-from datasets_builder.synth_variants import VariantConfig
-
-
-def config(**kw) -> BuildConfig:
-    base = BuildConfig(
-        seed=7,
-        device="cpu",
-        size=TINY,
-        synthesis=SynthesisConfig(
-            variants=VariantConfig(count=4, families=("activation", "elementwise", "binary", "scan")),
-            compose=ComposeConfig(count=5, linear=False),
-            blocks=BlockConfig(count=2, kinds=("norm_chain",)),
-        ),
-        validation=ValidationStageConfig(fast=True, workers=0),
-        teacher=TeacherConfig(kind="none"),
-        timing=TimingStageConfig(subset=2),
-        repair=RepairConfig(mutations_per_task=0),
-    )
-    return replace(base, **kw)
-
-
-def run(out, cfg=None, teacher=None, verifier=None, timing=None):
-    cfg = cfg or replace(config(), output=OutputConfig(export_suite=False))
-    return Builder(
-        cfg,
-        out,
-        offline_teacher=teacher or FakeTeacher(),
-        verifier=verifier or FakeVerifier(),
-        timing_verifier=timing or FakeVerifier(measure=True),
-        progress=False,
-    ).run()
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("build")
-    teacher = FakeTeacher()
-    result = run(out, cfg=config(), teacher=teacher)
-    return out, result, teacher
+from datasets_builder.config import BudgetConfig, OutputConfig, RepairConfig
 
 
 def test_every_stage_produced_its_output(built):
@@ -73,7 +20,7 @@ def test_every_stage_produced_its_output(built):
     assert json.loads((out / "build_stats.json").read_text())["splits"] == stats["splits"]
     sol = stats["solutions"]
     assert (
-        stats["tasks"]["candidates"] == 11
+        stats["tasks"]["candidates"] == 12  # eleven synthesized, one imported
         and sol["tasks_processed"] == len(teacher.seen) + sol["tasks_invalid"]
     )
     n = len(teacher.seen)
@@ -116,46 +63,17 @@ def test_round_trip_with_load_dataset_and_the_sft_loader(built):
     assert "level_1" in suite and len(suite["level_1"]) > 100
 
 
-def test_card_metadata_and_statistics(built):
-    out, result, _ = built
-    text = (out / "dataset" / "README.md").read_text()
-    head = yaml.safe_load(text.split("---")[1])
-    assert head["license"] == "apache-2.0" and "triton" in head["tags"]
-    configs = {c["config_name"]: c for c in head["configs"]}
-    assert set(configs) == {"sft", "rft", "rl_prompts", "tasks"} and configs["sft"]["default"]
-    assert all([d["split"] for d in c["data_files"]] == ["train"] for c in configs.values())
-    for section in (
-        "## Configurations",
-        "### Tasks per level",
-        "### Tasks per family",
-        "### Tasks per dtype",
-        "## Teacher",
-        "## Speedup of the timed solutions",
-        "## Decontamination audit",
-        "## Schema",
-        "## License",
-    ):
-        assert section in text, section
-    audit = result.stats["decontamination_tasks"]
-    assert f"| tasks | {audit['candidates']} | {audit['removed']} |" in text
-    skips = result.stats["solutions"]["teacher_skips"]
-    if skips:
-        assert f"extern_kernel {skips['extern_kernel']}" in text
-    assert "Median speedup 1.25x" in text and "pass rate of candidates" in text
-    assert (out / "stats.md").read_text().startswith("# Build statistics")
-
-
 def test_resume_after_a_simulated_kill(tmp_path):
     killer = FakeTeacher(kill_after=3)
     with pytest.raises(KeyboardInterrupt):
-        run(tmp_path, teacher=killer)
+        run_build(tmp_path, teacher=killer)
     journal = (tmp_path / "state" / "tasks.jsonl").read_text().splitlines()
     done_before = [json.loads(line)["task_id"] for line in journal]
     assert len(killer.seen) == 3 and set(killer.seen) <= set(done_before)
     with open(tmp_path / "state" / "tasks.jsonl", "a") as f:
         f.write('{"task_id": "cut short by the kill"')  # a half-written last line is ignored
     second = FakeTeacher()
-    result = run(tmp_path, teacher=second)
+    result = run_build(tmp_path, teacher=second)
     assert not set(second.seen) & set(killer.seen)  # finished tasks were not redone
     records = [
         json.loads(line)
@@ -166,14 +84,14 @@ def test_resume_after_a_simulated_kill(tmp_path):
     assert len(ids) == len(set(ids)) == result.stats["solutions"]["tasks_processed"]
     assert result.stats["time"]["runs"] == 2
     third = FakeTeacher()
-    again = run(tmp_path, teacher=third)  # everything done: nothing is recomputed
+    again = run_build(tmp_path, teacher=third)  # everything done: nothing is recomputed
     assert third.seen == [] and again.stats["splits"] == result.stats["splits"]
 
 
 def test_budget_target_stops_scheduling_and_says_so(tmp_path):
-    cfg = config(budget=BudgetConfig(target_tasks=2), output=OutputConfig(export_suite=False))
+    cfg = tiny_config(budget=BudgetConfig(target_tasks=2), output=OutputConfig(export_suite=False))
     teacher = FakeTeacher()
-    result = run(tmp_path, cfg=cfg, teacher=teacher)
+    result = run_build(tmp_path, cfg=cfg, teacher=teacher)
     budget = result.stats["budget"]
     assert budget["stopped_early"] and "target 2" in budget["reason"] and budget["tasks_not_processed"] > 0
     assert "stopped scheduling new tasks early" in (tmp_path / "dataset" / "README.md").read_text()
@@ -181,9 +99,9 @@ def test_budget_target_stops_scheduling_and_says_so(tmp_path):
 
 def test_mutation_repairs_need_real_kernels(tmp_path):
     """Plain-PyTorch candidates have no kernel to break: no mutant, no repair row, and no error."""
-    result = run(
+    result = run_build(
         tmp_path,
-        cfg=config(
+        cfg=tiny_config(
             repair=RepairConfig(mutations_per_task=1, max_tasks=3), output=OutputConfig(export_suite=False)
         ),
     )

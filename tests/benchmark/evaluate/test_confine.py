@@ -90,7 +90,7 @@ def test_child_has_a_network_namespace_of_its_own(seen):
 
 def test_child_whose_parent_is_already_gone_kills_itself():
     # parent_pid names a process that is not the child's parent: as if the parent had died first.
-    code = "from benchmark import confine\nimport sys\nconfine.apply(confine.Limits.from_arg(sys.argv[1]))\nprint('alive')"
+    code = "from benchmark.evaluate import confine\nimport sys\nconfine.apply(confine.Limits.from_arg(sys.argv[1]))\nprint('alive')"
     limits = Limits(cpu_s=30, parent_pid=os.getpid() + 10**6, isolate_network=False)
     proc = subprocess.run(
         [sys.executable, "-c", code, limits.to_arg()],

@@ -14,9 +14,9 @@ A call's time is measured by events on the current stream (start, and end right 
 the host then times how long a device-wide synchronize still waits once it has seen that stream
 finish (work on side streams). That trailing work is added to the call's time when it exceeds the
 bracket's own latency (calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat
-compares its size with the reference's. The candidate is timed interleaved with the reference (`Timer.interleaved`: one call
-of each per round), so drift between two timings cannot move the speedup, and the spread of the
-ratio over blocks of rounds is recorded. On CPU the same loop runs with a monotonic clock, minus
+compares its size with the reference's. The candidate is timed interleaved with the reference
+(`Timer.interleaved`: one call of each per round), so drift between two timings cannot move the
+speedup, and the spread of the ratio over blocks of rounds is recorded. On CPU the same loop runs with a monotonic clock, minus
 the cost of an empty call."""
 
 from __future__ import annotations

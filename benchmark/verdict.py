@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SCHEMA_VERSION = 1
+OUT_OF_MEMORY = "out of memory"  # in torch's OutOfMemoryError text, lower-cased
 
 
 class Status(enum.StrEnum):
@@ -59,8 +60,10 @@ class Correctness:
 @dataclass(frozen=True)
 class Phases:
     """Wall time of the sample, split by phase, in seconds. `startup_s` is the child's start (interpreter,
-    imports) before the evaluation begins; `reference_s` the reference's outputs and timing (and the
-    device context, created on first use); `profile_s` the kernel-evidence pass on CUDA."""
+    imports) before the evaluation begins; `setup_s` the task's import and the device's first query;
+    `reference_s` the reference's outputs and timing (and the device context, created on first use);
+    `profile_s` the kernel-evidence pass on CUDA. `lock_wait_s` is the part of these spent waiting
+    for the device lock (other lanes' checks and timings)."""
 
     compile_s: float = 0.0
     correctness_s: float = 0.0
@@ -69,6 +72,8 @@ class Phases:
     startup_s: float = 0.0
     reference_s: float = 0.0
     profile_s: float = 0.0
+    setup_s: float = 0.0
+    lock_wait_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,12 @@ class Verdict:
     @property
     def correct(self) -> bool:
         return self.status is Status.PASS
+
+    @property
+    def out_of_memory(self) -> bool:
+        """Whether the sample failed because device memory ran out (torch's message, from the
+        candidate or the harness): on a device shared by several lanes, perhaps the neighbours' doing."""
+        return self.status is Status.RUNTIME_ERROR and OUT_OF_MEMORY in (self.error or "").lower()
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

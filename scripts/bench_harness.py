@@ -54,13 +54,7 @@ def row(v) -> dict:
         "verdict": v.status.value,
         "flags": list(v.flags),
         "speedup": v.speedup,
-        "compile_s": v.phases.compile_s,
-        "correctness_s": v.phases.correctness_s,
-        "timing_s": v.phases.timing_s,
-        "total_s": v.phases.total_s,
-        "startup_s": v.phases.startup_s,
-        "reference_s": v.phases.reference_s,
-        "profile_s": v.phases.profile_s,
+        **dataclasses.asdict(v.phases),
         "candidate_ms": v.candidate_time.median_ms if v.candidate_time else None,
         "reference_ms": v.reference_time.median_ms if v.reference_time else None,
         "reference_alone_ms": v.reference_alone_time.median_ms if v.reference_alone_time else None,
@@ -227,7 +221,17 @@ def phases(base: EvalConfig, args, report: dict) -> None:
         task, code = task_for(spec), cand.read_text()
         for phase in ("cold", "warm"):
             report[phase].append({"candidate": cand.name, **row(evaluate(task, code, base))})
-    cols = ("startup_s", "reference_s", "compile_s", "correctness_s", "timing_s", "profile_s", "total_s")
+    cols = (
+        "startup_s",
+        "setup_s",
+        "reference_s",
+        "compile_s",
+        "correctness_s",
+        "timing_s",
+        "profile_s",
+        "lock_wait_s",
+        "total_s",
+    )
     print(
         f"{'phase':<6} {'candidate':<28} {'verdict':<8} "
         + " ".join(f"{c:>13}" for c in cols)

@@ -28,6 +28,7 @@ otherwise build cold). --device cpu --tiny checks the script on a CPU machine
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -52,7 +53,7 @@ from benchmark.stats import quantile  # noqa: E402
 from benchmark.suite import BUILTIN_SUITE  # noqa: E402
 from benchmark.task import load_task  # noqa: E402
 from benchmark.verdict import Verdict  # noqa: E402
-from benchmark.verify.verifier import Request, Verifier, VerifierConfig  # noqa: E402
+from benchmark.verify.verifier import DeviceShare, Request, Verifier, VerifierConfig  # noqa: E402
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "benchmark" / "data"
 MIXES = {
@@ -91,6 +92,7 @@ class Arm:
     def summary(self) -> dict:
         lat = [r["latency_s"] for r in self.rows.values()]
         own = [r["own_s"] for r in self.rows.values()]
+        measured = [r for r in self.rows.values() if "phases" in r]
         done = len(self.rows)
         return {
             "arm": self.name,
@@ -104,6 +106,10 @@ class Arm:
             "latency_p95_s": percentile(lat, 0.95),
             "own_p50_s": percentile(own, 0.5),
             "own_p95_s": percentile(own, 0.95),
+            "phases_p50_s": {  # where a verdict's own time went
+                k: percentile([r["phases"][k] for r in measured], 0.5)
+                for k in (measured[0]["phases"] if measured else ())
+            },
         }
 
 
@@ -130,6 +136,7 @@ def row(verdict: Verdict | None, latency_s: float, error: BaseException | None =
         "latency_s": latency_s,
         "own_s": verdict.phases.total_s,
         "error": first[0][:300] if first else "",
+        "phases": {k: round(v, 3) for k, v in dataclasses.asdict(verdict.phases).items()},
     }
 
 
@@ -236,8 +243,11 @@ def abandon(verifier: Verifier) -> None:
 
 def check_arm(items: list[Item], cfg: EvalConfig, concurrency: int, deadline: float, seed: int) -> Arm:
     """benchmark.check's call (harness.evaluate, fresh children, no pools) on each candidate, in a seeded
-    order, `concurrency` at a time; no candidate is started after the deadline."""
+    order, `concurrency` at a time; no candidate is started after the deadline. A candidate that runs
+    out of device memory beside the others is run again alone, as the verifier does, so that both
+    arms give the verdict of an idle GPU."""
     arm = Arm("check", len(items), f"{concurrency} at a time")
+    share = DeviceShare()
     todo: queue.Queue[Item] = queue.Queue()
     for it in random.Random(seed).sample(items, len(items)):
         todo.put(it)
@@ -252,7 +262,12 @@ def check_arm(items: list[Item], cfg: EvalConfig, concurrency: int, deadline: fl
             t = time.monotonic()
             r = it.request
             try:
-                arm.rows[it.name] = row(evaluate(r.task, r.code, cfg, sample=r.sample), time.monotonic() - t)
+                with share.lane():
+                    verdict = evaluate(r.task, r.code, cfg, sample=r.sample)
+                if verdict.out_of_memory and concurrency > 1:
+                    with share.alone():
+                        verdict = evaluate(r.task, r.code, cfg, sample=r.sample)
+                arm.rows[it.name] = row(verdict, time.monotonic() - t)
             except Exception as e:  # noqa: BLE001 - recorded as a row, not lost with the thread
                 arm.rows[it.name] = row(None, time.monotonic() - t, e)
 
@@ -395,6 +410,8 @@ def line(arm: Arm) -> str:
         f"  {arm.name:<5} {s['done']}/{s['candidates']} in {s['wall_s']:.1f} s{' (cut)' if arm.cut else ''} "
         f"= {s['per_gpu_hour']:.0f}/GPU-hour ({arm.concurrency}); latency p50 {f(s['latency_p50_s'])} s "
         f"p95 {f(s['latency_p95_s'])} s; own p50 {f(s['own_p50_s'])} s p95 {f(s['own_p95_s'])} s"
+        + "\n        phase p50 s: "
+        + " ".join(f"{k.removesuffix('_s')} {v:.2f}" for k, v in s["phases_p50_s"].items() if v)
     )
 
 

@@ -71,7 +71,13 @@ stage manifest "${MANIFEST_S:-480}" python3 -m benchmark.suite manifest --resume
 stage sft 240 python3 scripts/bench_sft.py --out "$OUT/sft"
 stage throughput 420 python3 scripts/bench_verifier.py --budget-s 390 --out "$OUT/throughput"
 stage soak 420 python3 scripts/soak_verifier.py --out "$OUT/soak"
-stage datasets 480 python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets"
+# datasets: the H200 build (issue 16); its caches stay outside $OUT, so that what comes back is the
+# dataset. DATASETS_RESUME (a folder carried from an earlier call's datasets/) continues that build.
+stage datasets "${DATASETS_S:-480}" bash -c '
+    if [ -n "${DATASETS_RESUME:-}" ]; then mkdir -p "$OUT/datasets" && cp -r "$DATASETS_RESUME"/. "$OUT/datasets/"; fi
+    python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets" \
+        --cache /tmp/solbench-datasets-cache --no-progress --budget-minutes "${DATASETS_MIN:-7}"'
+
 stage rl 480 python3 scripts/rl_demo.py --out "$OUT/rl"
 # speed: the suite's wall time, the verifier's three mixes (per GPU-hour, latency, verdicts = benchmark.check)
 # and KernelBench's own evaluator (from .kb, its missing dependencies from .whl/kernelbench) on mix b's

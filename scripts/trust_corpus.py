@@ -49,7 +49,6 @@ from datasets_builder.state import Journal  # noqa: E402
 
 log = logging.getLogger("trust_corpus")
 MAX_CRASHES = 2  # a task whose worker died this many times is recorded as a crash, not retried
-OOM = "out of memory"  # a verdict that ran out of device memory is retried once: the GPU was shared
 
 
 class Interrupted(BaseException):
@@ -487,7 +486,7 @@ class Corpus:
             )
             return
         if (
-            OOM in (verdict.error or "").lower()
+            verdict.out_of_memory  # retried once: the GPU was shared
             and attempt == 1
             and self.elapsed() < self.budget_s - self.reserve_s
         ):

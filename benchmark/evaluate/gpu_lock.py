@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,7 @@ class DeviceLock:
 
     def __init__(self, path: str | Path | None):
         self.path = Path(path) if path else None
+        self.waited_s = 0.0  # time spent waiting for the lock, for the verdict's phases
         self._turnstile = self._main = -1
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -50,9 +52,11 @@ class DeviceLock:
         if self.path is None:
             yield
             return
+        t0 = time.monotonic()
         fcntl.flock(self._turnstile, fcntl.LOCK_EX)  # wait behind any writer already queued
         fcntl.flock(self._turnstile, fcntl.LOCK_UN)
         fcntl.flock(self._main, fcntl.LOCK_SH)
+        self.waited_s += time.monotonic() - t0
         try:
             yield
         finally:
@@ -63,8 +67,10 @@ class DeviceLock:
         if self.path is None:
             yield
             return
+        t0 = time.monotonic()
         fcntl.flock(self._turnstile, fcntl.LOCK_EX)  # no new readers from here on
         fcntl.flock(self._main, fcntl.LOCK_EX)  # wait for the readers already in
+        self.waited_s += time.monotonic() - t0
         try:
             yield
         finally:

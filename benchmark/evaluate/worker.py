@@ -66,6 +66,7 @@ from benchmark.evaluate.reference_store import (
 from benchmark.evaluate.timing import Timer, TimingConfig
 from benchmark.task import import_file
 
+POISON_MIN_BYTES = 256 * 2**20  # poisoned even where the reference freed less
 CONTENTION_RETRIES = 2  # timed phases repeated when a neighbour was seen around them
 
 
@@ -117,13 +118,17 @@ def at_seen_address(seen: list, new: list) -> list | None:
 
 def poison_free_memory(device: torch.device) -> None:
     """Fill the allocator's free memory with NaN bytes, so an output buffer that was never written
-    cannot still hold the reference's result."""
+    cannot still hold the reference's result. What can hold it is memory this process reserved and
+    no longer uses (at most its peak reservation less what is live), so that much is poisoned and
+    kept cached for the candidate's allocations: twice the peak allocation, as before, put 28 GiB in
+    each lane's child on a large task, and six lanes ran the H200 out of memory."""
     if device.type != "cuda":
         return
     torch.cuda.synchronize()
+    stale = torch.cuda.max_memory_reserved(device) - torch.cuda.memory_allocated(device)
     torch.cuda.empty_cache()
     free, _ = torch.cuda.mem_get_info(device)
-    size = min(int(free * 0.5), max(2 * torch.cuda.max_memory_allocated(device), 256 * 2**20))
+    size = min(int(free * 0.5), max(stale, POISON_MIN_BYTES))
     block = torch.empty(size, dtype=torch.uint8, device=device)
     block.fill_(0xFF)
     small = [torch.empty(2**19, dtype=torch.uint8, device=device).fill_(0xFF) for _ in range(64)]
@@ -176,7 +181,11 @@ class Evaluation:
     def finish(self, status: str, error: str | None = None) -> dict:
         self.result["status"] = self.result["status"] or status
         self.result["error"] = self.result["error"] or error
-        self.result["phases"] = {**self.phases, "total_s": time.monotonic() - self.t_start}
+        self.result["phases"] = {
+            **self.phases,
+            "lock_wait_s": self.lock.waited_s,
+            "total_s": time.monotonic() - self.t_start,
+        }
         return self.result
 
     def run(self) -> dict:
@@ -190,6 +199,7 @@ class Evaluation:
         self.result["env"] = device_environment(self.device)
         plan = trial_plan(job["trials"], program.n_alt(), self.seed, job.get("magnitude", 0.0))
         t0 = time.monotonic()
+        self.phases["setup_s"] = t0 - self.t_start
         try:
             ref = self.reference_phase(program, task_module, plan)
         except BaseException as e:  # noqa: BLE001

@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
 import warnings
 from collections.abc import Callable
@@ -278,14 +279,19 @@ class Zygote:
             log.warning("%s; workers are spawned", self.broken)
             return None
         ours.settimeout(START_TIMEOUT_S)
+        t0 = time.monotonic()
         try:
             hello = _recv_json(ours)
         except OSError:
             hello = None
         if not hello or hello.get("ready") != proc.pid:
             running = _Running(proc, ours, env, dead)
+            exit_code = proc.poll()  # None: still importing when its parent gave up on it
             running.kill()
-            self.broken = f"the zygote did not become ready ({hello})"
+            self.broken = (
+                f"the zygote did not become ready ({hello}; after {time.monotonic() - t0:.0f} s, "
+                f"exit code {exit_code})"
+            )
             log.warning("%s; workers are spawned", self.broken)
             return None
         ours.settimeout(None)
@@ -310,13 +316,42 @@ def fork_poisoned() -> bool:
     return os.waitstatus_to_exitcode(status) != 0
 
 
+def warm_flop_counter() -> None:
+    """Count one CPU forward with torch's FLOP counter: its first use imports torch._dynamo and
+    sympy (800 modules, 2 s on the development machine), which each child's speed-of-light floor
+    and profile pass would otherwise pay again."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False), torch.no_grad():
+        torch.nn.Linear(4, 4)(torch.zeros(1, 4))
+
+
+WARM_UPS: tuple[Callable[[], None], ...] = (warm_flop_counter,)
+
+
+def poisons_fork(action: Callable[[], None]) -> bool:
+    """Whether a child forked after `action` could not use CUDA, tried in a throwaway child first,
+    since torch's fork poison cannot be disarmed once armed."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            action()
+            os._exit(1 if fork_poisoned() else 0)
+        except BaseException:  # noqa: BLE001 - any doubt counts as poisoned
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) != 0
+
+
 NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"  # torch.cuda.is_available() through NVML: no runtime call
 
 
 def preload() -> None:
-    """Import what every worker imports, and what Triton candidates do; refuse a CUDA context, and
-    name the import after which a forked child could no longer use CUDA. While importing, torch
-    answers availability through NVML, so an import that asks leaves fork usable."""
+    """Import what every worker imports, and what Triton candidates do, then run the warm-ups
+    (WARM_UPS); refuse a CUDA context, and name the import after which a forked child could no
+    longer use CUDA. Meanwhile torch answers availability through NVML, so an import that asks
+    leaves fork usable."""
     previous = os.environ.get(NVML_CHECK)
     os.environ[NVML_CHECK] = "1"
     try:
@@ -339,6 +374,11 @@ def preload() -> None:
                     f"after importing {loaded}, a forked child can no longer use CUDA "
                     f"(torch's fork poison, armed by the import of {name})"
                 )
+        for warm in WARM_UPS:  # optional: one that would poison fork is skipped
+            if poisons_fork(warm):
+                log.warning("%s would leave forked children unable to use CUDA; skipped", warm.__name__)
+            else:
+                warm()
     finally:
         if previous is None:
             os.environ.pop(NVML_CHECK, None)

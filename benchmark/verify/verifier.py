@@ -18,11 +18,12 @@ samples of that task (benchmark.evaluate.reference_store, in this process's memo
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -115,6 +116,44 @@ def decided_without_running(req: Request, cfg: EvalConfig) -> Verdict | None:
     return precheck(req.code, cfg, verdict_base(req, cfg), req.trusted)
 
 
+class DeviceShare:
+    """The lanes of one device, and a way for one sample to have it alone: a sample whose device
+    memory ran out while other lanes held theirs is run again once they have finished, with no new
+    one started meanwhile, so its verdict is the one `benchmark.check` gives it on an idle GPU."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._running = 0
+        self._alone_waiting = 0
+        self._alone = False
+
+    @contextlib.contextmanager
+    def lane(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not (self._alone or self._alone_waiting))
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._running -= 1
+                self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def alone(self) -> Iterator[None]:
+        with self._cond:
+            self._alone_waiting += 1
+            self._cond.wait_for(lambda: self._running == 0 and not self._alone)
+            self._alone_waiting -= 1
+            self._alone = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._alone = False
+                self._cond.notify_all()
+
+
 class Verifier:
     def __init__(self, config: VerifierConfig = VerifierConfig()):
         self.config = config
@@ -126,6 +165,7 @@ class Verifier:
             raise RuntimeError("device is cuda but no GPU is visible")
         self.devices: list[int | None] = devices or [None]
         self._lanes: queue.Queue[int | None] = queue.Queue()
+        self._shares = {device: DeviceShare() for device in self.devices}
         for device in self.devices:
             for _ in range(config.lanes_per_device):
                 self._lanes.put(device)
@@ -139,7 +179,7 @@ class Verifier:
             if config.reference_store_bytes
             else None
         )
-        self.stats = {"submitted": 0, "built": 0, "build_cache_hits": 0, "executed": 0}
+        self.stats = {"submitted": 0, "built": 0, "build_cache_hits": 0, "executed": 0, "run_alone": 0}
         warm_up()  # the zygote imports while the first builds run (benchmark.evaluate.zygote)
 
     # lifecycle
@@ -218,20 +258,30 @@ class Verifier:
             lock = None  # on CUDA the harness takes the host's lock of the device
             if self.config.lanes_per_device > 1 and self.config.eval.device != "cuda":
                 lock = str(self.config.eval.cache_dir / "locks" / "device-cpu")
-            verdict = evaluate(
-                req.task,
-                req.code,
-                self.config.eval,
-                sample=req.sample,
-                turn=req.turn,
-                model=req.model,
-                sol_ms=req.sol_ms,
-                trusted=req.trusted,
-                gpu=device,
-                device_lock=lock,
-                built=built,
-                reference_store=self.reference_store,
-            )
+            share = self._shares[device]
+
+            def run() -> Verdict:
+                return evaluate(
+                    req.task,
+                    req.code,
+                    self.config.eval,
+                    sample=req.sample,
+                    turn=req.turn,
+                    model=req.model,
+                    sol_ms=req.sol_ms,
+                    trusted=req.trusted,
+                    gpu=device,
+                    device_lock=lock,
+                    built=built,
+                    reference_store=self.reference_store,
+                )
+
+            with share.lane():
+                verdict = run()
+            if verdict.out_of_memory and self.config.lanes_per_device > 1:
+                self._count("run_alone")
+                with share.alone():
+                    verdict = run()
             self._count("executed")
             result.set_result(verdict)
         except TaskError as e:

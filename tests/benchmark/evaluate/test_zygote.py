@@ -411,3 +411,18 @@ def test_an_import_that_poisons_fork_for_cuda_is_named_and_the_zygote_refuses(mo
         zygote.preload()
     assert zygote.PRELOAD[1] == "benchmark.evaluate.sol"
     assert os.environ.get(zygote.NVML_CHECK) is None  # restored after the imports
+
+
+def test_a_warm_up_runs_unless_a_dry_run_in_a_fork_says_it_would_poison_fork(monkeypatch):
+    """The warm-ups (the FLOP counter's 2 s of first-use imports) are tried in a throwaway child
+    first: one after which forked children could not use CUDA is skipped, not run."""
+    from benchmark.evaluate import zygote
+
+    assert not zygote.poisons_fork(zygote.warm_flop_counter)  # a CPU build of torch arms no poison
+    assert zygote.poisons_fork(lambda: 1 / 0)  # a warm-up that fails counts as poisoning
+    ran = []
+    harmless, poisonous = (lambda: ran.append("harmless")), (lambda: ran.append("poisonous"))
+    monkeypatch.setattr(zygote, "WARM_UPS", (poisonous, harmless))
+    monkeypatch.setattr(zygote, "poisons_fork", lambda action: action is poisonous)
+    zygote.preload()
+    assert ran == ["harmless"]

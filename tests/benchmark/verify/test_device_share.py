@@ -1,0 +1,104 @@
+"""A sample whose device memory ran out beside other lanes is run again with the device to itself."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from benchmark.task import load_task
+from benchmark.verdict import Status, Verdict
+from benchmark.verify import verifier as verifier_module
+from benchmark.verify.verifier import DeviceShare, Verifier, VerifierConfig
+
+OOM = "OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB."
+CODE = "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
+
+
+@pytest.fixture(scope="module")
+def task(data_dir):
+    return load_task(data_dir / "suite" / "level1" / "scale_shift.py")
+
+
+class FakeDevice:
+    """Stands in for `evaluate`: the first sample runs out of memory on its first run; every run
+    records how many others were running beside it."""
+
+    def __init__(self, oom_sample: int = 0):
+        self.oom_sample = oom_sample
+        self.lock = threading.Lock()
+        self.running = 0
+        self.runs: list[tuple[int, int]] = []  # (sample, runs beside it at its start)
+
+    def __call__(self, task, code, config, *, sample=0, **kw) -> Verdict:
+        with self.lock:
+            first = all(s != sample for s, _ in self.runs)
+            self.runs.append((sample, self.running))
+            self.running += 1
+        time.sleep(0.2)
+        with self.lock:
+            self.running -= 1
+        if sample == self.oom_sample and first:
+            return Verdict.unmeasured(Status.RUNTIME_ERROR, OOM, task_id=task.task_id, sample=sample)
+        return Verdict.unmeasured(Status.PASS, None, task_id=task.task_id, sample=sample)
+
+
+def run_with(
+    monkeypatch, task, fast_eval, lanes: int, samples: int
+) -> tuple[list[Verdict], FakeDevice, dict]:
+    fake = FakeDevice()
+    monkeypatch.setattr(verifier_module, "evaluate", fake)
+    with Verifier(VerifierConfig(eval=fast_eval, lanes_per_device=lanes)) as v:
+        futures = [v.submit(task, CODE, sample=k) for k in range(samples)]
+        verdicts = [f.result() for f in futures]
+        stats = dict(v.stats)
+    return verdicts, fake, stats
+
+
+def test_out_of_memory_beside_other_lanes_is_run_again_alone(monkeypatch, task, fast_eval):
+    verdicts, fake, stats = run_with(monkeypatch, task, fast_eval, lanes=3, samples=6)
+    assert [v.status for v in verdicts] == [Status.PASS] * 6
+    reruns = [beside for s, beside in fake.runs if s == 0][1:]
+    assert reruns == [0]  # once, and nothing else on the device
+    assert stats["run_alone"] == 1
+    assert max(beside for _, beside in fake.runs) >= 1  # the other samples did share the device
+
+
+def test_one_lane_keeps_an_out_of_memory_verdict(monkeypatch, task, fast_eval):
+    verdicts, fake, stats = run_with(monkeypatch, task, fast_eval, lanes=1, samples=2)
+    assert verdicts[0].out_of_memory
+    assert [s for s, _ in fake.runs] == [0, 1]
+    assert stats["run_alone"] == 0
+
+
+def test_alone_waits_for_the_lanes_and_holds_new_ones_back():
+    share = DeviceShare()
+    events: list[str] = []
+    entered = threading.Event()
+
+    def lane(name: str, hold_s: float) -> None:
+        with share.lane():
+            events.append(f"{name} in")
+            entered.set()
+            time.sleep(hold_s)
+            events.append(f"{name} out")
+
+    first = threading.Thread(target=lane, args=("a", 0.3))
+    first.start()
+    entered.wait()
+
+    def alone() -> None:
+        with share.alone():
+            events.append("alone in")
+            time.sleep(0.2)
+            events.append("alone out")
+
+    solo = threading.Thread(target=alone)
+    solo.start()
+    time.sleep(0.05)  # the alone run is waiting for lane a
+    late = threading.Thread(target=lane, args=("b", 0.0))
+    late.start()
+    for t in (first, solo, late):
+        t.join(5)
+    assert events == ["a in", "a out", "alone in", "alone out", "b in", "b out"]

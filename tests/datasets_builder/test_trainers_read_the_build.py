@@ -1,8 +1,9 @@
 """The data contract between the builder and the trainers, tested on what a build writes rather than
-on hand-made rows: the trainers' command lines, given recipes that name the tiny CPU build's folder
-with the shipped recipes' configuration and split, take one SFT step on its `sft` rows and one GRPO
-step on its `rl_prompts` rows, with the tiny random model of the trainer tests (scripts/synthetic.py).
-Rewards come from a function here (the verifier is tested on its own); it sees the build's tasks."""
+on hand-made rows: the trainers' command lines, given recipes that name a build's folder (the tiny
+CPU build, and the committed H200 build where it is in the repository) with the shipped recipes'
+configuration and split, take one SFT step on its `sft` rows and one GRPO step on its `rl_prompts`
+rows, with the tiny random model of the trainer tests (scripts/synthetic.py). Rewards come from a
+function here (the verifier is tested on its own); it sees the build's tasks."""
 
 from __future__ import annotations
 
@@ -31,6 +32,18 @@ CPU = dict(
 )
 
 pytestmark = pytest.mark.slow
+PUBLISHED = Path(__file__).resolve().parents[2] / "data" / "solbench-kernels"
+
+
+@pytest.fixture(params=["tiny", "h200"])
+def dataset(request) -> tuple[Path, dict[str, int]]:
+    """A built dataset folder and the rows per configuration its build reported."""
+    if request.param == "h200":
+        if not PUBLISHED.is_dir():
+            pytest.skip(f"the H200 build is not committed ({PUBLISHED})")
+        return PUBLISHED, json.loads((PUBLISHED / "build_stats.json").read_text())["splits"]
+    out, result, _ = request.getfixturevalue("built")
+    return out / "dataset", result.stats["splits"]
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +70,10 @@ def _recipe(shipped: str, folder: Path, tmp_path: Path, **values) -> Path:
     return path
 
 
-def test_one_sft_step_on_the_built_sft_rows(built, model_dir, tmp_path):
+def test_one_sft_step_on_the_built_sft_rows(dataset, model_dir, tmp_path):
     from trainers.sft import main
 
-    out, result, _ = built
-    folder = out / "dataset"
+    folder, splits = dataset
     recipe = _recipe(
         "sft/qwen3.5-9b.yaml",
         folder,
@@ -76,15 +88,14 @@ def test_one_sft_step_on_the_built_sft_rows(built, model_dir, tmp_path):
     assert state["global_step"] == 1
     losses = [e["loss"] for e in state["log_history"] if "loss" in e]
     assert losses and all(loss == loss and loss > 0 for loss in losses)  # finite: label tokens survived
-    assert result.stats["splits"]["sft"] == len(datasets.load_dataset(str(folder), "sft", split="train"))
+    assert splits["sft"] == len(datasets.load_dataset(str(folder), "sft", split="train"))
 
 
-def test_one_rl_step_on_the_built_rl_prompts(built, model_dir, tmp_path, monkeypatch):
+def test_one_rl_step_on_the_built_rl_prompts(dataset, model_dir, tmp_path, monkeypatch):
     from trainers import rl
     from trainers.rl_rewards import FunctionRewards, Score
 
-    out, result, _ = built
-    folder = out / "dataset"
+    folder, splits = dataset
     built_rows = {
         r["task_id"]: r for r in datasets.load_dataset(str(folder), "rl_prompts", split="train").to_list()
     }
@@ -114,7 +125,7 @@ def test_one_rl_step_on_the_built_rl_prompts(built, model_dir, tmp_path, monkeyp
     )
     run = rl.main(["--config", str(recipe)])
     assert json.loads((run / "trainer_state.json").read_text())["global_step"] == 1
-    assert sorted(given) == sorted(built_rows) and len(given) == result.stats["splits"]["rl_prompts"]
+    assert sorted(given) == sorted(built_rows) and len(given) == splits["rl_prompts"]
     for task_id, task in given.items():  # the task programs the rewards would verify are the build's
         assert task.path.read_text() == built_rows[task_id]["task_code"]
     assert seen and set(seen) <= set(built_rows)

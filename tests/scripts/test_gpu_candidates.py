@@ -16,7 +16,10 @@ import gpu_candidates as gc  # noqa: E402
 from benchmark.suite import BUILTIN_SUITE  # noqa: E402
 
 MIXES = {
-    "a": (gc.triton_raw_set, {"pass": 35, "incorrect": 5, "cheat": 1, "compile_error": 3, "runtime_error": 3}),
+    "a": (
+        gc.triton_raw_set,
+        {"pass": 35, "incorrect": 5, "cheat": 1, "compile_error": 3, "runtime_error": 3},
+    ),
     "b": (gc.cold_inline_set, {"pass": 28, "incorrect": 2, "compile_error": 2}),
     "c": (gc.kernelbench_like_set, {"pass": 14, "incorrect": 3, "compile_error": 4, "runtime_error": 3}),
 }

@@ -38,3 +38,14 @@ def test_interval_reflects_the_spread_within_a_level():
     low, high = est["interval_s"]
     assert low < est["full_s"] < high
     assert bs.estimate({1: 4}, [], wall_s=5.0)["full_s"] is None
+
+
+def test_the_first_samples_wait_for_the_warm_workers_counts_once():
+    """On the H200 the first 4 of 21 samples waited 16 s for the zygote: that wait is start-up, not
+    the cost of every level-1 task."""
+    waited = [bs.Landed(21.0, 1, 17.0, "pass", startup_s=16.2) for _ in range(2)]
+    steady = [bs.Landed(21.0 + 1.0 * i, 1, 1.0, "pass", startup_s=0.2) for i in range(1, 5)]
+    est = bs.estimate({1: 60}, waited + steady, wall_s=25.0)
+    assert est["startup_s"] == pytest.approx(4.0 + 16.0)
+    # Six samples of 1 s each took the 5 s after start-up: 60 tasks take 50 s more.
+    assert est["full_s"] == pytest.approx(20.0 + 5.0 * 60 / 6)

@@ -112,7 +112,9 @@ def read_landed(path: Path, seen: int, at_s: float) -> list[Landed]:
         v = json.loads(text)
         phases = v.get("phases", {})
         out.append(
-            Landed(at_s, v.get("level"), phases.get("total_s", 0.0), v["verdict"], phases.get("startup_s", 0.0))
+            Landed(
+                at_s, v.get("level"), phases.get("total_s", 0.0), v["verdict"], phases.get("startup_s", 0.0)
+            )
         )
     return out
 

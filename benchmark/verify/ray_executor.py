@@ -29,12 +29,17 @@ from benchmark.evaluate.harness import (
     build,
     build_verdict,
     cuda_arch_list,
-    evaluate,
 )
 from benchmark.task import Task, sha256_text, stage_task
 from benchmark.verdict import Status, Verdict
 from benchmark.verify.reward import shaped_reward
-from benchmark.verify.verifier import Request, VerifierConfig, decided_without_running, verdict_base
+from benchmark.verify.verifier import (
+    Request,
+    VerifierConfig,
+    decided_without_running,
+    evaluate_request,
+    verdict_base,
+)
 
 
 def _require_ray():
@@ -66,18 +71,7 @@ def _execute_task(built: BuildOutcome, req: Request, config) -> Verdict | str:
     task = stage_task(req.task, config.cache_dir / "tasks")  # the driver's path may not exist here
     lock = None if config.device == "cuda" else str(config.cache_dir / "locks" / "device-cpu")
     try:
-        verdict = evaluate(
-            task,
-            req.code,
-            config,
-            sample=req.sample,
-            turn=req.turn,
-            model=req.model,
-            sol_ms=req.sol_ms,
-            trusted=req.trusted,
-            device_lock=lock,
-            built=built,
-        )
+        verdict = evaluate_request(dataclasses.replace(req, task=task), config, device_lock=lock, built=built)
     except TaskError as e:
         return f"task_error:{e}"
     return dataclasses.replace(

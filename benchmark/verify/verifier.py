@@ -112,6 +112,22 @@ def verdict_base(req: Request, cfg: EvalConfig) -> dict:
     return sample_fields(req.task, req.code, cfg, req.sample, req.turn, req.model, req.sol_ms)
 
 
+def evaluate_request(req: Request, cfg: EvalConfig, **where) -> Verdict:
+    """`harness.evaluate` on a request; `where` is how this executor runs it (gpu, device_lock,
+    built, reference_store)."""
+    return evaluate(
+        req.task,
+        req.code,
+        cfg,
+        sample=req.sample,
+        turn=req.turn,
+        model=req.model,
+        sol_ms=req.sol_ms,
+        trusted=req.trusted,
+        **where,
+    )
+
+
 def decided_without_running(req: Request, cfg: EvalConfig) -> Verdict | None:
     return precheck(req.code, cfg, verdict_base(req, cfg), req.trusted)
 
@@ -261,15 +277,9 @@ class Verifier:
             share = self._shares[device]
 
             def run() -> Verdict:
-                return evaluate(
-                    req.task,
-                    req.code,
+                return evaluate_request(
+                    req,
                     self.config.eval,
-                    sample=req.sample,
-                    turn=req.turn,
-                    model=req.model,
-                    sol_ms=req.sol_ms,
-                    trusted=req.trusted,
                     gpu=device,
                     device_lock=lock,
                     built=built,
@@ -298,16 +308,4 @@ class Verifier:
 
 def serial_verify(requests: Iterable[Request], config: EvalConfig) -> list[Verdict]:
     """The one-at-a-time baseline the throughput benchmark compares the pools with."""
-    return [
-        evaluate(
-            r.task,
-            r.code,
-            config,
-            sample=r.sample,
-            turn=r.turn,
-            model=r.model,
-            sol_ms=r.sol_ms,
-            trusted=r.trusted,
-        )
-        for r in requests
-    ]
+    return [evaluate_request(r, config) for r in requests]

@@ -19,9 +19,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from benchmark.evaluate import harness
+from benchmark.evaluate.arguments import add_evaluation_arguments, eval_config
 from benchmark.evaluate.device_check import require_device
-from benchmark.evaluate.harness import EvalConfig, default_device
+from benchmark.evaluate.harness import default_device
 from benchmark.models.base import BackendError, BackendOptions, default_completion_cache
 from benchmark.prompts import BUILTIN, PromptConfig
 from benchmark.runner import RunConfig, SamplingParams, format_table, run
@@ -124,35 +124,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="completion cache (default: $SOLBENCH_CACHE/completions or ~/.cache/solbench/completions)",
     )
     g = p.add_argument_group("evaluation")
-    g.add_argument(
-        "--device",
-        choices=("cpu", "cuda"),
-        default=None,
-        help="where candidates run, and where hf generates (default: cuda when available)",
-    )
-    g.add_argument(
-        "--baseline",
-        choices=("eager", "compile"),
-        default="eager",
-        help="'compile' also times torch.compile of the reference",
-    )
-    g.add_argument(
-        "--trials", type=int, default=harness.EvalConfig.trials, help="correctness trials with fresh inputs"
-    )
-    g.add_argument(
-        "--timeout",
-        type=float,
-        default=harness.EvalConfig.timeout_s,
-        help="run limit in seconds: the checks and timing of one sample",
-    )
-    g.add_argument(
-        "--build-timeout",
-        type=float,
-        default=harness.EvalConfig.build_timeout_s,
-        help="build limit in seconds: compiling the candidate's extensions (waits for other builds are free)",
-    )
-    g.add_argument("--no-strict", action="store_true", help="report anti-cheat flags without failing samples")
-    g.add_argument("--no-timing", action="store_true", help="check correctness only")
+    add_evaluation_arguments(g)
     g.add_argument(
         "--gpus",
         default=None,
@@ -219,15 +191,7 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
         tasks=tuple(args.tasks),
         tags=tuple(args.tag),
         sampling=SamplingParams(args.samples, args.temperature, args.top_p, args.max_tokens, args.seed),
-        eval=EvalConfig(
-            device=device,
-            trials=args.trials,
-            baseline=args.baseline,
-            measure=not args.no_timing,
-            strict=not args.no_strict,
-            timeout_s=args.timeout,
-            build_timeout_s=args.build_timeout,
-        ),
+        eval=eval_config(args, device),
         ks=tuple(sorted(set(args.k or [1]))),
         command=shlex.join(["python", "-m", "benchmark.run", *argv]),
         progress=not args.quiet,

@@ -10,6 +10,7 @@ LOGS=$OUT/logs
 mkdir -p "$LOGS"
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 SOLBENCH_CACHE=${SOLBENCH_CACHE:-/tmp/solbench-cache}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export SOLBENCH_ZYGOTE_TRACE=1  # each zygote's start-up steps in the logs (one did not start, silently)
 if [ -d .whl ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
         && export PYTHONPATH=/tmp/site:$PWD

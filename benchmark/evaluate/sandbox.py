@@ -65,6 +65,7 @@ KEEP_ENV = {
     "OPENBLAS_CORETYPE",
     "OPENBLAS_L2_SIZE",
     "CONDA_PREFIX",
+    "SOLBENCH_ZYGOTE_TRACE",  # benchmark.evaluate.zygote.TRACE_ENV
 }
 KEEP_PREFIXES = (
     "LC_",

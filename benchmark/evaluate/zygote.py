@@ -301,6 +301,32 @@ class Zygote:
 # The zygote's side.
 
 
+PROBE_TIMEOUT_S = 60.0  # a probe child that has not exited by then hung at the fork
+TRACE_ENV = "SOLBENCH_ZYGOTE_TRACE"  # "1": the zygote writes each start-up step to its stderr
+
+
+def trace(step: str, t0: float) -> None:
+    if os.environ.get(TRACE_ENV) == "1":
+        print(f"zygote {os.getpid()}: {step} at {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+
+
+def probe_exit_code(pid: int) -> int:
+    """The exit code of a probe child; one still running after PROBE_TIMEOUT_S is killed and named
+    (on the H200 a zygote once never became ready, silently, with builds running beside it)."""
+    deadline = time.monotonic() + PROBE_TIMEOUT_S
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise RuntimeError(
+                f"a forked probe child did not exit in {PROBE_TIMEOUT_S:g} s (it hung at the fork)"
+            )
+        time.sleep(0.01)
+
+
 def fork_poisoned() -> bool:
     """Whether a child forked now could not use CUDA: torch arms an at-fork hook that marks every
     later child "bad" once this process has asked the CUDA runtime anything (a device count, say)."""
@@ -312,8 +338,7 @@ def fork_poisoned() -> bool:
             os._exit(1 if torch.cuda._is_in_bad_fork() else 0)
         except BaseException:  # noqa: BLE001 - any doubt counts as poisoned
             os._exit(2)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) != 0
+    return probe_exit_code(pid) != 0
 
 
 def warm_flop_counter() -> None:
@@ -340,8 +365,7 @@ def poisons_fork(action: Callable[[], None]) -> bool:
             os._exit(1 if fork_poisoned() else 0)
         except BaseException:  # noqa: BLE001 - any doubt counts as poisoned
             os._exit(2)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) != 0
+    return probe_exit_code(pid) != 0
 
 
 NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"  # torch.cuda.is_available() through NVML: no runtime call
@@ -352,6 +376,7 @@ def preload() -> None:
     (WARM_UPS); refuse a CUDA context, and name the import after which a forked child could no
     longer use CUDA. Meanwhile torch answers availability through NVML, so an import that asks
     leaves fork usable."""
+    t0 = time.monotonic()
     previous = os.environ.get(NVML_CHECK)
     os.environ[NVML_CHECK] = "1"
     try:
@@ -369,6 +394,7 @@ def preload() -> None:
                     raise
                 continue
             loaded.append(name)
+            trace(f"imported {name}", t0)
             if fork_poisoned():
                 raise RuntimeError(
                     f"after importing {loaded}, a forked child can no longer use CUDA "
@@ -379,6 +405,7 @@ def preload() -> None:
                 log.warning("%s would leave forked children unable to use CUDA; skipped", warm.__name__)
             else:
                 warm()
+            trace(f"ran {warm.__name__}", t0)
     finally:
         if previous is None:
             os.environ.pop(NVML_CHECK, None)

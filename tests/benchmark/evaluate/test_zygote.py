@@ -426,3 +426,27 @@ def test_a_warm_up_runs_unless_a_dry_run_in_a_fork_says_it_would_poison_fork(mon
     monkeypatch.setattr(zygote, "poisons_fork", lambda action: action is poisonous)
     zygote.preload()
     assert ran == ["harmless"]
+
+
+def test_a_probe_child_that_hangs_is_killed_and_named(monkeypatch):
+    from benchmark.evaluate import zygote
+
+    monkeypatch.setattr(zygote, "PROBE_TIMEOUT_S", 0.5)
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    with pytest.raises(RuntimeError, match="did not exit in 0.5 s"):
+        zygote.probe_exit_code(pid)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # killed and reaped
+
+
+def test_the_start_up_trace_names_each_step(monkeypatch, capsys):
+    from benchmark.evaluate import zygote
+
+    monkeypatch.setenv(zygote.TRACE_ENV, "1")
+    zygote.preload()
+    steps = [line.split(": ", 1)[1].rsplit(" at ", 1)[0] for line in capsys.readouterr().err.splitlines()]
+    assert steps[:2] == ["imported torch", "imported benchmark.evaluate.worker"]
+    assert "ran warm_flop_counter" in steps

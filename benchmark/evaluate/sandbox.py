@@ -348,8 +348,6 @@ def run_job(
         log_path = Path(tmp) / "child.log"
         read_fd, write_fd = os.pipe()
         stdin_r, stdin_w = os.pipe()
-        t0 = time.monotonic()
-        clocks = Clocks(limits, clock, t0)
         with open(log_path, "wb") as log_file:
             child, started_by = _start(
                 tmp,
@@ -357,6 +355,8 @@ def run_job(
                 child_limits(limits),
                 Descriptors(result=write_fd, log=log_file.fileno(), stdin=stdin_r),
             )
+        t0 = time.monotonic()  # after the start: a wait for the zygote to become ready is not the child's
+        clocks = Clocks(limits, clock, t0)
         os.close(write_fd)
         os.close(stdin_r)
         try:
@@ -366,13 +366,14 @@ def run_job(
             except BrokenPipeError:
                 pass
             raw, over = _read_until(read_fd, nonce, clocks)
+            stopped = time.monotonic()  # what the clocks charge: killing and reaping are not the child's
         finally:
             os.close(read_fd)
             kill_session(child.pid)  # the worker and anything it started
             returncode = child.wait()
         end = time.monotonic()
         tail = log_path.read_text(errors="replace")[-3000:] if log_path.exists() else ""
-    charged = {name: clocks.spent(name, end) for name in clocks.charged}
+    charged = {name: clocks.spent(name, stopped) for name in clocks.charged}
     return ChildOutcome(
         None if over else _verified(raw, nonce),
         returncode,

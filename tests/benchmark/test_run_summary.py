@@ -52,14 +52,16 @@ def cli(suite: Path, out: Path, *extra: str) -> int:
 @pytest.fixture
 def quick_timing(monkeypatch, fast_eval):
     """The CLI builds its own EvalConfig: give it the fast test timing and the shared build cache."""
+    import dataclasses
+
     import benchmark.run as run_module
 
-    real = run_module.EvalConfig
+    real = run_module.eval_config
 
-    def fast(**kw):
-        return real(**{**kw, "timing": fast_eval.timing, "cache_dir": fast_eval.cache_dir})
+    def fast(args, device):
+        return dataclasses.replace(real(args, device), timing=fast_eval.timing, cache_dir=fast_eval.cache_dir)
 
-    monkeypatch.setattr(run_module, "EvalConfig", fast)
+    monkeypatch.setattr(run_module, "eval_config", fast)
 
 
 def test_every_selected_task_is_reported(tmp_path, capsys, quick_timing):

@@ -327,18 +327,27 @@ def probe_exit_code(pid: int) -> int:
         time.sleep(0.01)
 
 
-def fork_poisoned() -> bool:
-    """Whether a child forked now could not use CUDA: torch arms an at-fork hook that marks every
-    later child "bad" once this process has asked the CUDA runtime anything (a device count, say)."""
+def probe(question: Callable[[], bool]) -> bool:
+    """`question` answered in a throwaway forked child; a child that raises or hangs says yes."""
     pid = os.fork()
     if pid == 0:
         try:
-            import torch
-
-            os._exit(1 if torch.cuda._is_in_bad_fork() else 0)
-        except BaseException:  # noqa: BLE001 - any doubt counts as poisoned
+            os._exit(1 if question() else 0)
+        except BaseException:  # noqa: BLE001 - any doubt counts as yes
             os._exit(2)
     return probe_exit_code(pid) != 0
+
+
+def fork_poisoned() -> bool:
+    """Whether a child forked now could not use CUDA: torch arms an at-fork hook that marks every
+    later child "bad" once this process has asked the CUDA runtime anything (a device count, say)."""
+
+    def in_bad_fork() -> bool:
+        import torch
+
+        return torch.cuda._is_in_bad_fork()
+
+    return probe(in_bad_fork)
 
 
 def warm_flop_counter() -> None:
@@ -358,14 +367,12 @@ WARM_UPS: tuple[Callable[[], None], ...] = (warm_flop_counter,)
 def poisons_fork(action: Callable[[], None]) -> bool:
     """Whether a child forked after `action` could not use CUDA, tried in a throwaway child first,
     since torch's fork poison cannot be disarmed once armed."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            action()
-            os._exit(1 if fork_poisoned() else 0)
-        except BaseException:  # noqa: BLE001 - any doubt counts as poisoned
-            os._exit(2)
-    return probe_exit_code(pid) != 0
+
+    def poisoned_after() -> bool:
+        action()
+        return fork_poisoned()
+
+    return probe(poisoned_after)
 
 
 NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"  # torch.cuda.is_available() through NVML: no runtime call

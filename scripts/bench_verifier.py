@@ -262,11 +262,9 @@ def check_arm(items: list[Item], cfg: EvalConfig, concurrency: int, deadline: fl
             t = time.monotonic()
             r = it.request
             try:
-                with share.lane():
-                    verdict = evaluate(r.task, r.code, cfg, sample=r.sample)
-                if verdict.out_of_memory and concurrency > 1:
-                    with share.alone():
-                        verdict = evaluate(r.task, r.code, cfg, sample=r.sample)
+                verdict, _ = share.run(
+                    lambda r=r: evaluate(r.task, r.code, cfg, sample=r.sample), concurrency > 1
+                )
                 arm.rows[it.name] = row(verdict, time.monotonic() - t)
             except Exception as e:  # noqa: BLE001 - recorded as a row, not lost with the thread
                 arm.rows[it.name] = row(None, time.monotonic() - t, e)

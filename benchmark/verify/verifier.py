@@ -23,7 +23,7 @@ import logging
 import os
 import queue
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -155,6 +155,16 @@ class DeviceShare:
                 self._running -= 1
                 self._cond.notify_all()
 
+    def run(self, evaluate: Callable[[], Verdict], shared: bool) -> tuple[Verdict, bool]:
+        """`evaluate` in a lane, and once more alone where its device memory ran out while other
+        lanes may have held theirs (`shared`): the verdict, and whether it was run again."""
+        with self.lane():
+            verdict = evaluate()
+        if not (shared and verdict.out_of_memory):
+            return verdict, False
+        with self.alone():
+            return evaluate(), True
+
     @contextlib.contextmanager
     def alone(self) -> Iterator[None]:
         with self._cond:
@@ -274,24 +284,19 @@ class Verifier:
             lock = None  # on CUDA the harness takes the host's lock of the device
             if self.config.lanes_per_device > 1 and self.config.eval.device != "cuda":
                 lock = str(self.config.eval.cache_dir / "locks" / "device-cpu")
-            share = self._shares[device]
-
-            def run() -> Verdict:
-                return evaluate_request(
+            verdict, again = self._shares[device].run(
+                lambda: evaluate_request(
                     req,
                     self.config.eval,
                     gpu=device,
                     device_lock=lock,
                     built=built,
                     reference_store=self.reference_store,
-                )
-
-            with share.lane():
-                verdict = run()
-            if verdict.out_of_memory and self.config.lanes_per_device > 1:
+                ),
+                shared=self.config.lanes_per_device > 1,
+            )
+            if again:
                 self._count("run_alone")
-                with share.alone():
-                    verdict = run()
             self._count("executed")
             result.set_result(verdict)
         except TaskError as e:

@@ -11,47 +11,48 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
-from collections import Counter, defaultdict
+import sys
+from collections import Counter
 from pathlib import Path
 from statistics import mean
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-def last_turns(run_dir: Path) -> dict[tuple[str, int], str]:
-    """(task, sample) -> the verdict of its last turn."""
-    last: dict[tuple[str, int], tuple[int, str]] = {}
-    for line in (run_dir / "results.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        key = (r["task_id"], r["sample"])
-        if key not in last or r["turn"] >= last[key][0]:
-            last[key] = (r["turn"], r["verdict"])
-    return {k: v for k, (_, v) in last.items()}
+from benchmark.metrics import by_task, final_turns  # noqa: E402
+from benchmark.rundir import verdict_lines  # noqa: E402
+from benchmark.stats import bootstrap_interval, resample_weights  # noqa: E402
+from benchmark.verdict import Verdict  # noqa: E402
 
 
-def pass_rates(verdicts: dict[tuple[str, int], str]) -> dict[str, float]:
-    per_task = defaultdict(list)
-    for (task, _), v in verdicts.items():
-        per_task[task].append(v == "pass")
-    return {t: mean(p) for t, p in per_task.items()}
+def final_verdicts(run_dir: Path) -> list[Verdict]:
+    """Each sample's verdict at its last turn."""
+    return final_turns(v for _, v in verdict_lines(run_dir / "results.jsonl") if isinstance(v, Verdict))
+
+
+def pass_rates(verdicts: list[Verdict]) -> dict[str, float]:
+    return {t: mean(v.correct for v in vs) for t, vs in by_task(verdicts).items()}
 
 
 def compare(before: Path, after: Path, resamples: int = 10000, seed: int = 0) -> dict:
-    vb, va = last_turns(before), last_turns(after)
+    vb, va = final_verdicts(before), final_verdicts(after)
     rb, ra = pass_rates(vb), pass_rates(va)
     tasks = sorted(set(rb) & set(ra))
     if not tasks:
         raise SystemExit("the two runs share no task")
     diffs = [ra[t] - rb[t] for t in tasks]
-    rng = random.Random(seed)
-    boots = sorted(mean(rng.choices(diffs, k=len(diffs))) for _ in range(resamples))
+    interval = bootstrap_interval(
+        [diffs, [1.0] * len(tasks)],
+        lambda sums: sums[0] / sums[1],
+        resample_weights(len(tasks), resamples, seed),
+    )
     return {
         "tasks": tasks,
         "pass_rate_before": mean(rb[t] for t in tasks),
         "pass_rate_after": mean(ra[t] for t in tasks),
         "difference": mean(diffs),
-        "ci95": [boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]],
-        "verdicts_before": dict(Counter(v for (t, _), v in vb.items() if t in tasks)),
-        "verdicts_after": dict(Counter(v for (t, _), v in va.items() if t in tasks)),
+        "ci95": interval.to_list(),
+        "verdicts_before": dict(Counter(v.status.value for v in vb if v.task_id in tasks)),
+        "verdicts_after": dict(Counter(v.status.value for v in va if v.task_id in tasks)),
     }
 
 

@@ -63,7 +63,9 @@ class Phases:
     imports) before the evaluation begins; `setup_s` the task's import and the device's first query;
     `reference_s` the reference's outputs and timing (and the device context, created on first use);
     `profile_s` the kernel-evidence pass on CUDA. `lock_wait_s` is the part of these spent waiting
-    for the device lock (other lanes' checks and timings)."""
+    for the device lock (other lanes' checks and timings); `alone_s` the part spent holding it
+    exclusively (timing): while one lane holds it no other lane's work runs, so lanes sharing a device
+    verify at most 3600 / alone_s samples per hour."""
 
     compile_s: float = 0.0
     correctness_s: float = 0.0
@@ -74,6 +76,7 @@ class Phases:
     profile_s: float = 0.0
     setup_s: float = 0.0
     lock_wait_s: float = 0.0
+    alone_s: float = 0.0
 
 
 @dataclass(frozen=True)

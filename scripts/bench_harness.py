@@ -230,6 +230,7 @@ def phases(base: EvalConfig, args, report: dict) -> None:
         "timing_s",
         "profile_s",
         "lock_wait_s",
+        "alone_s",
         "total_s",
     )
     print(

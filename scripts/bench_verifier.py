@@ -110,7 +110,15 @@ class Arm:
                 k: percentile([r["phases"][k] for r in measured], 0.5)
                 for k in (measured[0]["phases"] if measured else ())
             },
+            # The device held alone (timing) bounds lanes sharing it: at most this many per GPU-hour.
+            "alone_bound_per_hour": alone_bound([r["phases"].get("alone_s", 0.0) for r in measured]),
         }
+
+
+def alone_bound(alone_s: list[float]) -> float | None:
+    """Samples per GPU-hour if the device did nothing but the samples' exclusive (timing) sections."""
+    total = sum(alone_s)
+    return len(alone_s) / total * 3600 if total > 0 else None
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -410,6 +418,11 @@ def line(arm: Arm) -> str:
         f"p95 {f(s['latency_p95_s'])} s; own p50 {f(s['own_p50_s'])} s p95 {f(s['own_p95_s'])} s"
         + "\n        phase p50 s: "
         + " ".join(f"{k.removesuffix('_s')} {v:.2f}" for k, v in s["phases_p50_s"].items() if v)
+        + (
+            f"; timing alone bounds it at {s['alone_bound_per_hour']:.0f}/GPU-hour"
+            if s["alone_bound_per_hour"]
+            else ""
+        )
     )
 
 

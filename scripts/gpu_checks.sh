@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every GPU test and benchmark of the project, in one call, logs under $OUT (default runs/gpu).
 #   bash scripts/gpu_checks.sh [STAGE ...]     stages: env profile tests trust kernelbench harness reference manifest
-#                                              sft throughput soak datasets rl speed   (default: all)
+#                                              sft throughput soak datasets recheck rl speed   (default: all)
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
 set -u
@@ -16,7 +16,7 @@ if [ -d .whl ]; then
         && export PYTHONPATH=/tmp/site:$PWD
 fi
 export PYTHONPATH=${PYTHONPATH:-$PWD}
-STAGES=${*:-env profile tests trust kernelbench harness reference manifest sft throughput soak datasets rl speed}
+STAGES=${*:-env profile tests trust kernelbench harness reference manifest sft throughput soak datasets recheck rl speed}
 
 stage() {  # stage NAME SECONDS COMMAND...
     local name=$1 limit=$2
@@ -78,6 +78,11 @@ stage datasets "${DATASETS_S:-480}" bash -c '
     if [ -n "${DATASETS_RESUME:-}" ]; then mkdir -p "$OUT/datasets" && cp -r "$DATASETS_RESUME"/. "$OUT/datasets/"; fi
     python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets" \
         --cache /tmp/solbench-datasets-cache --no-progress --budget-minutes "${DATASETS_MIN:-7}"'
+# recheck: a seeded sample of the kept solutions through benchmark.check, one process each (issue 16's
+# independent read): the build just made in this call if there is one, else the committed dataset.
+stage recheck "${RECHECK_S:-150}" bash -c '
+    ds=data/solbench-kernels; if [ -d "$OUT/datasets/dataset" ]; then ds=$OUT/datasets/dataset; fi
+    python3 scripts/recheck_dataset.py --dataset "$ds" --n "${RECHECK_N:-16}" --out "$OUT/recheck"'
 
 stage rl 480 python3 scripts/rl_demo.py --out "$OUT/rl"
 # speed: the suite's wall time, the verifier's three mixes (per GPU-hour, latency, verdicts = benchmark.check)

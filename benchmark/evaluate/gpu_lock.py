@@ -28,6 +28,7 @@ class DeviceLock:
     def __init__(self, path: str | Path | None):
         self.path = Path(path) if path else None
         self.waited_s = 0.0  # time spent waiting for the lock, for the verdict's phases
+        self.held_alone_s = 0.0  # time holding it exclusively: what bounds the throughput of the lanes
         self._turnstile = self._main = -1
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -70,12 +71,14 @@ class DeviceLock:
         t0 = time.monotonic()
         fcntl.flock(self._turnstile, fcntl.LOCK_EX)  # no new readers from here on
         fcntl.flock(self._main, fcntl.LOCK_EX)  # wait for the readers already in
-        self.waited_s += time.monotonic() - t0
+        t1 = time.monotonic()
+        self.waited_s += t1 - t0
         try:
             yield
         finally:
             fcntl.flock(self._main, fcntl.LOCK_UN)
             fcntl.flock(self._turnstile, fcntl.LOCK_UN)
+            self.held_alone_s += time.monotonic() - t1
 
 
 def _alive(name: str) -> bool:

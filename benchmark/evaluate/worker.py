@@ -184,6 +184,7 @@ class Evaluation:
         self.result["phases"] = {
             **self.phases,
             "lock_wait_s": self.lock.waited_s,
+            "alone_s": self.lock.held_alone_s,
             "total_s": time.monotonic() - self.t_start,
         }
         return self.result

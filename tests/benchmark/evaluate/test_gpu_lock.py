@@ -61,3 +61,23 @@ def test_no_path_is_a_no_op():
     lock = DeviceLock(None)
     with lock.shared(), lock.exclusive():
         pass
+
+
+def test_time_held_alone_is_counted_apart_from_the_wait(tmp_path):
+    reader, writer = DeviceLock(tmp_path / "gpu0"), DeviceLock(tmp_path / "gpu0")
+    held = threading.Event()
+
+    def read():
+        with reader.shared():
+            held.set()
+            time.sleep(0.3)
+
+    t = threading.Thread(target=read)
+    t.start()
+    held.wait()
+    with writer.exclusive():
+        time.sleep(0.2)
+    t.join()
+    assert writer.waited_s > 0.15  # behind the reader
+    assert 0.2 <= writer.held_alone_s < 0.3
+    assert reader.held_alone_s == 0.0  # shared holding is not alone

@@ -32,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmark.rundir import verdict_lines  # noqa: E402
 from benchmark.stats import quantile  # noqa: E402
 from benchmark.suite import load_suite  # noqa: E402
 
@@ -48,6 +49,7 @@ class Landed:
     own_s: float
     status: str
     startup_s: float = 0.0  # the child's start-up, part of own_s
+    alone_s: float = 0.0  # the device held exclusively (timing), part of own_s
 
 
 def sample_tasks(levels: dict[str, int | None], fraction: float, seed: int) -> list[str]:
@@ -103,24 +105,24 @@ def estimate(
 
 
 def read_landed(path: Path, seen: int, at_s: float) -> list[Landed]:
-    """Verdicts appended to results.jsonl since the `seen` complete lines already read."""
+    """Verdicts appended to results.jsonl since the `seen` already read (a line still being written
+    is not a verdict yet: it is read on a later call)."""
     if not path.is_file():
         return []
-    lines = path.read_text().split("\n")[:-1]  # the last piece is not a complete line yet
-    out = []
-    for text in lines[seen:]:
-        v = json.loads(text)
-        phases = v.get("phases", {})
-        out.append(
-            Landed(
-                at_s, v.get("level"), phases.get("total_s", 0.0), v["verdict"], phases.get("startup_s", 0.0)
-            )
-        )
-    return out
+    verdicts = [v for _, v in verdict_lines(path) if not isinstance(v, str)]
+    return [
+        Landed(at_s, v.level, v.phases.total_s, v.status.value, v.phases.startup_s, v.phases.alone_s)
+        for v in verdicts[seen:]
+    ]
 
 
 def run(
-    tasks: list[str] | None, device: str, out: Path, budget_s: float, suite: Path | None
+    tasks: list[str] | None,
+    device: str,
+    out: Path,
+    budget_s: float,
+    suite: Path | None,
+    lanes: int | None = None,
 ) -> tuple[list[Landed], float, bool, int]:
     """benchmark.run over the tasks (None: all), its verdicts timestamped as they land; at the budget it
     is interrupted (it records what finished) and, 20 s later, killed."""
@@ -137,6 +139,7 @@ def run(
         str(out / "run"),
     ]
     cmd += ["--suite", str(suite)] if suite else []
+    cmd += ["--lanes", str(lanes)] if lanes else []
     for t in tasks or []:
         cmd += ["--tasks", t]
     results = out / "run" / "results.jsonl"
@@ -167,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budget-s", type=float, default=float("inf"), help="interrupt the run after this long")
     p.add_argument("--tiny", action="store_true", help="CPU self-check on the test suite's two tasks")
+    p.add_argument("--lanes", type=int, default=None, help="benchmark.run's --lanes (default: its own)")
     args = p.parse_args(argv)
     out = args.out
     if (out / "run").exists():
@@ -186,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         f"benchmark.run --model reference on {args.device}",
         flush=True,
     )
-    landed, wall, cut, rc = run(tasks, args.device, out, args.budget_s, suite_dir)
+    landed, wall, cut, rc = run(tasks, args.device, out, args.budget_s, suite_dir, args.lanes)
     measured = whole and not cut and len(landed) == n
     est = (
         {"full_s": wall, "interval_s": None, "startup_s": None, "unmeasured_levels": []}
@@ -198,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         statuses[x.status] = statuses.get(x.status, 0) + 1
     report = {
         "device": args.device,
+        "lanes": args.lanes,
         "suite_tasks": len(levels),
         "sampled": n,
         "fraction": args.fraction,
@@ -208,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
         "cut": cut,
         "returncode": rc,
         "tasks_per_s": len(landed) / wall if wall > 0 else 0.0,
+        # the device held alone per sample, and the rate that alone would allow
+        "alone_p50_s": quantile([x.alone_s for x in landed], 0.5) if landed else None,
+        "alone_bound_tasks_per_s": len(landed) / alone if (alone := sum(x.alone_s for x in landed)) else None,
         "statuses": statuses,
         "full_suite": {**est, "how": "measured" if measured else "extrapolated"},
         "goal_s": GOAL_S,
@@ -219,9 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     interval = est["interval_s"]
     print(
         f"  {len(landed)}/{n} done in {wall:.1f} s{' (cut by the budget)' if cut else ''}: "
-        f"{report['tasks_per_s']:.3f} tasks/s; statuses {statuses}",
+        f"{report['tasks_per_s']:.3f} tasks/s ({args.lanes or 'default'} lanes); statuses {statuses}",
         flush=True,
     )
+    if report["alone_bound_tasks_per_s"]:
+        print(
+            f"  the device held alone: p50 {report['alone_p50_s']:.2f} s per task, a bound of "
+            f"{report['alone_bound_tasks_per_s']:.3f} tasks/s",
+            flush=True,
+        )
     if full is not None:
         ci = f" [{interval[0]:.0f}, {interval[1]:.0f}]" if interval else ""
         print(

@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gpu_candidates as gc  # noqa: E402
 
+from benchmark.evaluate import sandbox  # noqa: E402
 from benchmark.evaluate.harness import EvalConfig, TaskError, evaluate  # noqa: E402
 from benchmark.evaluate.timing import TimingConfig  # noqa: E402
 from benchmark.stats import quantile  # noqa: E402
@@ -247,6 +248,10 @@ def abandon(verifier: Verifier) -> None:
     while closing.is_alive():
         stop_descendants()
         closing.join(0.2)
+    # The zygote was among the killed, and so was any started meanwhile: without a retry every later
+    # arm would spawn its workers (on the H200 mix b's warm arm paid 9 s of start-up per sample).
+    sandbox.ZYGOTE.retry()
+    sandbox.warm_up()
 
 
 def check_arm(items: list[Item], cfg: EvalConfig, concurrency: int, deadline: float, seed: int) -> Arm:

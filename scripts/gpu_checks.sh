@@ -90,6 +90,16 @@ stage rl 480 python3 scripts/rl_demo.py --out "$OUT/rl"
 # candidates, one table at the end (docs/verifier.md, "The speed stage"). Alone it fits one 9-minute call.
 stage speed "${SPEED_S:-510}" python3 scripts/bench_speed.py --budget-s $(( ${SPEED_S:-510} - 15 )) \
     --suite-fraction "${SPEED_SUITE_FRACTION:-0.05}" --parts ${SPEED_PARTS:-suite a b c kernelbench} --out "$OUT/speed"
+# suite: the suite's wall time (bench_suite.py, a seeded 5% per level, extrapolated) at each lane count of
+# SUITE_LANES, one after another, the same tasks each time: whether more lanes than benchmark.run's
+# default shorten it (the device is held alone for 0.55 s of a sample's 4-6 s: the lock may not bind).
+# Not in the default list: run it by name.
+stage suite "${SUITE_S:-300}" bash -c '
+    lanes=(${SUITE_LANES:-4 8}); share=$(( (${SUITE_S:-300} - 15) / ${#lanes[@]} ))
+    for l in "${lanes[@]}"; do
+        python3 scripts/bench_suite.py --lanes "$l" --fraction "${SUITE_FRACTION:-0.05}" --budget-s $((share - 25)) \
+            --out "$OUT/suite/lanes-$l"
+    done'
 # builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");
 # not in the default list: run it by name, `bash scripts/gpu_checks.sh builds`.
 stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --n "${BUILDS_N:-4}" --out "$OUT/builds"

@@ -201,6 +201,12 @@ class Zygote:
         """Start the zygote unless it runs; whether one is ready now."""
         return self._current() is not None
 
+    def retry(self) -> None:
+        """Forget a failed start, so the next use starts another zygote: for a caller that killed this
+        process's children on purpose (a benchmark arm cut mid-flight), which a starting zygote was."""
+        with self._lock:
+            self.broken = None
+
     def prestart(self) -> None:
         """Start the zygote in the background, so the first sample does not wait for its imports."""
         threading.Thread(target=self.ready, name="solbench-zygote-start", daemon=True).start()
@@ -280,17 +286,20 @@ class Zygote:
             return None
         ours.settimeout(START_TIMEOUT_S)
         t0 = time.monotonic()
+        failure = None
         try:
             hello = _recv_json(ours)
-        except OSError:
-            hello = None
+        except (OSError, ValueError) as e:  # ValueError: a message that is not JSON
+            hello, failure = None, e
         if not hello or hello.get("ready") != proc.pid:
             running = _Running(proc, ours, env, dead)
             exit_code = proc.poll()  # None: still importing when its parent gave up on it
             running.kill()
+            # On the H200 one zygote's hello read None 1 s into the wait while it still ran: the
+            # reason (end of stream or an error) and the exact wait say which.
             self.broken = (
-                f"the zygote did not become ready ({hello}; after {time.monotonic() - t0:.0f} s, "
-                f"exit code {exit_code})"
+                f"the zygote did not become ready ({hello if failure is None else repr(failure)}; "
+                f"after {time.monotonic() - t0:.2f} s of {START_TIMEOUT_S:g}, exit code {exit_code})"
             )
             log.warning("%s; workers are spawned", self.broken)
             return None

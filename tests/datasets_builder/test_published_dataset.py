@@ -75,11 +75,6 @@ def test_the_committed_h200_build_loads_offline_split_by_split():
 
 @pytest.mark.slow
 @pytest.mark.skipif(not PUBLISHED.is_dir(), reason=f"the H200 build is not committed yet ({PUBLISHED})")
-@pytest.mark.xfail(
-    strict=True,
-    reason="the committed H200 build is partial: 308 tasks with a kept solution after one 5-minute "
-    "stage (docs/gpu-results.md, fifth session); the next stage continues it (DATASETS_RESUME)",
-)
 def test_the_committed_h200_build_has_500_solved_tasks():
     sft = datasets.load_dataset(str(PUBLISHED), "sft", split=SPLIT)
     assert len(set(sft["task_id"])) >= 500

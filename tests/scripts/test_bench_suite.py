@@ -49,3 +49,20 @@ def test_the_first_samples_wait_for_the_warm_workers_counts_once():
     assert est["startup_s"] == pytest.approx(4.0 + 16.0)
     # Six samples of 1 s each took the 5 s after start-up: 60 tasks take 50 s more.
     assert est["full_s"] == pytest.approx(20.0 + 5.0 * 60 / 6)
+
+
+def test_landed_verdicts_are_read_as_they_are_appended(tmp_path):
+    from benchmark.verdict import Phases, Status, Verdict
+
+    def line(task: str, alone: float) -> str:
+        phases = Phases(total_s=2.0, startup_s=0.1, alone_s=alone)
+        return Verdict(task, Status.PASS, level=1, phases=phases).to_json() + "\n"
+
+    results = tmp_path / "results.jsonl"
+    results.write_text(line("level1/a", 0.5) + line("level1/b", 0.25)[:30])  # the second still being written
+    first = bs.read_landed(results, 0, at_s=3.0)
+    assert [(x.at_s, x.level, x.own_s, x.status, x.startup_s, x.alone_s) for x in first] == [
+        (3.0, 1, 2.0, "pass", 0.1, 0.5)
+    ]
+    results.write_text(line("level1/a", 0.5) + line("level1/b", 0.25))
+    assert [x.alone_s for x in bs.read_landed(results, len(first), at_s=4.0)] == [0.25]

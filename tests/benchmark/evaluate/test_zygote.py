@@ -386,6 +386,18 @@ def test_zygote_that_cannot_start_leaves_jobs_to_spawn(monkeypatch, tmp_path):
     assert broken.broken and broken.pid is None
 
 
+def test_a_failed_start_is_not_tried_again_until_a_retry(fresh_zygote, monkeypatch, tmp_path):
+    """A caller that killed the zygote's start on purpose (a benchmark arm cut mid-flight) retries."""
+    bad = {"PYTHONHOME": str(tmp_path / "nowhere")}
+    monkeypatch.setattr(fresh_zygote, "_env", lambda: {**sandbox.scrubbed_env(), **bad})
+    assert not fresh_zygote.ready()
+    assert "exit code" in fresh_zygote.broken and " s of 300" in fresh_zygote.broken
+    bad.clear()
+    assert not fresh_zygote.ready()  # broken stays broken
+    fresh_zygote.retry()
+    assert fresh_zygote.broken is None and fresh_zygote.ready() and fresh_zygote.pid is not None
+
+
 @pytest.mark.parametrize("device", ["cpu", "cuda"])
 def test_every_variable_the_harness_sets_per_job_is_one_a_fork_honours(device, monkeypatch):
     """A variable the harness sets per job but the zygote does not honour sends every job to the

@@ -1,6 +1,8 @@
-"""Cheat: runs its (correct) kernel on a side stream and makes the current stream wait for it, so
-nothing trails the current stream's end; launched behind the timer's device-side wait, the side
-stream's kernel starts under that wait, before the start event fires."""
+"""Cheat: runs its (correct) kernel on a side stream, ordered after the current stream's work and
+joined back, so nothing trails the current stream's end. Without the first join the kernel could start
+under the timer's device-side wait, before the start event, but it races its own inputs (on the H200
+the harness then saw wrong outputs, 2026-12-02); joined or not, the profile pass flags any kernel off
+the current stream."""
 
 import torch
 from torch.utils.cpp_extension import load_inline
@@ -33,6 +35,7 @@ class ModelNew(torch.nn.Module):
         self.side = torch.cuda.Stream()
 
     def forward(self, x):
+        self.side.wait_stream(torch.cuda.current_stream())  # without it the kernel races the inputs' writes
         y = ext.scale_shift_on(x, self.side.cuda_stream)
         torch.cuda.current_stream().wait_stream(self.side)
         return y

@@ -12,7 +12,8 @@ half the cores, one compiler each), so the load of the host falls on both. Route
   CUDA the environment's TORCH_CUDA_ARCH_LIST, if it has one, wins over the GPU's own architecture;
 - new: main.cpp from the shared precompiled header (benchmark.evaluate.candidate.HeaderRoute), made once per
   set of flags before the pairs (its cost is reported apart: a long run pays it once per set of
-  flags), and the GPU's architecture alone (benchmark.evaluate.harness.child_env).
+  flags), a .cu's torch/extension.h compiled as torch/types.h (candidate.lighter_cuda_sources), and
+  the GPU's architecture alone (benchmark.evaluate.harness.child_env).
 
 C++ and CUDA builds go through benchmark.evaluate.harness.build (a sandboxed build child with the GPU hidden,
 MAX_JOBS=1 for both routes, as the verifier's default pool runs them, so the cores are never
@@ -153,7 +154,8 @@ class Build:
 
 def config_for(route: str, device: str, cache: Path) -> tuple[EvalConfig, dict[str, str]]:
     """The harness's settings and the extra environment of one route's build children."""
-    config = EvalConfig(device=device, cache_dir=cache, precompiled_header=route == "new")
+    new = route == "new"
+    config = EvalConfig(device=device, cache_dir=cache, precompiled_header=new, lighter_cuda_header=new)
     env = {"MAX_JOBS": "1"}
     inherited = os.environ.get("TORCH_CUDA_ARCH_LIST")
     if route == "old" and device == "cuda" and inherited:

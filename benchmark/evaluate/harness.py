@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.evaluate.anticheat import static
-from benchmark.evaluate.candidate import BUILD_CLOCK, PCH_ENV
+from benchmark.evaluate.candidate import BUILD_CLOCK, LIGHT_CU_ENV, PCH_ENV
 from benchmark.evaluate.reference_store import ReferenceStore, StoreKey
 from benchmark.evaluate.sandbox import run_job
 from benchmark.evaluate.timing import TimingConfig
@@ -49,6 +49,7 @@ class EvalConfig:
     precompiled_header: bool = (
         True  # load_inline's main.cpp from a shared .gch (benchmark.evaluate.candidate)
     )
+    lighter_cuda_header: bool = True  # a .cu's torch/extension.h tried as torch/types.h first (same)
     timing: TimingConfig = field(default_factory=TimingConfig)
     cache_dir: Path = field(default_factory=default_cache_dir)
 
@@ -131,7 +132,7 @@ def cuda_arch_list() -> str | None:
 
 def child_env(config: EvalConfig) -> dict[str, str]:
     """Where the child's compilers cache their output (all under the shared cache), whether builds
-    take the precompiled header, and on CUDA the one target architecture: the GPU's own, even where
+    take the precompiled header and the lighter CUDA header, and on CUDA the one target architecture: the GPU's own, even where
     the environment names several (as some images do; nvcc would compile each), and the same for
     the build and the execution child, so that the execution child finds the build's commands
     unchanged and compiles nothing."""
@@ -139,6 +140,7 @@ def child_env(config: EvalConfig) -> dict[str, str]:
         "TRITON_CACHE_DIR": str(config.cache_dir / "triton"),
         "SOLBENCH_CACHE": str(config.cache_dir),
         PCH_ENV: "1" if config.precompiled_header else "0",
+        LIGHT_CU_ENV: "1" if config.lighter_cuda_header else "0",
     }
     arch = cuda_arch_list() if config.device == "cuda" else None
     if arch:

@@ -70,7 +70,8 @@ PER_JOB_ENV = frozenset(
         "TORCH_CUDA_ARCH_LIST",
         "TORCH_EXTENSIONS_DIR",
         "SOLBENCH_PCH",
-        "MAX_JOBS",  # the last two: read when a build runs
+        "SOLBENCH_LIGHT_CU",
+        "MAX_JOBS",  # the last three: read when a build runs
     }
 )
 START_TIMEOUT_S = 300.0  # the zygote's imports, on a busy host

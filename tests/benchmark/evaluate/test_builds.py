@@ -1,6 +1,7 @@
 """Faster builds (issue 14): main.cpp from a shared precompiled header where gcc can use it and from
 the header itself where it cannot, with the same verdicts and the same object code; the route part
-of the build cache's key; build jobs that never oversubscribe the build cores; one GPU architecture."""
+of the build cache's key; a .cu's torch/extension.h tried as torch/types.h, the source as written
+whenever that fails; build jobs that never oversubscribe the build cores; one GPU architecture."""
 
 from __future__ import annotations
 
@@ -13,7 +14,18 @@ import pytest
 import torch.utils.cpp_extension as cpp_extension
 
 from benchmark.evaluate import harness
-from benchmark.evaluate.candidate import FAILED_MARK, PCH_ENV, PCH_FILE, SEEN_MARK, build_key, header_route
+from benchmark.evaluate.candidate import (
+    FAILED_MARK,
+    LIGHT_CU_ENV,
+    LIGHT_FAILED_MARK,
+    PCH_ENV,
+    PCH_FILE,
+    SEEN_MARK,
+    build_key,
+    header_route,
+    lighter_cuda_sources,
+    route_builds,
+)
 from benchmark.evaluate.harness import BuildOutcome, EvalConfig, build, child_env, evaluate
 from benchmark.task import load_task
 from benchmark.verdict import Status
@@ -163,3 +175,84 @@ def test_builds_target_the_gpu_alone(monkeypatch):
     assert harness.build_env(EvalConfig(device="cuda"))["TORCH_CUDA_ARCH_LIST"] == "9.0"
     assert "TORCH_CUDA_ARCH_LIST" not in child_env(EvalConfig(device="cpu"))
     assert child_env(EvalConfig(precompiled_header=False))[PCH_ENV] == "0"
+
+
+KERNEL = "__global__ void k(float* y) { y[0] = 1.0f; }\ntorch::Tensor f(torch::Tensor x) { return x; }\n"
+
+
+def test_the_lighter_cuda_header_replaces_only_the_cus_own_torch_extension_include():
+    cu = "#include <torch/extension.h>\n#include <ATen/cuda/CUDAContext.h>\n" + KERNEL
+    assert (
+        lighter_cuda_sources(cu) == "#include <torch/types.h>\n#include <ATen/cuda/CUDAContext.h>\n" + KERNEL
+    )
+    assert lighter_cuda_sources(["// kernels", '  #  include "torch/extension.h"']) == [
+        "// kernels",
+        "#include <torch/types.h>",
+    ]
+    assert lighter_cuda_sources(KERNEL) is None  # nothing to lighten
+    for needs_more in ("PYBIND11_MODULE(m, x) {}", "namespace py = pybind11;", "torch::nn::Linear l(1, 1);"):
+        assert lighter_cuda_sources(f"#include <torch/extension.h>\n{needs_more}\n") is None
+    assert lighter_cuda_sources(None) is None and lighter_cuda_sources([1]) is None
+
+
+@pytest.fixture
+def recorded_builds(tmp_path, monkeypatch):
+    """load_inline routed over a stand-in for torch's, which records the .cu of each build and fails
+    where the .cu holds FAIL_LIGHT and no torch/extension.h (a kernel that needs the full header)."""
+    seen: list[str] = []
+    named: dict[str, object] = {}
+    monkeypatch.setattr(cpp_extension.JIT_EXTENSION_VERSIONER, "entries", {})
+
+    def fake_load_inline(
+        name,
+        cpp_sources,
+        cuda_sources=None,
+        functions=None,
+        extra_cflags=None,
+        extra_include_paths=None,
+        build_directory=None,
+        verbose=False,
+        with_cuda=None,
+    ):
+        seen.append(cuda_sources)
+        versions = cpp_extension.JIT_EXTENSION_VERSIONER.entries
+        named[name] = versions.get(name)  # what torch knew of the name when this build began
+        versions[name] = ("built from", cuda_sources)  # torch records every build of a name
+        if "FAIL_LIGHT" in cuda_sources and "torch/extension.h" not in cuda_sources:
+            raise RuntimeError("Error building extension: 'torch::something' was not declared")
+        return f"module built from {cuda_sources!r}"
+
+    monkeypatch.setattr(cpp_extension, "load_inline", fake_load_inline)
+    monkeypatch.setenv(PCH_ENV, "0")
+    route_builds(tmp_path)
+    return tmp_path, seen, named
+
+
+def test_a_lighter_cu_that_builds_is_the_build(recorded_builds):
+    builds, seen, _ = recorded_builds
+    cu = "#include <torch/extension.h>\n" + KERNEL
+    module = cpp_extension.load_inline("ext", "", cuda_sources=cu, functions=["f"])
+    assert seen == [lighter_cuda_sources(cu)] and "torch/types.h" in module
+    assert cpp_extension.load_inline("ext", "", cuda_sources=cu, functions=["f"]) == module  # loaded again
+
+
+def test_a_lighter_cu_that_fails_is_built_as_written_and_not_tried_again(recorded_builds):
+    builds, seen, named = recorded_builds
+    cu = "#include <torch/extension.h>\n// FAIL_LIGHT\n" + KERNEL
+    assert "torch/extension.h" in cpp_extension.load_inline("ext", "", cuda_sources=cu, functions=["f"])
+    assert seen == [lighter_cuda_sources(cu), cu]
+    assert named["ext"] is None  # torch had forgotten the failed build: no `ext_v1` here, `ext` elsewhere
+    [marked] = [d for d in builds.iterdir() if (d / LIGHT_FAILED_MARK).exists()]
+    assert "was not declared" in (marked / LIGHT_FAILED_MARK).read_text()
+    cpp_extension.load_inline("ext", "", cuda_sources=cu, functions=["f"])
+    assert seen == [lighter_cuda_sources(cu), cu, cu]  # the failed lighter build is not retried
+
+
+def test_the_lighter_cuda_header_can_be_turned_off(recorded_builds, monkeypatch):
+    _, seen, _ = recorded_builds
+    monkeypatch.setenv(LIGHT_CU_ENV, "0")
+    cu = "#include <torch/extension.h>\n" + KERNEL
+    cpp_extension.load_inline("ext", "", cuda_sources=cu, functions=["f"])
+    assert seen == [cu]
+    assert child_env(EvalConfig(lighter_cuda_header=False))[LIGHT_CU_ENV] == "0"
+    assert child_env(EvalConfig())[LIGHT_CU_ENV] == "1"

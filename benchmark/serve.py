@@ -27,7 +27,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -37,8 +36,7 @@ from benchmark.evaluate.harness import EvalConfig, TaskError, default_device
 from benchmark.suite import load_suite
 from benchmark.task import Task, TaskLoadError, load_task, sha256_text
 from benchmark.verdict import Verdict
-from benchmark.verify.reward import shaped_reward
-from benchmark.verify.verifier import Request, Verifier, VerifierConfig
+from benchmark.verify.verifier import Request, Verifier, VerifierBase, VerifierConfig
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +91,10 @@ class Service:
         if not isinstance(source, str):
             raise KeyError("each item needs task_id or task_source")
         path = self._task_dir / f"task_{sha256_text(source)[:16]}.py"
-        path.write_text(source)
+        if not path.exists():  # named by its content; written whole, since requests share it
+            partial = path.with_suffix(f".{threading.get_ident()}.partial")
+            partial.write_text(source)
+            os.replace(partial, path)
         return load_task(path)
 
     def verify(self, items: list[dict]) -> list[dict]:
@@ -202,7 +203,7 @@ class Service:
         self.verifier.close()
 
 
-class RemoteVerifier:
+class RemoteVerifier(VerifierBase):
     """Client of the service with Verifier's API (submit, submit_request, verify, reward, close, a
     context manager), so the runner, the dataset builder and the RL rewards can verify through a
     service on another machine. `config` should be the service's: its reward settings shape the
@@ -255,27 +256,11 @@ class RemoteVerifier:
     def close(self, cancel_pending: bool = False) -> None:
         self._pool.shutdown(wait=True, cancel_futures=cancel_pending)
 
-    def __enter__(self) -> RemoteVerifier:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close(cancel_pending=exc[0] is not None)
-
-    # the API
-    def submit(self, task: Task, code: str | None, **kw) -> Future[Verdict]:
-        return self.submit_request(Request(task, code, **kw))
-
+    # the API (with VerifierBase's)
     def submit_request(self, req: Request) -> Future[Verdict]:
         if req.trusted:
             raise ValueError("the service evaluates no trusted code: every candidate gets the strict checks")
         return self._pool.submit(self._verify_one, req)
-
-    def verify(self, requests: Iterable[Request]) -> list[Verdict]:
-        futures = [self.submit_request(r) for r in requests]
-        return [f.result() for f in futures]
-
-    def reward(self, verdict: Verdict) -> float:
-        return shaped_reward(verdict, self.config.reward)
 
     def _verify_one(self, req: Request) -> Verdict:
         item = {

@@ -100,6 +100,17 @@ stage suite "${SUITE_S:-300}" bash -c '
         python3 scripts/bench_suite.py --lanes "$l" --fraction "${SUITE_FRACTION:-0.05}" --budget-s $((share - 25)) \
             --out "$OUT/suite/lanes-$l"
     done'
+# entry: one leaderboard entry's full-suite run (issue 17), over as many calls as it takes: the run
+# resumes from ENTRY_RESUME (a run folder carried from an earlier call's entry/run), is interrupted
+# before the stage's limit (every finished verdict is already in results.jsonl), and once complete is
+# turned into OUT/entry/SLUG.json by leaderboard.submit. Not in the default list: run it by name.
+stage entry "${ENTRY_S:-480}" bash -c '
+    run=$OUT/entry/run; mkdir -p "$OUT/entry"
+    if [ -n "${ENTRY_RESUME:-}" ]; then cp -r "$ENTRY_RESUME" "$run"; fi
+    timeout -s INT -k 30 $(( ${ENTRY_S:-480} - 75 )) python3 -m benchmark.run --model "${ENTRY_MODEL:-reference}" \
+        --device cuda --quiet --out "$run" ${ENTRY_LANES:+--lanes "$ENTRY_LANES"}
+    python3 -m leaderboard.submit "$run" --name "${ENTRY_NAME:-Eager PyTorch (reference)}" --org SOLBench \
+        --out-dir "$OUT/entry" || echo "entry: not submitted (an unfinished run resumes with ENTRY_RESUME)"'
 # builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");
 # not in the default list: run it by name, `bash scripts/gpu_checks.sh builds`.
 stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --n "${BUILDS_N:-4}" --out "$OUT/builds"

@@ -9,9 +9,9 @@ speedup, the anti-cheat flags, and the feedback message the next turn would show
 Identical (task, code) pairs in one run are judged once (`cache`), which matters when a policy
 repeats itself.
 
-The verifier is any object with `benchmark.verify.verifier.Verifier`'s API: the local pools, or
+The verifier is any `benchmark.verify.verifier.VerifierBase`: the local pools (`Verifier`),
 `benchmark.verify.ray_executor.RayVerifier` (builds and executions scheduled on a Ray cluster), which is
-how a large run keeps candidate execution off the training GPUs.
+how a large run keeps candidate execution off the training GPUs, or `benchmark.serve.RemoteVerifier`.
 
 `FunctionRewards` wraps a plain Python function instead; it exists for CPU tests and smoke runs,
 where no verifier device is available, and is never a substitute for the verifier in training.
@@ -104,8 +104,8 @@ class VerifierRewards:
         model: str = "",
         verifier=None,
     ):
-        """`verifier`: an object with Verifier's API (submit, reward, close, config) to use instead of
-        building local pools from `config`, e.g. a RayVerifier."""
+        """`verifier`: a VerifierBase (submit, reward, close, config) to use instead of building local
+        pools from `config`, e.g. a RayVerifier."""
         if not tasks:
             raise ValueError("VerifierRewards needs at least one task")
         self.tasks = tasks

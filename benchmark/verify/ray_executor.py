@@ -30,11 +30,11 @@ from benchmark.evaluate.harness import (
     build_verdict,
     cuda_arch_list,
 )
-from benchmark.task import Task, sha256_text, stage_task
+from benchmark.task import sha256_text, stage_task
 from benchmark.verdict import Status, Verdict
-from benchmark.verify.reward import shaped_reward
 from benchmark.verify.verifier import (
     Request,
+    VerifierBase,
     VerifierConfig,
     decided_without_running,
     evaluate_request,
@@ -79,7 +79,7 @@ def _execute_task(built: BuildOutcome, req: Request, config) -> Verdict | str:
     )
 
 
-class RayVerifier:
+class RayVerifier(VerifierBase):
     """`cuda_arch`: the GPUs' compute capability ("9.0") that CUDA builds target; None asks a GPU
     task once. `execution_resources`: Ray custom resources every execution task asks for, e.g.
     {"verifier": 1} to keep executions on nodes started with `--resources '{"verifier": 1}'`.
@@ -132,17 +132,7 @@ class RayVerifier:
             self.ray.shutdown()
             self._owns_runtime = False
 
-    def __enter__(self) -> RayVerifier:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close(cancel_pending=exc[0] is not None)
-
-    # the API
-    def submit(self, task: Task, code: str | None, **kw) -> Future[Verdict]:
-        """Queue one (task, code) pair; the future resolves to its Verdict (or raises TaskError)."""
-        return self.submit_request(Request(task, code, **kw))
-
+    # the API (with VerifierBase's)
     def submit_request(self, req: Request) -> Future[Verdict]:
         result: Future[Verdict] = Future()
         quick = decided_without_running(req, self.config.eval)
@@ -157,13 +147,6 @@ class RayVerifier:
         result.add_done_callback(self._answered)
         built.future().add_done_callback(lambda b: self._after_build(req, b, result))
         return result
-
-    def verify(self, requests) -> list[Verdict]:
-        futures = [self.submit_request(r) for r in requests]
-        return [f.result() for f in futures]
-
-    def reward(self, verdict: Verdict) -> float:
-        return shaped_reward(verdict, self.config.reward)
 
     # internals
     def _build_ref(self, code: str):

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Self
 
 from benchmark.evaluate.harness import (
     BuildOutcome,
@@ -180,7 +181,37 @@ class DeviceShare:
                 self._cond.notify_all()
 
 
-class Verifier:
+class VerifierBase:
+    """The API every verifier offers (this process's pools, Ray, a remote service) over its own
+    `submit_request` and `close`: what the runner and the trainers call, and a context manager."""
+
+    config: VerifierConfig
+
+    def submit_request(self, req: Request) -> Future[Verdict]:
+        raise NotImplementedError
+
+    def close(self, cancel_pending: bool = False) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close(cancel_pending=exc[0] is not None)
+
+    def submit(self, task: Task, code: str | None, **kw) -> Future[Verdict]:
+        """Queue one (task, code) pair; the future resolves to its Verdict (or raises TaskError)."""
+        return self.submit_request(Request(task, code, **kw))
+
+    def verify(self, requests: Iterable[Request]) -> list[Verdict]:
+        futures = [self.submit_request(r) for r in requests]
+        return [f.result() for f in futures]
+
+    def reward(self, verdict: Verdict) -> float:
+        return shaped_reward(verdict, self.config.reward)
+
+
+class Verifier(VerifierBase):
     def __init__(self, config: VerifierConfig = VerifierConfig()):
         self.config = config
         cuda = config.eval.device == "cuda"
@@ -213,17 +244,7 @@ class Verifier:
         self._builds.shutdown(wait=True, cancel_futures=cancel_pending)
         self._execs.shutdown(wait=True, cancel_futures=cancel_pending)
 
-    def __enter__(self) -> Verifier:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close(cancel_pending=exc[0] is not None)
-
-    # the API
-    def submit(self, task: Task, code: str | None, **kw) -> Future[Verdict]:
-        """Queue one (task, code) pair; the future resolves to its Verdict (or raises TaskError)."""
-        return self.submit_request(Request(task, code, **kw))
-
+    # the API (with VerifierBase's)
     def submit_request(self, req: Request) -> Future[Verdict]:
         self._count("submitted")
         result: Future[Verdict] = Future()
@@ -233,13 +254,6 @@ class Verifier:
             return result
         self._build_future(req.code).add_done_callback(lambda b: self._after_build(req, b, result))
         return result
-
-    def verify(self, requests: Iterable[Request]) -> list[Verdict]:
-        futures = [self.submit_request(r) for r in requests]
-        return [f.result() for f in futures]
-
-    def reward(self, verdict: Verdict) -> float:
-        return shaped_reward(verdict, self.config.reward)
 
     # internals
     def _count(self, key: str) -> None:

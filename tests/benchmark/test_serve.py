@@ -8,6 +8,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -119,3 +120,19 @@ def test_token_is_mandatory(data_dir, fast_eval):
         Service(
             ServeConfig(port=0, token=""), Verifier(VerifierConfig(eval=fast_eval)), str(data_dir / "suite")
         )
+
+
+def test_concurrent_requests_of_one_task_source_each_load_it(service, data_dir):
+    """Handler threads share the file a task's source is written to: none may read it half-written
+    (one of three concurrent requests once got "task file does not define Model")."""
+    base = (data_dir / "suite" / "level1" / "scale_shift.py").read_text()
+    with ThreadPoolExecutor(8) as pool:
+        for round_ in range(20):
+            source = f"{base}\n# round {round_}\n" + "# padding\n" * 2000  # a new file each round
+            barrier = threading.Barrier(8)
+
+            def load(_, source=source, barrier=barrier):
+                barrier.wait()
+                return service._task({"task_source": source}).task_id
+
+            assert len(set(pool.map(load, range(8)))) == 1

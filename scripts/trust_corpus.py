@@ -13,7 +13,8 @@ Tasks run in a seeded round-robin order across levels, so a run stopped by its b
 every level. Translation runs in worker processes (one Inductor compile thread each) while the
 verifier checks finished translations in its own pools; no task starts once the budget is nearly
 spent, and at the budget unfinished work is abandoned. Each finished task is one line of
-OUT/results.jsonl, written at once, and a rerun with the same OUT resumes. At the end: the table,
+OUT/results.jsonl, written at once, and a rerun with the same OUT resumes; each verified translation
+is also a line of OUT/completions.jsonl, a replay file for `benchmark.run --model replay:FILE`. At the end: the table,
 printed and in OUT/corpus.md, OUT/summary.json, and OUT/failures/ (the source of every rejected
 candidate). Needs a CUDA GPU."""
 
@@ -316,6 +317,9 @@ class Corpus:
         precheck: Callable[[Task], tuple[str, str] | None] | None = None,
     ):
         self.translator, self.verifier, self.journal, self.out = translator, verifier, journal, out
+        # every verified translation as a replay line: `benchmark.run --model replay:OUT/completions.jsonl`
+        # judges the compiler like any model (the leaderboard's torch.compile entry)
+        self.completions = Journal(out / "completions.jsonl", key=lambda r: r["task_id"])
         self.budget_s, self.reserve_s, self.backlog, self.poll_s = budget_s, reserve_s, backlog, poll_s
         self.clock, self.precheck = clock, precheck
         self.sources = {"left": source_bytes}
@@ -492,6 +496,7 @@ class Corpus:
         ):
             self.submit_verify(task, res, 2)
             return
+        self.completions.append({"task_id": task.task_id, "completion": res["code"]})
         status = verdict.status.value
         clean = status == "pass" and not verdict.flags
         source = (

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.evaluate.harness import TaskError
+from benchmark.models.replay import read_replay
 from benchmark.suite import load_suite
 from benchmark.task import load_task
 from benchmark.verdict import Status, Verdict
@@ -170,6 +171,11 @@ def test_each_outcome_becomes_one_row(tmp_path):
     assert rows["taskerr_ref"].verdict == "task_error" and "reference failed" in rows["taskerr_ref"].error
     lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
     assert sorted(json.loads(x)["task_id"] for x in lines) == sorted(t.task_id for t in tasks)
+    # every verified translation, whatever its verdict, is a replay line of its task
+    replay = read_replay(tmp_path / "out" / "completions.jsonl")
+    verified = {"ok", "wrong_sum", "cheat_mm", "oom_big"}
+    assert {task_id.split("/")[1] for task_id, _, _ in replay} == verified
+    assert replay[("level1/wrong_sum", 0, 1)] == "# candidate for level1/wrong_sum\n"
 
 
 def test_tasks_the_translator_must_refuse_are_skipped_before_compiling(tmp_path):

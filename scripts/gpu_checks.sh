@@ -84,7 +84,9 @@ stage recheck "${RECHECK_S:-150}" bash -c '
     ds=data/solbench-kernels; if [ -d "$OUT/datasets/dataset" ]; then ds=$OUT/datasets/dataset; fi
     python3 scripts/recheck_dataset.py --dataset "$ds" --n "${RECHECK_N:-16}" --out "$OUT/recheck"'
 
-stage rl 480 python3 scripts/rl_demo.py --out "$OUT/rl"
+# rl: the RL demonstration (issue 18); RL_ARMS (e.g. "full") runs only those arms, so each gets more RL
+# steps in the stage: one call per arm, the same seed, covers the full method and its ablations.
+stage rl "${RL_S:-480}" python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 20 )) ${RL_ARMS:+--arms $RL_ARMS}
 # speed: the suite's wall time, the verifier's three mixes (per GPU-hour, latency, verdicts = benchmark.check)
 # and KernelBench's own evaluator (from .kb, its missing dependencies from .whl/kernelbench) on mix b's
 # candidates, one table at the end (docs/verifier.md, "The speed stage"). Alone it fits one 9-minute call.

@@ -10,6 +10,7 @@ seed and the same number of RL steps.
 
     python scripts/rl_demo.py --out $OUT/rl-demo            # one GPU, about 8 minutes (--budget-s 480)
     python scripts/rl_demo.py --tiny --out runs/rl-demo-tiny # CPU: checks the script end to end
+    python scripts/rl_demo.py --arms full --out $OUT/rl-full  # one arm per call: more RL steps each
 
 The task family: y = act(a * x + b) over an fp32 tensor, act one of six elementwise functions and
 (a, b) from small grids; the eager reference runs three kernels, a fused kernel one. Answers use the
@@ -563,6 +564,14 @@ def parse_args(argv=None):
         "--tiny", action="store_true", help="CPU, 2-layer model, a few steps, programmatic rewards"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the task split, the model and every arm")
+    p.add_argument(
+        "--arms",
+        nargs="+",
+        choices=list(ARMS),
+        default=list(ARMS),
+        help="RL arms to run, in this order (default: all); with fewer arms per call each gets more RL "
+        "steps in the budget, and calls with the same seed start from the same SFT recipe",
+    )
     g = p.add_argument_group("budget")
     g.add_argument(
         "--budget-s",
@@ -739,8 +748,8 @@ def main(argv=None) -> dict:
         dataset = Dataset.from_list(rl_rows)
         args.results["arms"] = {}
         eval_cost = args.results["timing"]["eval_before_s"]
-        for k, (name, overrides) in enumerate(ARMS.items()):
-            arms_left = len(ARMS) - k
+        for k, name in enumerate(args.arms):
+            overrides, arms_left = ARMS[name], len(args.arms) - k
             arm_deadline = time.monotonic() + max(0.0, (deadline - time.monotonic()) / arms_left - eval_cost)
             try:
                 model, info = run_arm(

@@ -102,26 +102,27 @@ def verdict_lines(path: Path) -> Iterator[tuple[int, Verdict | str]]:
     reason the line holds none. The one reader of the format, lenient (a resumed run) or strict
     (the leaderboard's validator) as its caller decides."""
     for lineno, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            yield lineno, f"not valid JSON ({e.msg}); a line cut short by a killed run must be removed"
-            continue
-        if not isinstance(rec, dict):
-            yield lineno, f"expected a JSON object, got {type(rec).__name__}"
-            continue
-        missing = [k for k in ("task_id", "verdict", "sample") if k not in rec]
-        if missing:
-            yield lineno, f"missing field(s) {', '.join(missing)}"
-            continue
-        try:
-            yield lineno, Verdict.from_dict(rec)
-        except ValueError as e:
-            yield lineno, str(e)
-        except TypeError as e:
-            yield lineno, f"not a verdict record ({e})"
+        if line.strip():
+            yield lineno, read_verdict(line)
+
+
+def read_verdict(line: str) -> Verdict | str:
+    """One line of a results.jsonl: its verdict, or the reason it holds none."""
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as e:
+        return f"not valid JSON ({e.msg}); a line cut short by a killed run must be removed"
+    if not isinstance(rec, dict):
+        return f"expected a JSON object, got {type(rec).__name__}"
+    missing = [k for k in ("task_id", "verdict", "sample") if k not in rec]
+    if missing:
+        return f"missing field(s) {', '.join(missing)}"
+    try:
+        return Verdict.from_dict(rec)
+    except ValueError as e:
+        return str(e)
+    except TypeError as e:
+        return f"not a verdict record ({e})"
 
 
 class RunDir:

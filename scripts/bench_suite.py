@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmark.rundir import verdict_lines  # noqa: E402
+from benchmark.rundir import read_verdict  # noqa: E402
 from benchmark.stats import quantile  # noqa: E402
 from benchmark.suite import load_suite  # noqa: E402
 
@@ -105,14 +105,16 @@ def estimate(
 
 
 def read_landed(path: Path, seen: int, at_s: float) -> list[Landed]:
-    """Verdicts appended to results.jsonl since the `seen` already read (a line still being written
-    is not a verdict yet: it is read on a later call)."""
+    """Verdicts appended to results.jsonl since the `seen` complete lines already read (each poll
+    parses only the new lines: the run being measured shares this host's cores)."""
     if not path.is_file():
         return []
-    verdicts = [v for _, v in verdict_lines(path) if not isinstance(v, str)]
+    lines = path.read_text().split("\n")[:-1]  # the last piece is not a complete line yet
+    verdicts = (read_verdict(line) for line in lines[seen:])
     return [
         Landed(at_s, v.level, v.phases.total_s, v.status.value, v.phases.startup_s, v.phases.alone_s)
-        for v in verdicts[seen:]
+        for v in verdicts
+        if not isinstance(v, str)
     ]
 
 

@@ -132,10 +132,10 @@ def cuda_arch_list() -> str | None:
 
 def child_env(config: EvalConfig) -> dict[str, str]:
     """Where the child's compilers cache their output (all under the shared cache), whether builds
-    take the precompiled header and the lighter CUDA header, and on CUDA the one target architecture: the GPU's own, even where
-    the environment names several (as some images do; nvcc would compile each), and the same for
-    the build and the execution child, so that the execution child finds the build's commands
-    unchanged and compiles nothing."""
+    take the precompiled header and the lighter CUDA header, and on CUDA the one target
+    architecture: the GPU's own, even where the environment names several (as some images do; nvcc
+    would compile each), and the same for the build and the execution child, so that the execution
+    child finds the build's commands unchanged and compiles nothing."""
     env = {
         "TRITON_CACHE_DIR": str(config.cache_dir / "triton"),
         "SOLBENCH_CACHE": str(config.cache_dir),

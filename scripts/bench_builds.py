@@ -12,8 +12,9 @@ half the cores, one compiler each), so the load of the host falls on both. Route
   CUDA the environment's TORCH_CUDA_ARCH_LIST, if it has one, wins over the GPU's own architecture;
 - new: main.cpp from the shared precompiled header (benchmark.evaluate.candidate.HeaderRoute), made once per
   set of flags before the pairs (its cost is reported apart: a long run pays it once per set of
-  flags), a .cu's torch/extension.h compiled as torch/types.h (candidate.lighter_cuda_sources), and
-  the GPU's architecture alone (benchmark.evaluate.harness.child_env).
+  flags), a .cu built from the lightest headers (candidate.lightest_cuda_call), failing that its
+  torch/extension.h compiled as torch/types.h (candidate.lighter_cuda_sources), and the GPU's
+  architecture alone (benchmark.evaluate.harness.child_env).
 
 C++ and CUDA builds go through benchmark.evaluate.harness.build (a sandboxed build child with the GPU hidden,
 MAX_JOBS=1 for both routes, as the verifier's default pool runs them, so the cores are never

@@ -49,7 +49,7 @@ class EvalConfig:
     precompiled_header: bool = (
         True  # load_inline's main.cpp from a shared .gch (benchmark.evaluate.candidate)
     )
-    lighter_cuda_header: bool = True  # a .cu's torch/extension.h tried as torch/types.h first (same)
+    lighter_cuda_header: bool = True  # a .cu tried with lighter torch headers first (same verdicts)
     timing: TimingConfig = field(default_factory=TimingConfig)
     cache_dir: Path = field(default_factory=default_cache_dir)
 

@@ -6,6 +6,7 @@ whenever that fails; build jobs that never oversubscribe the build cores; one GP
 from __future__ import annotations
 
 import dataclasses
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -21,9 +22,11 @@ from benchmark.evaluate.candidate import (
     PCH_ENV,
     PCH_FILE,
     SEEN_MARK,
+    TORCH_INCLUDE,
     build_key,
     header_route,
     lighter_cuda_sources,
+    lightest_cuda_call,
     route_builds,
 )
 from benchmark.evaluate.harness import BuildOutcome, EvalConfig, build, child_env, evaluate
@@ -226,6 +229,103 @@ def recorded_builds(tmp_path, monkeypatch):
     monkeypatch.setenv(PCH_ENV, "0")
     route_builds(tmp_path)
     return tmp_path, seen, named
+
+
+@pytest.fixture
+def tiered_builds(tmp_path, monkeypatch):
+    """load_inline routed over a stand-in for a torch with `no_implicit_headers`, which records the .cu
+    of each build and fails as the .cu says: `MISSING_NAME` without torch/types.h or torch/extension.h
+    (a name only the fuller headers declare), `OWN_ERROR` always (an error in the candidate's code)."""
+    seen: list[str] = []
+    monkeypatch.setattr(cpp_extension.JIT_EXTENSION_VERSIONER, "entries", {})
+
+    def fake_load_inline(
+        name, cpp_sources, cuda_sources=None, functions=None, no_implicit_headers=False, **kw
+    ):
+        cu = "\n".join(cuda_sources) if isinstance(cuda_sources, list) else cuda_sources
+        seen.append(cu)
+        if "MISSING_NAME" in cu and not re.search(r"torch/(types|extension)\.h", cu):
+            raise RuntimeError('Error building extension: namespace "torch" has no member "from_blob"')
+        if "OWN_ERROR" in cu:
+            raise RuntimeError('Error building extension: expected a ";"')
+        return f"module built from {cu!r}"
+
+    monkeypatch.setattr(cpp_extension, "load_inline", fake_load_inline)
+    monkeypatch.setenv(PCH_ENV, "0")
+    route_builds(tmp_path)
+    return tmp_path, seen
+
+
+def test_the_lightest_cu_names_the_op_headers_it_calls_and_keeps_main_cpp_as_torch_writes_it():
+    cu = (
+        "#include <torch/extension.h>\n"
+        + KERNEL
+        + "torch::Tensor g(torch::Tensor x) { return torch::empty_like(x); }\n"
+    )
+    call = lightest_cuda_call({"cpp_sources": "torch::Tensor f(torch::Tensor x);", "cuda_sources": cu})
+    preamble, body = call["cuda_sources"]
+    includes = [line for line in preamble.splitlines() if line.startswith("#include")]
+    assert includes[0] == "#include <ATen/core/Tensor.h>" and "#include <ATen/ops/empty_like.h>" in includes
+    assert not any(name in preamble for name in ("ops/g.h", "ops/k.h", "torch/types.h", "ATen/ATen.h"))
+    assert "using namespace at;" in preamble and "kFloat32" in preamble  # torch/types.h's own block
+    assert body == "\n" + KERNEL + "torch::Tensor g(torch::Tensor x) { return torch::empty_like(x); }\n"
+    assert call["cpp_sources"] == ["#include <torch/extension.h>", "torch::Tensor f(torch::Tensor x);"]
+    assert call["no_implicit_headers"] is True
+    for needs_all in ("#include <ATen/ATen.h>", "#include <torch/torch.h>", "namespace py = pybind11;"):
+        assert lightest_cuda_call({"cpp_sources": "", "cuda_sources": f"{needs_all}\n{KERNEL}"}) is None
+    assert (
+        lightest_cuda_call({"cpp_sources": "", "cuda_sources": KERNEL, "no_implicit_headers": True}) is None
+    )
+    assert lightest_cuda_call({"cpp_sources": "x", "cuda_sources": None}) is None
+
+
+def test_the_lightest_headers_declare_what_a_launcher_uses(tmp_path):
+    """The preamble, as C++ (gcc parses the host side of a .cu alike): tensors, their methods, torch::
+    factories and dtypes, the dispatch macros, TORCH_CHECK."""
+    launcher = """
+torch::Tensor f(torch::Tensor x) {
+    TORCH_CHECK(x.dim() == 2, "x must be 2-D");
+    auto y = torch::empty_like(x.contiguous());
+    auto z = torch::zeros({x.size(0)}, x.options().dtype(torch::kFloat32));
+    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "f", [&] { (void)y.data_ptr<scalar_t>(); });
+    return z;
+}
+"""
+    call = lightest_cuda_call(
+        {"cpp_sources": "", "cuda_sources": "#include <torch/extension.h>\n" + launcher}
+    )
+    preamble = (
+        call["cuda_sources"][0].replace("#include <cuda.h>", "").replace("#include <cuda_runtime.h>", "")
+    )
+    source = tmp_path / "launcher.cpp"
+    source.write_text(preamble + "\n" + call["cuda_sources"][1])
+    includes = [f"-I{TORCH_INCLUDE}", f"-I{TORCH_INCLUDE / 'torch' / 'csrc' / 'api' / 'include'}"]
+    done = subprocess.run(
+        ["g++", "-std=c++17", "-fsyntax-only", *includes, str(source)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "#include <ATen/ops/zeros.h>" in preamble
+
+
+def test_the_lightest_cu_that_builds_is_the_build(tiered_builds):
+    builds, seen = tiered_builds
+    cu = "#include <torch/extension.h>\n" + KERNEL
+    module = cpp_extension.load_inline("ext", "", cuda_sources=cu, functions=["f"])
+    assert len(seen) == 1 and "ATen/core/Tensor.h" in seen[0] and "torch/types.h" not in seen[0]
+    assert "ATen/core/Tensor.h" in module
+
+
+def test_a_lightest_cu_missing_a_name_tries_torch_types_then_as_written(tiered_builds):
+    builds, seen = tiered_builds
+    cu = "#include <torch/extension.h>\n// MISSING_NAME\n" + KERNEL
+    module = cpp_extension.load_inline("ext", "", cuda_sources=cu, functions=["f"])
+    assert "ATen/core/Tensor.h" in seen[0] and seen[1:] == [lighter_cuda_sources(cu)]
+    assert "torch/types.h" in module
+    failing = "#include <torch/extension.h>\n// OWN_ERROR\n" + KERNEL
+    with pytest.raises(RuntimeError, match="expected a"):
+        cpp_extension.load_inline("ext2", "", cuda_sources=failing, functions=["f"])
+    assert "ATen/core/Tensor.h" in seen[2] and seen[3:] == [failing]  # torch/types.h would not mend it
+    assert len([d for d in builds.iterdir() if (d / LIGHT_FAILED_MARK).exists()]) == 2
 
 
 def test_a_lighter_cu_that_builds_is_the_build(recorded_builds):

@@ -141,7 +141,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=int,
         default=None,
         help="evaluations at once per device: their checks run side by side, their timings one at "
-        "a time (default on CUDA: one per 4 CPU cores of each GPU's share of the host, 1 to 4; "
+        "a time (default on CUDA: one per 2 CPU cores of each GPU's share of the host, 1 to 8; "
         "on CPU: 1)",
     )
     g = p.add_argument_group("output")

@@ -30,7 +30,7 @@ stage() {  # stage NAME SECONDS COMMAND...
     tail -n 25 "$LOGS/$name.log"
 }
 
-stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers; print(torch.__version__, torch.version.cuda, triton.__version__, transformers.__version__)"; python3 -c "import trl, datasets, pycuda; print(trl.__version__, datasets.__version__, pycuda.VERSION_TEXT)"'
+stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers; print(torch.__version__, torch.version.cuda, triton.__version__, transformers.__version__)"; python3 -c "import trl, datasets, pycuda; print(trl.__version__, datasets.__version__, pycuda.VERSION_TEXT)"; python3 -c "from benchmark.evaluate.candidate import lightest_cuda_call as f; print(\"lightest CUDA header route available:\", f({\"cpp_sources\": \"\", \"cuda_sources\": \"int x;\"}) is not None)"'
 # The GPU tests share one build cache across pytest-xdist workers (each extension is compiled once),
 # and on the GPU every evaluation takes the host's device lock, so parallel workers never time at once.
 # Tests that time the GPU directly (the contention test starts a foreign GPU process on purpose; the

@@ -185,11 +185,12 @@ def test_an_error_in_generation_keeps_finished_verdicts(tmp_path, data_dir, fast
     ("device", "gpus", "cores", "lanes"),
     [
         ("cpu", 1, 64, 1),
-        ("cuda", 1, 16, 4),
+        ("cuda", 1, 16, 8),
         ("cuda", 1, 2, 1),
-        ("cuda", 8, 128, 4),
-        ("cuda", 4, 32, 2),
-        ("cuda", 1, 256, 4),
+        ("cuda", 1, 3, 1),
+        ("cuda", 8, 128, 8),
+        ("cuda", 4, 32, 4),
+        ("cuda", 1, 256, 8),
     ],
 )
 def test_default_lanes(device, gpus, cores, lanes):

@@ -86,6 +86,8 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 
 # rl: the RL demonstration (issue 18); RL_ARMS (e.g. "full") runs only those arms, so each gets more RL
 # steps in the stage: one call per arm, the same seed, covers the full method and its ablations.
+# The trainers import pydantic, which the image lacks: its wheels (pydantic, pydantic-core,
+# annotated-types, typing-inspection, typing-extensions) travel in .whl beside the shared ones.
 stage rl "${RL_S:-480}" python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 20 )) ${RL_ARMS:+--arms $RL_ARMS}
 # speed: the suite's wall time, the verifier's three mixes (per GPU-hour, latency, verdicts = benchmark.check)
 # and KernelBench's own evaluator (from .kb, its missing dependencies from .whl/kernelbench) on mix b's
@@ -119,6 +121,8 @@ stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --
 
 # The device tool brings back few files: pack everything into one archive beside the summary.
 cp benchmark/tasks/manifest.json "$OUT/manifest.json" 2>/dev/null
-tar -czf /tmp/gpu_results.tar.gz -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/gpu_results.tar.gz "$OUT/"
+# Model weights stay behind (the rl stage's checkpoints made the archive too large to come back).
+tar -czf /tmp/gpu_results.tar.gz --exclude='*.safetensors' --exclude='*.bin' --exclude='*.pt' --exclude='*.pth' \
+    -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/gpu_results.tar.gz "$OUT/"
 echo "== summary"
 tar -xzOf "$OUT/gpu_results.tar.gz" ./summary.txt | tee "$OUT/summary.txt"

@@ -185,6 +185,7 @@ class Zygote:
         self._env = env  # the zygote's environment, computed when it starts
         self._lock = threading.Lock()
         self._running: _Running | None = None
+        self._starting = threading.Event()  # a thread is starting it (its imports take 15 s on the H200)
         self.broken: str | None = None  # why no zygote is started any more
         os.register_at_fork(after_in_child=self._forget)
 
@@ -213,7 +214,11 @@ class Zygote:
         threading.Thread(target=self.ready, name="solbench-zygote-start", daemon=True).start()
 
     def fork(self, request: ForkRequest, fds: Descriptors) -> ForkedChild | None:
-        """A child forked for `request`, or None: then the caller spawns one."""
+        """A child forked for `request`, or None: then the caller spawns one. While another thread is
+        starting the zygote, None at once: a lane spawns its child rather than wait for the imports
+        (mix a's pool arm on the H200 spent 15 s of its 44 s waiting so)."""
+        if self._starting.is_set():
+            return None
         for _ in range(2):  # a zygote found dead is replaced once
             running = self._current()
             if running is None or not running.accepts(request.env):
@@ -230,7 +235,11 @@ class Zygote:
             if self._running is not None and self._running.dead.is_set():
                 self._running = None
             if self._running is None and self.broken is None:
-                self._running = self._start()
+                self._starting.set()
+                try:
+                    self._running = self._start()
+                finally:
+                    self._starting.clear()
             return self._running
 
     def _discard(self, running: _Running) -> None:

@@ -338,6 +338,7 @@ def test_concurrent_jobs_each_get_their_own_result(fresh_zygote, tmp_path):
         barrier.wait()
         return run_job(job, 120, clock="build")
 
+    assert fresh_zygote.ready()  # while it starts, jobs spawn (their own test): here all fork at once
     with ThreadPoolExecutor(len(jobs)) as pool:
         outcomes = list(pool.map(one, jobs))
     assert [o.started_by for o in outcomes] == ["zygote"] * len(jobs)
@@ -384,6 +385,30 @@ def test_zygote_that_cannot_start_leaves_jobs_to_spawn(monkeypatch, tmp_path):
     outcome = run_job(job, 120, clock="build")
     assert outcome.started_by == "spawn" and outcome.result["status"] == "built"
     assert broken.broken and broken.pid is None
+
+
+def test_a_lane_spawns_rather_than_wait_for_a_zygote_another_thread_starts(monkeypatch, tmp_path):
+    monkeypatch.setenv(ZYGOTE_SWITCH, "1")
+    starting, release = threading.Event(), threading.Event()
+    slow = Zygote(sandbox.scrubbed_env)
+
+    def slow_start():
+        starting.set()
+        release.wait(60)
+        return None  # as a start that failed: nothing to fork from
+
+    monkeypatch.setattr(slow, "_start", slow_start)
+    monkeypatch.setattr(sandbox, "ZYGOTE", slow)
+    slow.prestart()
+    assert starting.wait(10)
+    job = build_job(tmp_path, "import torch\n\nclass ModelNew(torch.nn.Module):\n    pass\n")
+    try:
+        outcome = run_job(job, 120, clock="build")
+        still_starting = slow._starting.is_set()
+    finally:
+        release.set()
+    assert still_starting  # the job ended while the zygote was still starting: it never waited
+    assert outcome.started_by == "spawn" and outcome.result["status"] == "built"
 
 
 def test_a_failed_start_is_not_tried_again_until_a_retry(fresh_zygote, monkeypatch, tmp_path):

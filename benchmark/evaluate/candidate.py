@@ -329,7 +329,7 @@ def lightest_cuda_call(call: dict) -> dict | None:
     function name it calls (so each overload set it can reach is whole), in place of torch/types.h
     and its own torch/extension.h, or None: not CUDA, no `no_implicit_headers` in this torch, headers
     the candidate chose itself, or a source that needs the whole API. main.cpp is what torch writes
-    (torch/extension.h first). On the CPU a .cu built so compiled in 19 s against 33 s."""
+    (torch/extension.h first). One nvcc -c of mix b's launcher on the CPU: 17.5 s against 32.9 s."""
     cuda, cpp = call.get("cuda_sources"), call.get("cpp_sources")
     sources = [cuda] if isinstance(cuda, str) else cuda
     cpp = [cpp] if isinstance(cpp, str) else cpp

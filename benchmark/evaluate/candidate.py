@@ -360,9 +360,13 @@ def lightest_cuda_call(call: dict) -> dict | None:
     }
 
 
+def _torchs_load_inline() -> Callable:
+    """torch's own load_inline, also once `route_builds` has put its wrapper in its place."""
+    return getattr(cpp_extension.load_inline, "__wrapped__", cpp_extension.load_inline)
+
+
 def _load_inline_parameters() -> set[str]:
-    original = getattr(cpp_extension.load_inline, "__wrapped__", cpp_extension.load_inline)
-    return set(inspect.signature(original).parameters)
+    return set(inspect.signature(_torchs_load_inline()).parameters)
 
 
 def _versions_before(name: str) -> Callable[[], None]:
@@ -395,7 +399,7 @@ def route_builds(builds_root: Path) -> None:
     missing name and the .cu includes torch/extension.h, with torch/types.h in its place
     (`lighter_cuda_sources`); if those fail in any way, once per source, the call is built as
     written, so every verdict is the written source's."""
-    original = getattr(cpp_extension.load_inline, "__wrapped__", cpp_extension.load_inline)
+    original = _torchs_load_inline()
     signature = inspect.signature(original)
 
     def build(name: str, call: dict, route: HeaderRoute | None, lighter: bool = False):

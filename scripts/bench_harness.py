@@ -86,6 +86,12 @@ def main() -> None:
         default=list(SECTIONS),
         help="what to measure, in this order (harness.json is rewritten after each)",
     )
+    p.add_argument(
+        "--cases",
+        nargs="+",
+        default=None,
+        help="the repeats section measures only the cases whose task contains one of these (e.g. gemm)",
+    )
     p.add_argument("--out", type=Path, default=Path("runs/bench-harness"))
     args = p.parse_args()
     device = args.device or default_device()
@@ -140,7 +146,8 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     from benchmark.verify.verifier import Verifier, VerifierConfig
 
     report["repeats"] = []
-    for (spec, cand), protocol in itertools.product(REPEAT_CASES[base.device], args.protocols):
+    cases = [c for c in REPEAT_CASES[base.device] if not args.cases or any(k in c[0] for k in args.cases)]
+    for (spec, cand), protocol in itertools.product(cases, args.protocols):
         config = dataclasses.replace(
             base, timing=dataclasses.replace(base.timing, launch_behind_flush=protocol == "behind-flush")
         )

@@ -68,7 +68,7 @@ class Options:
     variant: str = ""
     seed: int = 0
     suite_fraction: float = 0.05
-    lanes: int = 6
+    lanes: int = 8  # benchmark.run's default on 16 cores
     build_workers: int = 14
     check_concurrency: int = 8
     limits: tuple[tuple[str, int], ...] = (

@@ -53,18 +53,21 @@ stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache b
 # committed results (TRUST_RESUME, default docs/trust-corpus-results.jsonl; empty: start afresh), so each
 # call covers tasks not yet tried; copy OUT/trust/results.jsonl back there afterwards. The tasks named in
 # TRUST_FIRST run first (e.g. the last run's failures), then the rest in the order of TRUST_SEED.
+# TRUST_TRANSLATE_ONLY=1 verifies nothing: OUT/trust/completions.jsonl is every translation, the replay
+# file of the torch.compile leaderboard entry (the entry stage with ENTRY_MODEL=replay:FILE, alone on the GPU).
 export TRUST_RESUME=${TRUST_RESUME-docs/trust-corpus-results.jsonl}
 stage trust "${TRUST_S:-280}" bash -c '
     if [ -n "$TRUST_RESUME" ]; then mkdir -p "$OUT/trust" && cp "$TRUST_RESUME" "$OUT/trust/results.jsonl"; fi
     first=(); for t in ${TRUST_FIRST:-}; do first+=(--tasks "$t"); done
     t0=$SECONDS
     if [ ${#first[@]} -gt 0 ]; then python3 scripts/trust_corpus.py "${first[@]}" --budget-s 120 --out "$OUT/trust"; fi
-    python3 scripts/trust_corpus.py --seed "${TRUST_SEED:-0}" --budget-s $(( ${TRUST_S:-280} - 30 - SECONDS + t0 )) --out "$OUT/trust"'
+    python3 scripts/trust_corpus.py --seed "${TRUST_SEED:-0}" --budget-s $(( ${TRUST_S:-280} - 30 - SECONDS + t0 )) \
+        --out "$OUT/trust" ${TRUST_TRANSLATE_ONLY:+--translate-only}'
 
 # kernelbench: KernelBench's example answers and adversarial kernels, unchanged, from a checkout in .kb
 stage kernelbench 200 python3 scripts/kernelbench_files.py --kernelbench .kb --out "$OUT/kernelbench"
 stage harness "${HARNESS_S:-420}" python3 scripts/bench_harness.py --device cuda --repeats "${HARNESS_REPEATS:-5}" \
-    --sections ${HARNESS_SECTIONS:-fault repeats strict phases} --out "$OUT/harness"
+    --sections ${HARNESS_SECTIONS:-fault repeats strict phases} ${HARNESS_CASES:+--cases $HARNESS_CASES} --out "$OUT/harness"
 stage profile 80 python3 -m benchmark.suite profile --out "$OUT/profile"
 stage reference 75 python3 -m benchmark.run --model reference --level 1 --device cuda --quiet \
     --tasks 'gelu_tanh_fp32' --tasks 'gelu_erf_fp32' --tasks 'softmax_rows_bf16' --tasks 'layernorm_fp32' --out "$OUT/reference-level1"
@@ -84,8 +87,9 @@ stage recheck "${RECHECK_S:-150}" bash -c '
     ds=data/solbench-kernels; if [ -d "$OUT/datasets/dataset" ]; then ds=$OUT/datasets/dataset; fi
     python3 scripts/recheck_dataset.py --dataset "$ds" --n "${RECHECK_N:-16}" --out "$OUT/recheck"'
 
-# rl: the RL demonstration (issue 18); RL_ARMS (e.g. "full") runs only those arms, so each gets more RL
-# steps in the stage: one call per arm, the same seed, covers the full method and its ablations.
+# rl: the RL demonstration (issue 18); RL_ARMS (e.g. "full") runs only those arms, each its whole step
+# count (or skipped where the stage's time cannot hold it): calls with the same seed cover the full
+# method and its ablations, and `scripts/rl_demo.py --merge A.json B.json` makes one report of them.
 # The trainers import pydantic, which the image lacks: its wheels (pydantic, pydantic-core,
 # annotated-types, typing-inspection, typing-extensions) travel in .whl beside the shared ones.
 stage rl "${RL_S:-480}" python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 20 )) ${RL_ARMS:+--arms $RL_ARMS}

@@ -6,11 +6,15 @@ a narrow family of generated tasks, then by RL (trainers.rl) on tasks the SFT ne
 by the strict verifier on the GPU. It reports pass rate and speedup before and after RL, on the RL
 tasks and on a test split that neither stage trained on, the learning curves, and three ablations
 (PrimeEcho, BDR and MirrorPop each switched off), every arm from the same SFT model with the same
-seed and the same number of RL steps.
+seed and the same number of RL steps (an arm that would not fit in the budget is skipped, not cut).
+Each arm's change, after minus before RL, comes with a paired bootstrap 95% interval over tasks, and
+an improvement is claimed only where that interval excludes zero. `--merge` combines the
+rl_demo.json of several calls (some arms each, the same seed) into one report, without a GPU.
 
     python scripts/rl_demo.py --out $OUT/rl-demo            # one GPU, about 8 minutes (--budget-s 480)
     python scripts/rl_demo.py --tiny --out runs/rl-demo-tiny # CPU: checks the script end to end
-    python scripts/rl_demo.py --arms full --out $OUT/rl-full  # one arm per call: more RL steps each
+    python scripts/rl_demo.py --arms full --out $OUT/rl-full  # one arm per call: room for more generations
+    python scripts/rl_demo.py --merge A/rl_demo.json B/rl_demo.json --out runs/rl-demo  # one report
 
 The task family: y = act(a * x + b) over an fp32 tensor, act one of six elementwise functions and
 (a, b) from small grids; the eager reference runs three kernels, a fused kernel one. Answers use the
@@ -28,8 +32,9 @@ preference and only the speed term of the verifier's reward can teach one.
 stand-in for the verifier (it reads the act and the constants out of the answer), because CPU
 machines cannot run CUDA candidates; it shows the script works, and nothing about learning.
 
-Writes rl_demo.json (every number, written after each phase, so a run cut short keeps what it had),
-rl_demo.md (the tables) and learning_curves.svg to --out, and prints the tables.
+Writes rl_demo.json (every number, per-task results included, written after each phase, so a run
+cut short keeps what it had), rl_demo.md (the tables) and learning_curves.svg to --out, and prints
+the tables.
 """
 
 from __future__ import annotations
@@ -54,6 +59,13 @@ from benchmark.evaluate.harness import EvalConfig
 from benchmark.evaluate.timing import TimingConfig
 from benchmark.extract import extract_code
 from benchmark.prompts import PromptBuilder, PromptConfig
+from benchmark.stats import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    Interval,
+    bootstrap_interval,
+    resample_weights,
+)
 from benchmark.task import Task, load_task
 from benchmark.verdict import Correctness, Status, Verdict
 from benchmark.verify.reward import shaped_reward
@@ -324,8 +336,38 @@ def generate(
     return out
 
 
+METRICS = ("pass_rate", "speedup_geomean", "fast_1")
+
+
+def task_sums(samples: list) -> list[float]:
+    """A task's [samples, passed, passed faster than eager, log speedup summed over timed passes,
+    timed passes], from its [passed, speedup] samples: summed over any tasks, they give every metric
+    (`metric_values`), so a bootstrap resample of tasks does too."""
+    logs = [math.log(speedup) for passed, speedup in samples if passed and speedup]
+    fast = sum(1 for passed, speedup in samples if passed and speedup is not None and speedup > 1.0)
+    return [len(samples), sum(1 for passed, _ in samples if passed), fast, sum(logs), len(logs)]
+
+
+def metric_values(sums: list[float]) -> dict[str, float | None]:
+    """Pass rate, speedup (geometric mean over passing samples; None: none timed) and fast_1 of summed
+    `task_sums`."""
+    samples, passed, fast, logs, timed = sums
+    return {
+        "pass_rate": passed / samples,
+        "speedup_geomean": math.exp(logs / timed) if timed else None,
+        "fast_1": fast / samples,
+    }
+
+
+def split_metrics(per_task: dict[str, list]) -> dict:
+    """The metrics of a split from its per-task samples, as `evaluate` reports them."""
+    sums = [sum(col) for col in zip(*map(task_sums, per_task.values()), strict=True)]
+    return {"samples": sums[0], **metric_values(sums)}
+
+
 def evaluate(model, tokenizer, tasks: dict, builder, source, split: str, args) -> dict:
-    """Pass rate, speedup (geometric mean over passing samples) and fast_1 on one split, turn 1."""
+    """Pass rate, speedup (geometric mean over passing samples) and fast_1 on one split, turn 1, and
+    the [passed, speedup] of every sample by task ("per_task"), which the paired intervals resample."""
     chosen = [(t, s) for t, s in tasks.values() if t.task_id.startswith(split + "/")]
     prompts = [list(builder.first_turn(t)) for t, _ in chosen]
     completions = generate(
@@ -334,8 +376,9 @@ def evaluate(model, tokenizer, tasks: dict, builder, source, split: str, args) -
     rows = [{"task_id": t.task_id} for (t, _), group in zip(chosen, completions, strict=True) for _ in group]
     texts = [c for group in completions for c in group]
     scores = source.score(rows, texts, [1] * len(texts))
-    passed = [s for s in scores if s.passed]
-    speedups = [s.speedup for s in passed if s.speedup]
+    per_task: dict[str, list] = {}
+    for row, s in zip(rows, scores, strict=True):
+        per_task.setdefault(row["task_id"], []).append([s.passed, s.speedup])
     statuses, blocks = {}, {}
     for s in scores:
         statuses[s.status] = statuses.get(s.status, 0) + 1
@@ -343,13 +386,75 @@ def evaluate(model, tokenizer, tasks: dict, builder, source, split: str, args) -
         if launch is not None:
             blocks[launch] = blocks.get(launch, 0) + 1
     return {
-        "samples": len(scores),
-        "pass_rate": len(passed) / len(scores),
-        "speedup_geomean": math.exp(sum(map(math.log, speedups)) / len(speedups)) if speedups else None,
-        "fast_1": sum(1 for s in speedups if s > 1.0) / len(scores),
+        **split_metrics(per_task),
         "mean_reward": sum(s.reward for s in scores) / len(scores),
         "statuses": statuses,
         "blocks_of_passing_answers": dict(sorted(blocks.items())),
+        "per_task": per_task,
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class Difference:
+    """after - before of one metric with its paired 95% interval; a change is claimed only where the
+    interval excludes zero."""
+
+    value: float | None  # None: the metric is undefined on a side (no timed pass)
+    interval: Interval | None
+
+    @property
+    def improved(self) -> bool:
+        return self.interval is not None and self.interval.lo > 0
+
+    @property
+    def worse(self) -> bool:
+        return self.interval is not None and self.interval.hi < 0
+
+    def to_dict(self) -> dict:
+        return {
+            "value": self.value,
+            "interval": self.interval.to_list() if self.interval else None,
+            "improved": self.improved,
+            "worse": self.worse,
+        }
+
+
+def paired_differences(
+    before: dict[str, list], after: dict[str, list], resamples: int = BOOTSTRAP_RESAMPLES
+) -> dict[str, Difference]:
+    """after - before of every metric on the same tasks (`evaluate`'s per_task), with a percentile
+    bootstrap interval (benchmark.stats) in which each resample draws the tasks once for both sides,
+    so what the drawn tasks share (how hard they are) cancels. A resample on which a side has no
+    timed pass gives no speedup difference and is left out."""
+    if before.keys() != after.keys():
+        raise ValueError(f"before and after evaluated other tasks: {sorted(before)} vs {sorted(after)}")
+    tasks = sorted(before)
+    columns = [
+        list(c) for c in zip(*(task_sums(before[t]) + task_sums(after[t]) for t in tasks), strict=True)
+    ]
+    half = len(columns) // 2
+    weights = resample_weights(len(tasks), resamples, BOOTSTRAP_SEED)
+    out = {}
+    for metric in METRICS:
+
+        def difference(sums: list[float], metric: str = metric) -> float | None:
+            b, a = metric_values(sums[:half])[metric], metric_values(sums[half:])[metric]
+            return None if a is None or b is None else a - b
+
+        value = difference([sum(c) for c in columns])
+        interval = bootstrap_interval(columns, difference, weights) if value is not None else None
+        out[metric] = Difference(value, interval)
+    return out
+
+
+def differences(before: dict, after: dict) -> dict:
+    """An arm's rl_demo.json "differences": per split, per metric, after - before RL with its interval."""
+    return {
+        split: {
+            m: d.to_dict()
+            for m, d in paired_differences(before[split]["per_task"], result["per_task"]).items()
+        }
+        for split, result in after.items()
     }
 
 
@@ -364,6 +469,15 @@ class Deadline(TrainerCallback):
         if time.monotonic() > self.deadline:
             control.should_training_stop = True
             self.hit = True
+
+
+def arm_deadline(deadline: float, eval_cost: float, full_arms_s: list[float], now: float) -> float | None:
+    """When an arm stops training: the run's deadline less a reserve for the arm's own evaluation, so
+    an arm runs all its steps unless it is slower than the time left; None (skip it rather than cut
+    it) when that time is shorter than the quickest arm that ran all its steps (before the first arm:
+    when there is none). Arms cut at different steps would not compare."""
+    end = deadline - eval_cost
+    return end if end - now > min(full_arms_s, default=0.0) else None
 
 
 CURVE_KEYS = (
@@ -488,43 +602,94 @@ def fmt(v, pct=False) -> str:
     return f"{100 * v:.0f}%" if pct else f"{v:.2f}"
 
 
+def fmt_difference(d: dict | None, pct: bool) -> str:
+    """A difference cell: value [lo, hi] (percentage points where pct) and what the interval shows."""
+    if not d or d["value"] is None:
+        return "-"
+    scale, digits, unit = (100, 0, " pp") if pct else (1, 2, "")
+    value = f"{scale * d['value']:+.{digits}f}{unit}"
+    if d["interval"] is None:
+        return f"{value} (no interval)"
+    lo, hi = (f"{scale * x:+.{digits}f}" for x in d["interval"])
+    mark = "improved" if d["improved"] else "worse" if d["worse"] else "no change shown"
+    return f"{value} [{lo}, {hi}] {mark}"
+
+
+def arm_label(name: str, arm: dict) -> str:
+    """An arm's name, with the call it ran in where a merged report holds several."""
+    return f"{name} (call {arm['call']})" if "call" in arm else name
+
+
 def tables(results: dict) -> str:
-    before = results.get("before", {})
+    """rl_demo.md: before and after RL per arm, each arm's paired differences, the learning curves; a
+    merged report (`merge`) has one before-RL row per call."""
+    arms = results.get("arms", {})
+    merged = "calls" in results
+    befores = [c.get("before") for c in results["calls"]] if merged else [results.get("before")]
     lines = [
         "| arm | RL steps (generations) | RL tasks pass | test pass | test speedup | test fast_1 | masked (MirrorPop) | BDR replays |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    if before:
-        lines.append(
-            f"| SFT (before RL) | 0 | {fmt(before['rl']['pass_rate'], True)} | {fmt(before['test']['pass_rate'], True)} "
-            f"| {fmt(before['test']['speedup_geomean'])} | {fmt(before['test']['fast_1'], True)} | - | - |"
-        )
-    for name, arm in results.get("arms", {}).items():
+    for i, before in enumerate(befores, 1):
+        if before:
+            lines.append(
+                f"| SFT (before RL{f', call {i}' if merged else ''}) | 0 | {fmt(before['rl']['pass_rate'], True)} "
+                f"| {fmt(before['test']['pass_rate'], True)} | {fmt(before['test']['speedup_geomean'])} "
+                f"| {fmt(before['test']['fast_1'], True)} | - | - |"
+            )
+    for name, arm in arms.items():
         if "after" not in arm:
-            lines.append(f"| {name} | {arm.get('error', 'not run')} | | | | | | |")
+            why = arm.get("error") or (f"skipped ({arm['skipped']})" if "skipped" in arm else "not run")
+            lines.append(f"| {arm_label(name, arm)} | {why} | | | | | | |")
             continue
         masked = [c["mirrorpop/masked_fraction"] for c in arm["curve"] if "mirrorpop/masked_fraction" in c]
         lines.append(
-            f"| {name} | {arm['steps']} ({arm['generations']}){' *' if arm['stopped_by_deadline'] else ''} "
+            f"| {arm_label(name, arm)} | {arm['steps']} ({arm['generations']}){' *' if arm['stopped_by_deadline'] else ''} "
             f"| {fmt(arm['after']['rl']['pass_rate'], True)} | {fmt(arm['after']['test']['pass_rate'], True)} "
             f"| {fmt(arm['after']['test']['speedup_geomean'])} | {fmt(arm['after']['test']['fast_1'], True)} "
             f"| {fmt(sum(masked) / len(masked), True) if masked else '-'} | {arm['bdr']['replayed']} |"
         )
+    stopped = any(a.get("stopped_by_deadline") for a in arms.values())
+    note = "\n(*) stopped at the time budget before its last step.\n" if stopped else "\n"
+    diff_lines = [
+        "",
+        f"after - before RL (paired bootstrap 95% over {(results.get('data') or {}).get('test', '?')} tasks)",
+        "",
+        "| arm | test pass | test speedup | test fast_1 |",
+        "|---|---|---|---|",
+    ]
+    for name, arm in arms.items():
+        if "after" in arm:
+            test = arm.get("differences", {}).get("test", {})
+            diff_lines.append(
+                f"| {arm_label(name, arm)} | {fmt_difference(test.get('pass_rate'), True)} "
+                f"| {fmt_difference(test.get('speedup_geomean'), False)} | {fmt_difference(test.get('fast_1'), True)} |"
+            )
+    diff_lines += [
+        "",
+        "A change (improved, worse) is claimed only where the 95% interval excludes zero; "
+        '"no change shown" means the interval contains zero, not that RL changed nothing. '
+        "Pass and fast_1 in percentage points, speedup as the difference of geometric means.",
+    ]
+    if merged:
+        diff_lines.append(
+            "Merged from separate calls with the same seed: each arm's difference is against the "
+            "before-RL evaluation of its own call."
+        )
+        diff_lines += [f"- call {i}: {c['file']}" for i, c in enumerate(results["calls"], 1)]
     curve_lines = [
         "",
         "| arm | generation | reward | pass rate (turn 1) | pass rate (any turn) | zero-variance groups |",
         "|---|---|---|---|---|---|",
     ]
-    for name, arm in results.get("arms", {}).items():
+    for name, arm in arms.items():
         gens = [c for c in arm.get("curve", []) if "kernel/pass_rate" in c]
         for i, c in enumerate(gens, 1):
             curve_lines.append(
-                f"| {name} | {i} | {fmt(c.get('reward'))} | {fmt(c['kernel/pass_rate'], True)} "
+                f"| {arm_label(name, arm)} | {i} | {fmt(c.get('reward'))} | {fmt(c['kernel/pass_rate'], True)} "
                 f"| {fmt(c.get('primeecho/pass_rate_any_turn'), True)} | {fmt(c.get('frac_reward_zero_std'), True)} |"
             )
-    stopped = any(a.get("stopped_by_deadline") for a in results.get("arms", {}).values())
-    note = "\n(*) stopped at the time budget before its last step.\n" if stopped else "\n"
-    return "\n".join(lines) + note + "\n".join(curve_lines) + "\n"
+    return "\n".join(lines) + note + "\n".join(diff_lines) + "\n" + "\n".join(curve_lines) + "\n"
 
 
 def svg_curves(results: dict, key: str = "kernel/pass_rate", width: int = 640, height: int = 320) -> str:
@@ -550,6 +715,35 @@ def svg_curves(results: dict, key: str = "kernel/pass_rate", width: int = 640, h
     )
 
 
+def merge(files: list[Path]) -> dict:
+    """One report of the arms of several calls with the same seed and tasks. Each call trained and
+    evaluated its own SFT model, so an arm keeps the differences against its own call's "before"
+    (its "call" says which); an arm that ran in one call and was skipped or failed in another counts
+    where it ran."""
+    loaded = [json.loads(Path(f).read_text()) for f in files]
+    first = loaded[0]
+    arms: dict[str, dict] = {}
+    for i, (f, r) in enumerate(zip(files, loaded, strict=True), 1):
+        if r["settings"]["seed"] != first["settings"]["seed"] or r.get("data") != first.get("data"):
+            raise SystemExit(f"{f} ran another seed or task split than {files[0]}: not comparable")
+        for name, arm in r.get("arms", {}).items():
+            if "after" in arms.get(name, {}):
+                if "after" in arm:
+                    raise SystemExit(f"arm {name} ran in two of the files; merge one run of it")
+                continue
+            arms[name] = {**arm, "call": i}
+    calls = [{"file": str(f), "before": r.get("before")} for f, r in zip(files, loaded, strict=True)]
+    return {"settings": first["settings"], "data": first.get("data"), "calls": calls, "arms": arms}
+
+
+def write_report(out: Path, results: dict) -> str:
+    """rl_demo.md and learning_curves.svg in out; returns the tables."""
+    report = tables(results)
+    (out / "rl_demo.md").write_text(report)
+    (out / "learning_curves.svg").write_text(svg_curves(results))
+    return report
+
+
 # ---------------------------------------------------------------------------------------- main
 
 
@@ -569,8 +763,16 @@ def parse_args(argv=None):
         nargs="+",
         choices=list(ARMS),
         default=list(ARMS),
-        help="RL arms to run, in this order (default: all); with fewer arms per call each gets more RL "
-        "steps in the budget, and calls with the same seed start from the same SFT recipe",
+        help="RL arms to run, in this order (default: all); with fewer arms per call, more RL steps "
+        "fit in the budget, and calls with the same seed start from the same SFT recipe (see --merge)",
+    )
+    p.add_argument(
+        "--merge",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="run nothing: combine the rl_demo.json of several calls with the same seed into one "
+        "rl_demo.md and learning_curves.svg in --out, each arm against its own call's before-RL numbers",
     )
     g = p.add_argument_group("budget")
     g.add_argument(
@@ -589,7 +791,7 @@ def parse_args(argv=None):
     g = p.add_argument_group("tasks and sampling")
     g.add_argument("--rl-tasks", type=int, default=None, help="tasks RL trains on (default 8, tiny 2)")
     g.add_argument(
-        "--test-tasks", type=int, default=None, help="tasks neither stage trains on (default 8, tiny 2)"
+        "--test-tasks", type=int, default=None, help="tasks neither stage trains on (default 16, tiny 2)"
     )
     g.add_argument(
         "--eval-samples", type=int, default=None, help="samples per task in evaluation (default 2)"
@@ -626,7 +828,7 @@ def parse_args(argv=None):
         rl_generations=2 if tiny else 5,
         sft_steps=6 if tiny else 1600,
         rl_tasks=2 if tiny else 8,
-        test_tasks=2 if tiny else 8,
+        test_tasks=2 if tiny else 16,  # 8 left every interval of the full arm too wide to read
         eval_samples=2,
         group=4 if tiny else 8,
         max_new=48 if tiny else 288,
@@ -650,9 +852,13 @@ def parse_args(argv=None):
 def main(argv=None) -> dict:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     args = parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.merge:
+        results = merge(args.merge)
+        print(write_report(args.out, results))
+        return results
     t0 = time.monotonic()
     deadline = t0 + args.budget_s
-    args.out.mkdir(parents=True, exist_ok=True)
     args.results = {
         "settings": {k: v for k, v in vars(args).items() if k not in ("results",)},
         "environment": {
@@ -748,13 +954,18 @@ def main(argv=None) -> dict:
         dataset = Dataset.from_list(rl_rows)
         args.results["arms"] = {}
         eval_cost = args.results["timing"]["eval_before_s"]
-        for k, name in enumerate(args.arms):
-            overrides, arms_left = ARMS[name], len(args.arms) - k
-            arm_deadline = time.monotonic() + max(0.0, (deadline - time.monotonic()) / arms_left - eval_cost)
+        full_arms_s = []  # training time of each arm that ran all its steps
+        for name in args.arms:
+            stop_at = arm_deadline(deadline, eval_cost, full_arms_s, time.monotonic())
+            if stop_at is None:
+                log.warning("arm %s skipped: too little time left in the budget", name)
+                args.results["arms"][name] = {"skipped": "budget"}
+                write_json(args)
+                continue
             try:
-                model, info = run_arm(
-                    name, overrides, model_dir, tokenizer, dataset, source, args, arm_deadline
-                )
+                model, info = run_arm(name, ARMS[name], model_dir, tokenizer, dataset, source, args, stop_at)
+                if not info["stopped_by_deadline"]:
+                    full_arms_s.append(info["seconds"])
                 start = time.monotonic()
                 info["after"] = {
                     split: evaluate(model, tokenizer, tasks, builder, source, split, args)
@@ -762,6 +973,7 @@ def main(argv=None) -> dict:
                 }
                 eval_cost = time.monotonic() - start
                 del model
+                info["differences"] = differences(args.results["before"], info["after"])
             except Exception as e:  # noqa: BLE001 - one failed arm must not lose the others
                 log.exception("arm %s failed", name)
                 info = {"error": f"{type(e).__name__}: {e}"}
@@ -773,10 +985,7 @@ def main(argv=None) -> dict:
         if hasattr(source, "verifier"):
             args.results["verifier_stats"] = dict(source.verifier.stats)
         write_json(args)
-    report = tables(args.results)
-    (args.out / "rl_demo.md").write_text(report)
-    (args.out / "learning_curves.svg").write_text(svg_curves(args.results))
-    print(report)
+    print(write_report(args.out, args.results))
     return args.results
 
 

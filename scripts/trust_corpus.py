@@ -7,7 +7,7 @@ the strict verifier rejects is a translation bug or a harness false negative; th
 them, with their sources, for that classification (docs/trust-corpus.md).
 
     python scripts/trust_corpus.py --out $OUT/trust [--levels 1 2] [--tasks 'level1/*softmax*']
-        [--limit N] [--budget-s 330] [--workers 7] [--lanes 5]
+        [--limit N] [--budget-s 330] [--workers 7] [--lanes 5] [--translate-only]
 
 Tasks run in a seeded round-robin order across levels, so a run stopped by its budget still covers
 every level. Translation runs in worker processes (one Inductor compile thread each) while the
@@ -16,7 +16,12 @@ spent, and at the budget unfinished work is abandoned. Each finished task is one
 OUT/results.jsonl, written at once, and a rerun with the same OUT resumes; each verified translation
 is also a line of OUT/completions.jsonl, a replay file for `benchmark.run --model replay:FILE`. At the end: the table,
 printed and in OUT/corpus.md, OUT/summary.json, and OUT/failures/ (the source of every rejected
-candidate). Needs a CUDA GPU."""
+candidate). Needs a CUDA GPU.
+
+`--translate-only` builds no verifier: every translation goes to OUT/completions.jsonl unjudged, with
+more workers, so the leaderboard's torch.compile entry is two steps: a translate-only run, then
+`python -m benchmark.run --model replay:OUT/completions.jsonl` alone on the GPU (timing shares it with
+no compile)."""
 
 from __future__ import annotations
 
@@ -50,6 +55,7 @@ from datasets_builder.state import Journal  # noqa: E402
 
 log = logging.getLogger("trust_corpus")
 MAX_CRASHES = 2  # a task whose worker died this many times is recorded as a crash, not retried
+NOT_VERIFIED = "not_verified"  # the verdict of a --translate-only translation: written, never judged
 
 
 class Interrupted(BaseException):
@@ -58,7 +64,8 @@ class Interrupted(BaseException):
 
 @dataclass(frozen=True)
 class Row:
-    """One finished task: translated and judged, or skipped with the reason."""
+    """One finished task: translated and judged (or, with --translate-only, not: NOT_VERIFIED), or
+    skipped with the reason."""
 
     task_id: str
     level: int | None
@@ -297,7 +304,8 @@ def save_failure(out: Path, task_id: str, code: str, verdict: dict, budget: dict
 
 class Corpus:
     """Translate and verify tasks in order until done or the budget is spent; one journal row per
-    finished task. No task starts in the last `reserve_s` of the budget, nor while `backlog`
+    finished task; without a verifier (None, --translate-only) a translation is only written to the
+    replay file. No task starts in the last `reserve_s` of the budget, nor while `backlog`
     translations wait for the verifier. When a translation worker dies, the tasks it had in flight
     are rerun one at a time, so only a task that kills a worker on its own is recorded as a crash."""
 
@@ -436,7 +444,10 @@ class Corpus:
             except Exception as e:  # noqa: BLE001 - recorded, the corpus goes on
                 self.skipped(task, "teacher_error", first_line(f"{type(e).__name__}: {e}"))
                 continue
-            if res.get("code"):
+            if res.get("code") and self.verifier is None:
+                self.keep(task, res["code"])
+                self.record(Row(task.task_id, task.level, True, verdict=NOT_VERIFIED, **self.base(res, 0)))
+            elif res.get("code"):
                 self.submit_verify(task, res, 1)
             else:
                 self.skipped(task, res.get("skip_reason") or "no_candidate", res.get("error"), res)
@@ -461,6 +472,18 @@ class Corpus:
         )
         self.translator.restart()
 
+    def keep(self, task: Task, code: str) -> None:
+        """The translation as a replay line, once per task (a kill before its row leaves a line that a
+        rerun must not double into a second sample)."""
+        if task.task_id not in self.completions:
+            self.completions.append({"task_id": task.task_id, "completion": code})
+
+    @staticmethod
+    def base(res: dict, attempts: int) -> dict:
+        return dict(
+            variant=res["variant"], skips=tuple(res["skips"]), translate_s=res["seconds"], attempts=attempts
+        )
+
     def submit_verify(self, task: Task, res: dict, attempt: int) -> None:
         self.verifying[self.verifier.submit(task, res["code"], sample=0, model="inductor")] = (
             task,
@@ -472,9 +495,7 @@ class Corpus:
         from benchmark.evaluate.harness import TaskError
 
         task, res, attempt = self.verifying.pop(f)
-        base = dict(
-            variant=res["variant"], skips=tuple(res["skips"]), translate_s=res["seconds"], attempts=attempt
-        )
+        base = self.base(res, attempt)
         try:
             verdict = f.result()
         except TaskError as e:
@@ -496,7 +517,7 @@ class Corpus:
         ):
             self.submit_verify(task, res, 2)
             return
-        self.completions.append({"task_id": task.task_id, "completion": res["code"]})
+        self.keep(task, res["code"])
         status = verdict.status.value
         clean = status == "pass" and not verdict.flags
         source = (
@@ -522,21 +543,24 @@ class Corpus:
 
 # ------------------------------------------------------------------------------------ the report
 def summarize(rows: list[Row], not_run: list[str] = ()) -> dict:
-    """The numbers of the table; `not_run`: selected tasks without a row (the budget stopped first)."""
+    """The numbers of the table; `not_run`: selected tasks without a row (the budget stopped first).
+    Pass rates are of verified translations: a --translate-only one counts as translated, not judged."""
     translated = [r for r in rows if r.translated]
-    passed = [r for r in translated if r.verdict == "pass" and not r.flags]
+    judged = [r for r in translated if r.verdict != NOT_VERIFIED]
+    passed = [r for r in judged if r.verdict == "pass" and not r.flags]
     levels = sorted({r.level if r.level is not None else 0 for r in rows})
     per_level = {}
     for level in levels:
         mine = [r for r in rows if (r.level if r.level is not None else 0) == level]
         t = [r for r in mine if r.translated]
-        p = [r for r in t if r.verdict == "pass" and not r.flags]
+        j = [r for r in t if r.verdict != NOT_VERIFIED]
+        p = [r for r in j if r.verdict == "pass" and not r.flags]
         per_level[str(level)] = {
             "tried": len(mine),
             "translated": len(t),
             "skipped": len(mine) - len(t),
             "pass": len(p),
-            "pass_rate": round(len(p) / len(t), 4) if t else None,
+            "pass_rate": round(len(p) / len(j), 4) if j else None,
         }
     speedups = [r.speedup for r in passed if r.speedup and r.speedup > 0]
     compiled = [r.translate_s for r in rows if r.translate_s > 0]
@@ -544,10 +568,11 @@ def summarize(rows: list[Row], not_run: list[str] = ()) -> dict:
     return {
         "tried": len(rows),
         "translated": len(translated),
+        "verified": len(judged),
         "skipped": dict(Counter(r.skip_reason for r in rows if not r.translated).most_common()),
         "verdicts": dict(Counter(r.verdict for r in translated).most_common()),
         "pass": len(passed),
-        "pass_rate": round(len(passed) / len(translated), 4) if translated else None,
+        "pass_rate": round(len(passed) / len(judged), 4) if judged else None,
         "flagged_passes": sum(1 for r in translated if r.verdict == "pass" and r.flags),
         "geomean_speedup": round(geomean(speedups), 4) if speedups else None,
         "median_translate_s": round(statistics.median(compiled), 2) if compiled else None,
@@ -562,7 +587,7 @@ def summarize(rows: list[Row], not_run: list[str] = ()) -> dict:
                 "error": r.error,
                 "source": r.source,
             }
-            for r in sorted(translated, key=lambda r: r.task_id)
+            for r in sorted(judged, key=lambda r: r.task_id)
             if r not in passed
         ],
         "skips": {
@@ -581,7 +606,15 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
+def _judged(translated: int, passed: int, rate: float | None) -> str:
+    """The pass and pass-rate cells: "not verified" where translations exist but none was judged."""
+    if translated and rate is None:
+        return "not verified | not verified"
+    return f"{passed} | {_pct(rate)}"
+
+
 def render_markdown(summary: dict, context: dict) -> str:
+    unverified = summary["translated"] - summary["verified"]
     lines = ["# Inductor trust corpus", ""]
     lines += [f"- {k}: {_cell(v)}" for k, v in context.items()]
     lines += [
@@ -591,22 +624,34 @@ def render_markdown(summary: dict, context: dict) -> str:
     ]
     for level, s in summary["per_level"].items():
         lines.append(
-            f"| {level} | {s['tried']} | {s['translated']} | {s['skipped']} | {s['pass']} | {_pct(s['pass_rate'])} |"
+            f"| {level} | {s['tried']} | {s['translated']} | {s['skipped']} "
+            f"| {_judged(s['translated'], s['pass'], s['pass_rate'])} |"
         )
     lines.append(
         f"| all | {summary['tried']} | {summary['translated']} | {summary['tried'] - summary['translated']} "
-        f"| {summary['pass']} | {_pct(summary['pass_rate'])} |"
+        f"| {_judged(summary['translated'], summary['pass'], summary['pass_rate'])} |"
     )
-    lines += [
-        "",
-        f"Flagged passes (must be 0 under strict rules): {summary['flagged_passes']}. "
-        f"Geometric-mean speedup of passes over eager (short timing, indicative): "
-        f"{summary['geomean_speedup'] if summary['geomean_speedup'] is not None else '-'}. "
-        f"Median seconds per task: translation {summary['median_translate_s']}, "
-        f"verification {summary['median_verify_s']} (to balance --workers against --lanes).",
-    ]
-    lines += ["", "## Verdicts of translated candidates", "", "| verdict | count |", "|---|---|"]
-    lines += [f"| {v} | {n} |" for v, n in summary["verdicts"].items()]
+    verdicts = summary["verified"] or not summary["translated"]  # else a --translate-only run: none
+    if unverified:
+        lines += [
+            "",
+            f"Not verified: {unverified} of {summary['translated']} translations (--translate-only); the pass "
+            "columns count verified ones only. Judge them alone on the GPU: "
+            "`python -m benchmark.run --model replay:OUT/completions.jsonl`.",
+        ]
+    if verdicts:
+        lines += [
+            "",
+            f"Flagged passes (must be 0 under strict rules): {summary['flagged_passes']}. "
+            f"Geometric-mean speedup of passes over eager (short timing, indicative): "
+            f"{summary['geomean_speedup'] if summary['geomean_speedup'] is not None else '-'}. "
+            f"Median seconds per task: translation {summary['median_translate_s']}, "
+            f"verification {summary['median_verify_s']} (to balance --workers against --lanes).",
+        ]
+        lines += ["", "## Verdicts of translated candidates", "", "| verdict | count |", "|---|---|"]
+        lines += [f"| {v} | {n} |" for v, n in summary["verdicts"].items()]
+    else:
+        lines += ["", f"Median seconds per task of translation: {summary['median_translate_s']}."]
     lines += ["", "## Skipped (not translated), by reason", "", "| reason | count | tasks |", "|---|---|---|"]
     if not summary["skipped"]:
         lines.append("| (none) | 0 | |")
@@ -615,16 +660,17 @@ def render_markdown(summary: dict, context: dict) -> str:
         lines.append(
             f"| {_cell(reason)} | {n} | {_cell(', '.join(ids[:8]) + (' ...' if len(ids) > 8 else ''))} |"
         )
-    lines += ["", "## Non-pass verdicts (translation bug or harness false negative?)", ""]
-    if summary["non_pass"]:
-        lines += ["| task | verdict | flags | first error line | source |", "|---|---|---|---|---|"]
-        for r in summary["non_pass"]:
-            lines.append(
-                f"| {r['task_id']} | {r['verdict']} | {_cell(','.join(r['flags']))} | {_cell(r['error'])} "
-                f"| {_cell(r['source'] or '(not saved)')} |"
-            )
-    else:
-        lines.append("None.")
+    if verdicts:
+        lines += ["", "## Non-pass verdicts (translation bug or harness false negative?)", ""]
+        if summary["non_pass"]:
+            lines += ["| task | verdict | flags | first error line | source |", "|---|---|---|---|---|"]
+            for r in summary["non_pass"]:
+                lines.append(
+                    f"| {r['task_id']} | {r['verdict']} | {_cell(','.join(r['flags']))} | {_cell(r['error'])} "
+                    f"| {_cell(r['source'] or '(not saved)')} |"
+                )
+        else:
+            lines.append("None.")
     if summary["not_run"]:
         ids = summary["not_run"]
         lines += [
@@ -655,7 +701,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--task-timeout-s", type=float, default=120.0, help="limit on one task's translation")
     g = p.add_argument_group("parallelism (16 cores: 7 translating, 5 verifying, 2 building, this one)")
-    g.add_argument("--workers", type=int, default=7, help="translation processes (0: in this process)")
+    g.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="translation processes (0: in this process); default 7, or with --translate-only every core "
+        "this process may use but two (one for this process, one for Triton's ptxas and the system): "
+        "no lane or build competes for them",
+    )
     g.add_argument("--lanes", type=int, default=5, help="verifier execution lanes on the GPU")
     g.add_argument(
         "--build-workers", type=int, default=2, help="verifier build workers (Triton builds are cheap)"
@@ -674,6 +727,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--report-only",
         action="store_true",
         help="run nothing: tabulate OUT/results.jsonl (works without a GPU, e.g. on fetched results)",
+    )
+    g.add_argument(
+        "--translate-only",
+        action="store_true",
+        help="build no verifier: write every translation to OUT/completions.jsonl unjudged, for "
+        "`python -m benchmark.run --model replay:OUT/completions.jsonl` run alone on the GPU",
     )
     return p
 
@@ -738,6 +797,8 @@ def _on_sigterm(signum, frame):
 def main(argv: list[str] | None = None, *, translator=None, verifier=None) -> int:
     """`translator` and `verifier` replace the real ones (the tests' fakes); otherwise this needs CUDA."""
     args = build_parser().parse_args(argv)
+    if args.workers is None:
+        args.workers = max(1, len(os.sched_getaffinity(0)) - 2) if args.translate_only else 7
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s")
     from benchmark.suite import load_suite
 
@@ -774,8 +835,8 @@ def main(argv: list[str] | None = None, *, translator=None, verifier=None) -> in
         "triton": versions["triton"] or "not installed",
         "gpu": gpu_name() or "none",
         "workers": args.workers,
-        "lanes": args.lanes,
-        "verifier": _describe_verifier(),
+        "lanes": 0 if args.translate_only else args.lanes,
+        "verifier": "none (--translate-only)" if args.translate_only else _describe_verifier(),
     }
     log.info("%d tasks selected, %d to do, budget %.0f s", len(tasks), len(todo), args.budget_s)
     outcome = None
@@ -789,7 +850,9 @@ def main(argv: list[str] | None = None, *, translator=None, verifier=None) -> in
                     if args.workers > 0
                     else InlineTranslator(inductor_teacher(), args.task_timeout_s)
                 )
-            if own_verifier:
+            if args.translate_only:
+                verifier = None
+            elif own_verifier:
                 verifier = make_verifier(args.lanes, args.build_workers, args.cache)
             corpus = Corpus(
                 translator,

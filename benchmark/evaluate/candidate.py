@@ -35,6 +35,7 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,6 +82,24 @@ _CALLED = re.compile(r"\b([a-z_][a-z0-9_]*)\s*\(")
 _MISSING_NAME = re.compile(
     r"has no member|is undefined|not declared|incomplete type|no instance of|no operator|no suitable"
 )
+
+# The names in a compiler's "not found" messages (nvcc's front end, then gcc's).
+_UNDECLARED = re.compile(
+    r'identifier "(\w+)" is undefined|has no member "(\w+)"|[\'‘](\w+)[\'’] was not declared'
+    r"|has no member named [\'‘](\w+)[\'’]"
+)
+
+
+def undeclared_in_torch(log: str) -> bool:
+    """Whether a failed build's log says only that names are missing which torch's headers never
+    spell (`no_such_function`): then no torch header can declare them, and a build from torch/types.h
+    would fail as the lightest one did. A message naming none of them answers False."""
+    names = {n for groups in _UNDECLARED.findall(log) for n in groups if n}
+    if not names or not TORCH_INCLUDE.is_dir():
+        return False
+    patterns = [arg for n in sorted(names) for arg in ("-e", n)]
+    found = subprocess.run(["grep", "-rqwF", *patterns, str(TORCH_INCLUDE)], capture_output=True)
+    return found.returncode == 1  # 0: one is there; 2: grep failed, which proves nothing
 
 
 class LoadErrorKind(enum.StrEnum):
@@ -195,18 +214,19 @@ class HeaderRoute:
         routed.pop("use_pch", None)
         return routed
 
-    def prepare(self) -> None:
-        """Make the .gch if these flags were seen before and no one else is making it: flags used
-        once are not worth 0.8 GB of disk and a build half again as long. Never fails the build."""
+    def prepare(self, now: bool = False) -> None:
+        """Make the .gch if these flags were seen before (or `now`) and no one else is making it:
+        flags used once are not worth 0.8 GB of disk and a build half again as long; `now` waits
+        for another process making it. Never fails the build."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             if any((self.folder / f).exists() for f in (PCH_FILE, FAILED_MARK)):
                 return
             seen = self.folder / SEEN_MARK
-            if not seen.exists():
+            if not seen.exists() and not now:
                 seen.touch()
                 return
-            with _folder_lock(self.folder, wait=False) as held:
+            with _folder_lock(self.folder, wait=now) as held:
                 if held and not (self.folder / PCH_FILE).exists():
                     self._compile()
         except Exception as e:  # noqa: BLE001 - without the .gch the build is only slower
@@ -236,6 +256,24 @@ class HeaderRoute:
             header.with_suffix(".partial").symlink_to(TORCH_HEADER)
             os.replace(header.with_suffix(".partial"), header)
         os.replace(self.folder / PCH_PARTIAL, self.folder / PCH_FILE)
+
+
+DEFAULT_CALLS = {  # load_inline's main.cpp flags for a call that adds none of its own, C++ and CUDA
+    "cpp": {"cpp_sources": "int x;"},
+    "cuda": {"cpp_sources": "int x;", "cuda_sources": "int y;"},
+}
+
+
+def prepare_torch_headers(builds_root: Path) -> dict[str, bool]:
+    """Precompile torch/extension.h for load_inline's default flags now (about 35 s of one core each,
+    once per installation and build cache), so that the first cold builds of a long run compile
+    their main.cpp from it too; by default the second build with a set of flags makes it, and the
+    builds that start before it is there parse the whole header (on the H200 mix b's first round
+    of CUDA builds took 33 s each, its second 24 s). Whether each .gch is there afterwards."""
+    routes = {name: header_route(builds_root, call) for name, call in DEFAULT_CALLS.items()}
+    with ThreadPoolExecutor(len(routes)) as pool:  # each a compiler process of its own
+        list(pool.map(lambda r: r and r.prepare(now=True), routes.values()))
+    return {name: r is not None and (r.folder / PCH_FILE).exists() for name, r in routes.items()}
 
 
 def _main_cpp_variables(builds_root: Path, call: dict) -> str:
@@ -443,7 +481,7 @@ def route_builds(builds_root: Path) -> None:
             try:
                 return build(name, lightest, route, lighter=True)
             except _LighterBuildFailed as e:
-                if not _MISSING_NAME.search(str(e)):
+                if not _MISSING_NAME.search(str(e)) or undeclared_in_torch(str(e)):
                     return build(name, call, route)  # the candidate's own error: torch/types.h won't mend it
         light = lighter_cuda_sources(call.get("cuda_sources"))
         if light is not None:

@@ -227,6 +227,24 @@ def build(code: str, config: EvalConfig, env: dict[str, str] | None = None) -> B
     )
 
 
+def prepare_headers(config: EvalConfig) -> BuildOutcome:
+    """Precompile torch's extension header for load_inline's default flags in a build child (its
+    flags are the builds'), so that a long run's first cold builds use it too: for a consumer that
+    pays its one-time costs before its clock starts (Verifier.warm)."""
+    job = dict(mode="headers", builds_root=str(config.cache_dir / "builds"))
+    outcome = run_job(job, config.build_timeout_s, env=build_env(config), clock=BUILD_CLOCK)
+    r = outcome.result
+    if r is None:
+        return BuildOutcome(False, outcome.crash_reason, seconds=outcome.wall_s, wall_s=outcome.wall_s)
+    ready = r.get("ready", {})
+    return BuildOutcome(
+        all(ready.values()),
+        None if all(ready.values()) else f"not made: {ready}",
+        seconds=r.get("compile_s", 0.0),
+        wall_s=outcome.wall_s,
+    )
+
+
 def build_verdict(built: BuildOutcome, base: dict, flag_details: list[str] | None = None) -> Verdict | None:
     """The verdict a build decides on its own: a compile error, or the build limit running out."""
     phases = Phases(compile_s=built.seconds, total_s=built.wall_s)

@@ -19,6 +19,7 @@ import sys
 import time
 import traceback
 from dataclasses import asdict
+from pathlib import Path
 from typing import NoReturn
 
 import torch
@@ -36,7 +37,12 @@ from benchmark.evaluate.anticheat.integrity import (
     output_problems,
 )
 from benchmark.evaluate.anticheat.kernels import kernel_flags, profile_forward
-from benchmark.evaluate.candidate import CandidateLoadError, load_candidate, report_clocks
+from benchmark.evaluate.candidate import (
+    CandidateLoadError,
+    load_candidate,
+    prepare_torch_headers,
+    report_clocks,
+)
 from benchmark.evaluate.channel import CLOCK_PREFIX, sign
 from benchmark.evaluate.contention import census as gpu_census
 from benchmark.evaluate.contention import wait_until_alone
@@ -572,6 +578,15 @@ def build_only(job: dict) -> dict:
     return {"status": "built", "compile_s": time.monotonic() - t0}
 
 
+def headers_only(job: dict) -> dict:
+    """Precompile torch's extension header for the default flags (candidate.prepare_torch_headers),
+    niced as builds are."""
+    os.nice(BUILD_NICENESS)
+    t0 = time.monotonic()
+    ready = prepare_torch_headers(Path(job["builds_root"]))
+    return {"status": "built", "ready": ready, "compile_s": time.monotonic() - t0}
+
+
 BUILD_NICENESS = 10  # added to a build child's niceness (an unprivileged process may only raise it)
 
 
@@ -597,7 +612,14 @@ def serve(fd: int, limits: confine.Limits) -> NoReturn:
 
     report_clocks(report_clock, job.pop("clock", "run"))
     try:
-        result = build_only(job) if job.get("mode") == "build" else Evaluation(job).run()
+        mode = job.get("mode")
+        result = (
+            build_only(job)
+            if mode == "build"
+            else headers_only(job)
+            if mode == "headers"
+            else Evaluation(job).run()
+        )
     except BaseException as e:  # noqa: BLE001 - report harness failures rather than die silently
         result = {"status": "runtime_error", "error": f"harness error: {e!r}\n{traceback.format_exc()}"}
     body = json.dumps(result)

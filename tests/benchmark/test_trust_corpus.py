@@ -4,6 +4,7 @@ verifier. The GPU half is tests/benchmark/test_trust_gpu.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.evaluate.harness import TaskError
+from benchmark.extract import extract_code
 from benchmark.models.replay import read_replay
 from benchmark.suite import load_suite
 from benchmark.task import load_task
@@ -295,6 +297,60 @@ def test_main_resumes_and_writes_the_table(tmp_path):
     assert "| all | 5 | 5 | 0 | 5 | 100.0% |" in (out / "corpus.md").read_text()
 
 
+class ModelNewTeacher(FakeTeacher):
+    """FakeTeacher whose candidates define ModelNew, so that the replay lines extract as code."""
+
+    def propose(self, task, module):
+        candidates, skips = super().propose(task, module)
+        return [
+            dataclasses.replace(c, code=c.code + "class ModelNew:\n    pass\n") for c in candidates
+        ], skips
+
+
+def test_translate_only_writes_every_translation_for_replay_and_builds_no_verifier(tmp_path, monkeypatch):
+    from benchmark.verify import verifier as verifier_module
+
+    def no_verifier(*args, **kwargs):
+        raise AssertionError("--translate-only built a verifier")
+
+    monkeypatch.setattr(verifier_module.Verifier, "__init__", no_verifier)
+    suite = tmp_path / "suite"
+    make_tasks(suite, ["ok_a", "ok_b", "skip_conv", "raise_it"])
+    make_tasks(suite, ["ok_c"], level=2)
+    out = tmp_path / "trust"
+    teacher = ModelNewTeacher()
+    args = ["--suite", str(suite), "--out", str(out), "--quiet", "--translate-only"]
+    assert tc.main([*args, "--levels", "1"], translator=tc.InlineTranslator(teacher)) == 0
+    assert sorted(teacher.calls) == ["level1/ok_a", "level1/ok_b", "level1/raise_it", "level1/skip_conv"]
+    replay = read_replay(out / "completions.jsonl")
+    assert sorted(replay) == [("level1/ok_a", 0, 1), ("level1/ok_b", 0, 1)]
+    for (task_id, _, _), completion in replay.items():  # what benchmark.run will judge: the teacher's code
+        assert extract_code(completion).code == f"# candidate for {task_id}\nclass ModelNew:\n    pass\n"
+    rows = {r["task_id"]: r for r in Journal(out / "results.jsonl", key=lambda r: r["task_id"]).values()}
+    assert rows["level1/ok_a"]["translated"] and rows["level1/ok_a"]["verdict"] == tc.NOT_VERIFIED
+    assert (
+        not rows["level1/skip_conv"]["translated"]
+        and rows["level1/skip_conv"]["skip_reason"] == "extern_kernel"
+    )
+    assert rows["level1/raise_it"]["skip_reason"] == "teacher_error"
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["translated"], summary["verified"], summary["pass_rate"]) == (2, 0, None)
+    assert summary["skipped"] == {"extern_kernel": 1, "teacher_error": 1} and summary["non_pass"] == []
+    assert summary["context"]["workers"] == max(1, len(os.sched_getaffinity(0)) - 2)
+    md = (out / "corpus.md").read_text()
+    assert "| all | 4 | 2 | 2 | not verified | not verified |" in md and "Not verified: 2 of 2" in md
+    assert "## Verdicts" not in md and "## Non-pass" not in md
+    # the rerun on the same OUT translates only the task it has not seen, translated or skipped
+    assert tc.main(args, translator=tc.InlineTranslator(teacher)) == 0
+    assert len(teacher.calls) == 5 and teacher.calls[-1] == "level2/ok_c"
+    assert len((out / "completions.jsonl").read_text().splitlines()) == 3
+    assert sorted(read_replay(out / "completions.jsonl")) == [
+        ("level1/ok_a", 0, 1),
+        ("level1/ok_b", 0, 1),
+        ("level2/ok_c", 0, 1),
+    ]
+
+
 def test_summary_and_markdown_from_recorded_rows():
     rows = [
         tc.Row("level1/a", 1, True, verdict="pass", speedup=2.0),
@@ -318,6 +374,20 @@ def test_summary_and_markdown_from_recorded_rows():
     assert "| level2/c | incorrect |  | max abs err 0.3 \\| at [1] | failures/c.py |" in md
     assert "| extern_kernel | 2 | level2/d, level3/e |" in md
     assert "level4/g" in md
+
+
+def test_pass_rates_leave_out_translations_that_were_not_verified():
+    rows = [
+        tc.Row("level1/a", 1, True, verdict="pass", speedup=2.0),
+        tc.Row("level1/b", 1, True, verdict=tc.NOT_VERIFIED),
+        tc.Row("level2/c", 2, True, verdict=tc.NOT_VERIFIED),
+    ]
+    s = tc.summarize(rows)
+    assert (s["translated"], s["verified"], s["pass"], s["pass_rate"]) == (3, 1, 1, 1.0)
+    assert s["non_pass"] == [] and s["verdicts"] == {tc.NOT_VERIFIED: 2, "pass": 1}
+    md = tc.render_markdown(s, {})
+    assert "| 1 | 2 | 2 | 0 | 1 | 100.0% |" in md and "| 2 | 1 | 1 | 0 | not verified | not verified |" in md
+    assert "Not verified: 2 of 3" in md and "## Non-pass verdicts" in md
 
 
 def test_without_cuda_it_refuses_with_a_clear_error(tmp_path, capsys):

@@ -23,11 +23,14 @@ from benchmark.evaluate.candidate import (
     PCH_FILE,
     SEEN_MARK,
     TORCH_INCLUDE,
+    HeaderRoute,
     build_key,
     header_route,
     lighter_cuda_sources,
     lightest_cuda_call,
+    prepare_torch_headers,
     route_builds,
+    undeclared_in_torch,
 )
 from benchmark.evaluate.harness import BuildOutcome, EvalConfig, build, child_env, evaluate
 from benchmark.task import load_task
@@ -135,6 +138,41 @@ def test_a_header_that_cannot_be_made_costs_only_time(tmp_path, monkeypatch):
     (route.folder / FAILED_MARK).unlink()
     route.prepare()  # an error making it is recorded, never raised into the candidate's build
     assert "ZeroDivisionError" in (route.folder / FAILED_MARK).read_text()
+
+
+def test_the_default_headers_are_made_at_once_for_the_flags_candidates_use(tmp_path, monkeypatch):
+    made = []
+
+    def compile_(route: HeaderRoute) -> None:
+        made.append(route.folder)
+        (route.folder / PCH_FILE).parent.mkdir(parents=True, exist_ok=True)
+        (route.folder / PCH_FILE).write_text("gch")
+
+    monkeypatch.setattr(HeaderRoute, "_compile", compile_)
+    ready = prepare_torch_headers(tmp_path)
+    cpp = header_route(
+        tmp_path, {"cpp_sources": "torch::Tensor f(torch::Tensor x) { return x; }", "functions": ["f"]}
+    )
+    assert (
+        ready["cpp"] and made.count(cpp.folder) == 1
+    )  # no first sighting needed, and the candidates' folder
+    assert not (cpp.folder / SEEN_MARK).exists()
+    cuda = header_route(tmp_path, {"cpp_sources": "", "cuda_sources": "__global__ void k() {}"})
+    assert ready["cuda"] == (cuda is not None)  # no CUDA toolkit for torch here: no CUDA route either
+    prepare_torch_headers(tmp_path)
+    assert len(made) == len(set(made))  # made once
+
+
+@pytest.mark.slow
+def test_a_warm_verifier_builds_its_first_candidate_from_the_header(task, cfg, cpp_candidate):
+    with Verifier(VerifierConfig(eval=cfg, build_workers=1)) as v:
+        startup = v.warm()
+        route = header_route(cfg.cache_dir / "builds", {"cpp_sources": "", "functions": ["apply"]})
+        assert (route.folder / PCH_FILE).exists() and startup["headers_s"] > 0
+        code = cpp_candidate("solbench_warm_first").replace(", extra_cflags=['-O0']", "")  # default flags
+        assert v.submit(task, code).result().status is Status.PASS
+    folder = folder_of(cfg.cache_dir / "builds", "solbench_warm_first")
+    assert first_include(folder) == f"! {route.folder / PCH_FILE}"  # the first build already read the .gch
 
 
 @pytest.mark.parametrize("cores", [1, 2, 3, 7, 15, 16, 63])
@@ -248,6 +286,10 @@ def tiered_builds(tmp_path, monkeypatch):
             raise RuntimeError('Error building extension: namespace "torch" has no member "from_blob"')
         if "OWN_ERROR" in cu:
             raise RuntimeError('Error building extension: expected a ";"')
+        if "UNKNOWN_CALL" in cu:  # a function no header declares, whatever the headers
+            raise RuntimeError(
+                'Error building extension: identifier "solbench_no_such_function" is undefined'
+            )
         return f"module built from {cu!r}"
 
     monkeypatch.setattr(cpp_extension, "load_inline", fake_load_inline)
@@ -326,6 +368,26 @@ def test_a_lightest_cu_missing_a_name_tries_torch_types_then_as_written(tiered_b
         cpp_extension.load_inline("ext2", "", cuda_sources=failing, functions=["f"])
     assert "ATen/core/Tensor.h" in seen[2] and seen[3:] == [failing]  # torch/types.h would not mend it
     assert len([d for d in builds.iterdir() if (d / LIGHT_FAILED_MARK).exists()]) == 2
+
+
+def test_a_name_torch_never_spells_goes_from_the_lightest_cu_to_the_source_as_written(tiered_builds):
+    """On the H200 mix b's compile errors (a call of an undeclared function) built three times,
+    54-73 s: torch/types.h cannot declare a name that no torch header spells."""
+    _, seen = tiered_builds
+    failing = "#include <torch/extension.h>\n// UNKNOWN_CALL\n" + KERNEL
+    with pytest.raises(RuntimeError, match="is undefined"):
+        cpp_extension.load_inline("ext3", "", cuda_sources=failing, functions=["f"])
+    assert "ATen/core/Tensor.h" in seen[0] and seen[1:] == [failing]
+
+
+def test_undeclared_names_are_looked_up_in_torchs_headers():
+    assert undeclared_in_torch('cuda.cu(9): error: identifier "solbench_no_such_function" is undefined')
+    assert undeclared_in_torch("x.cpp:3:5: error: ‘solbench_nothing’ was not declared in this scope")
+    assert not undeclared_in_torch('error: namespace "torch" has no member "from_blob"')  # torch spells it
+    assert not undeclared_in_torch(  # one of two names is torch's: a fuller header may declare it
+        'identifier "solbench_nothing" is undefined\nidentifier "empty_like" is undefined'
+    )
+    assert not undeclared_in_torch("error: no instance of overloaded function")  # no name to look up
 
 
 def test_a_lighter_cu_that_builds_is_the_build(recorded_builds):

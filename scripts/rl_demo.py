@@ -15,6 +15,7 @@ rl_demo.json of several calls (some arms each, the same seed) into one report, w
     python scripts/rl_demo.py --tiny --out runs/rl-demo-tiny # CPU: checks the script end to end
     python scripts/rl_demo.py --arms full --out $OUT/rl-full  # one arm per call: room for more generations
     python scripts/rl_demo.py --merge A/rl_demo.json B/rl_demo.json --out runs/rl-demo  # one report
+    python scripts/rl_demo.py --sft-arms plain cuset --out $OUT/cuset  # SFT recipes on the test split, no RL
 
 The task family: y = act(a * x + b) over an fp32 tensor, act one of six elementwise functions and
 (a, b) from small grids; the eager reference runs three kernels, a fused kernel one. Answers use the
@@ -97,6 +98,17 @@ ARMS = {
     "no_primeecho": {"primeecho": False},
     "no_bdr": {"bdr": False},
     "no_mirrorpop": {"mirrorpop": False},
+}
+# KernelSFTConfig overrides: plain SFT, CuSeT, and CuSeT with each of its switchable parts (every one on
+# by default once cuset is on) off alone
+SFT_ARMS = {
+    "plain": {},
+    "cuset": {"cuset": True},
+    "cuset_no_tagger": {"cuset": True, "cuset_tagger": False},
+    "cuset_no_masking": {"cuset": True, "cuset_token_masking": False},
+    "cuset_no_regions": {"cuset": True, "cuset_regions": False},
+    "cuset_no_sensitive": {"cuset": True, "cuset_sensitive_upweight": False},
+    "cuset_no_sample_reweighting": {"cuset": True, "cuset_sample_reweighting": False},
 }
 
 
@@ -448,7 +460,8 @@ def paired_differences(
 
 
 def differences(before: dict, after: dict) -> dict:
-    """An arm's rl_demo.json "differences": per split, per metric, after - before RL with its interval."""
+    """An arm's rl_demo.json "differences": per split, per metric, after - before RL (an SFT arm: the
+    arm - plain) with its interval."""
     return {
         split: {
             m: d.to_dict()
@@ -552,14 +565,34 @@ def run_arm(
     return trainer.accelerator.unwrap_model(trainer.model), info
 
 
-def train_sft(args, tokenizer, corpus: list[dict]) -> Path:
+@dataclasses.dataclass(frozen=True)
+class SFTRun:
+    """One SFT training: where its model is, and the loss summary rl_demo.json records."""
+
+    model_dir: Path
+    steps: int
+    loss_first: float
+    loss_last: float
+    nll_last: float | None  # CuSeT's unweighted loss (cuset/nll), the one comparable with plain SFT's
+    seconds: float
+    stopped_by_deadline: bool
+
+    def summary(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "model_dir"}
+
+
+def train_sft(
+    args, tokenizer, corpus: list[dict], overrides: dict | None = None, folder: str = "sft", deadline=None
+) -> SFTRun:
+    """SFT from the seeded init; `overrides` are KernelSFTConfig fields (an SFT arm's CuSeT switches),
+    so arms differ in them alone. A deadline stops training there (`Deadline`)."""
     from datasets import Dataset
 
     init_dir = save_model_folder(
         build_model(len(tokenizer), seed=args.seed, **args.model_shape), tokenizer, args.out / "init"
     )
     config = KernelSFTConfig(
-        output_dir=str(args.out / "sft"),
+        output_dir=str(args.out / folder),
         use_cpu=args.tiny,
         bf16=torch.cuda.is_available() and not args.tiny,
         gradient_checkpointing=False,
@@ -575,18 +608,30 @@ def train_sft(args, tokenizer, corpus: list[dict]) -> Path:
         max_steps=args.sft_steps,
         seed=args.seed,
         dataloader_num_workers=0,
+        **(overrides or {}),
     )
+    stop = Deadline(math.inf if deadline is None else deadline)
     trainer = KernelSFTTrainer(
-        model=str(init_dir), args=config, train_dataset=Dataset.from_list(corpus), processing_class=tokenizer
+        model=str(init_dir),
+        args=config,
+        train_dataset=Dataset.from_list(corpus),
+        processing_class=tokenizer,
+        callbacks=[stop],
     )
+    start = time.monotonic()
     trainer.train()
+    seconds = round(time.monotonic() - start, 1)
     losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
-    args.results["sft"] = {
-        "steps": trainer.state.global_step,
-        "loss_first": losses[0],
-        "loss_last": losses[-1],
-    }
-    return save_final_model(trainer)
+    nll = [e["cuset/nll"] for e in trainer.state.log_history if "cuset/nll" in e]
+    return SFTRun(
+        model_dir=save_final_model(trainer),
+        steps=trainer.state.global_step,
+        loss_first=losses[0],
+        loss_last=losses[-1],
+        nll_last=nll[-1] if nll else None,
+        seconds=seconds,
+        stopped_by_deadline=stop.hit,
+    )
 
 
 # ---------------------------------------------------------------------------------------- reporting
@@ -620,9 +665,61 @@ def arm_label(name: str, arm: dict) -> str:
     return f"{name} (call {arm['call']})" if "call" in arm else name
 
 
+CLAIM_RULE = "A change (improved, worse) is claimed only where the 95% interval excludes zero; "
+
+
+def sft_tables(results: dict) -> str:
+    """rl_demo.md of --sft-arms: each SFT arm's loss and test metrics, then its paired differences
+    from plain."""
+    arms = results["sft_arms"]
+    lines = [
+        "| arm | SFT steps | final loss | test pass | test speedup | test fast_1 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, arm in arms.items():
+        if "eval" not in arm:
+            why = arm.get("error") or (f"skipped ({arm['skipped']})" if "skipped" in arm else "not run")
+            lines.append(f"| {name} | {why} | | | | |")
+            continue
+        sft, test = arm["sft"], arm["eval"]["test"]
+        loss = sft["loss_last"] if sft["nll_last"] is None else sft["nll_last"]
+        lines.append(
+            f"| {name} | {sft['steps']}{' *' if sft['stopped_by_deadline'] else ''} | {loss:.4f} "
+            f"| {fmt(test['pass_rate'], True)} | {fmt(test['speedup_geomean'])} | {fmt(test['fast_1'], True)} |"
+        )
+    lines += [
+        "",
+        "Final loss: the unweighted NLL of the last logging window (a CuSeT arm's logged loss is weighted).",
+    ]
+    if any(a.get("sft", {}).get("stopped_by_deadline") for a in arms.values()):
+        lines.append("(*) stopped at the time budget before its last step.")
+    lines += [
+        "",
+        f"arm - plain SFT (paired bootstrap 95% over {(results.get('data') or {}).get('test', '?')} test tasks)",
+        "",
+        "| arm | test pass | test speedup | test fast_1 |",
+        "|---|---|---|---|",
+    ]
+    for name, arm in arms.items():
+        if "differences" in arm:
+            test = arm["differences"]["test"]
+            lines.append(
+                f"| {name} | {fmt_difference(test.get('pass_rate'), True)} "
+                f"| {fmt_difference(test.get('speedup_geomean'), False)} | {fmt_difference(test.get('fast_1'), True)} |"
+            )
+    lines += [
+        "",
+        CLAIM_RULE + '"no change shown" means the interval contains zero, not that the arms are equal. '
+        "Pass and fast_1 in percentage points, speedup as the difference of geometric means.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def tables(results: dict) -> str:
     """rl_demo.md: before and after RL per arm, each arm's paired differences, the learning curves; a
-    merged report (`merge`) has one before-RL row per call."""
+    merged report (`merge`) has one before-RL row per call; a --sft-arms run, its SFT tables alone."""
+    if "sft_arms" in results:
+        return sft_tables(results)
     arms = results.get("arms", {})
     merged = "calls" in results
     befores = [c.get("before") for c in results["calls"]] if merged else [results.get("before")]
@@ -667,8 +764,7 @@ def tables(results: dict) -> str:
             )
     diff_lines += [
         "",
-        "A change (improved, worse) is claimed only where the 95% interval excludes zero; "
-        '"no change shown" means the interval contains zero, not that RL changed nothing. '
+        CLAIM_RULE + '"no change shown" means the interval contains zero, not that RL changed nothing. '
         "Pass and fast_1 in percentage points, speedup as the difference of geometric means.",
     ]
     if merged:
@@ -767,6 +863,17 @@ def parse_args(argv=None):
         "fit in the budget, and calls with the same seed start from the same SFT recipe (see --merge)",
     )
     p.add_argument(
+        "--sft-arms",
+        nargs="+",
+        choices=list(SFT_ARMS),
+        metavar="NAME",
+        help="compare SFT recipes instead of RL: one SFT model per arm (same corpus, init, seed and steps), "
+        "each evaluated on the test split and compared with plain, paired over tasks; no RL. plain is "
+        "required and runs first. Arms: plain (CuSeT off), cuset (every part on, the default once "
+        "cuset is on), cuset_no_tagger, cuset_no_masking, cuset_no_regions, cuset_no_sensitive, "
+        "cuset_no_sample_reweighting (that part alone off; confidence is no switch, so it has no arm)",
+    )
+    p.add_argument(
         "--merge",
         nargs="+",
         type=Path,
@@ -844,9 +951,108 @@ def parse_args(argv=None):
         if tiny
         else dict(hidden_size=384, num_layers=6, num_heads=6, num_kv_heads=2, intermediate_size=1024)
     )
+    if args.sft_arms:
+        if "plain" not in args.sft_arms:
+            p.error("--sft-arms needs plain: every other arm is compared with it")
+        args.sft_arms = list(dict.fromkeys(["plain", *args.sft_arms]))
     if (args.group * args.prompts_per_step) % 2:
         p.error("--group x --prompts-per-step must be even (two optimizer steps per generation)")
     return args
+
+
+def run_rl(args, tokenizer, corpus, tasks, builder, source, deadline: float) -> None:
+    """SFT, the evaluation before RL, then every RL arm from that model, each evaluated after it."""
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM
+
+    start = time.monotonic()
+    sft = train_sft(args, tokenizer, corpus)
+    model_dir = sft.model_dir
+    args.results["sft"] = sft.summary()
+    args.results["timing"]["sft_s"] = round(time.monotonic() - start, 1)
+    write_json(args)
+
+    device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
+    start = time.monotonic()
+    sft_model = AutoModelForCausalLM.from_pretrained(model_dir).to(device)
+    args.results["before"] = {
+        split: evaluate(sft_model, tokenizer, tasks, builder, source, split, args) for split in ("rl", "test")
+    }
+    del sft_model
+    args.results["timing"]["eval_before_s"] = round(time.monotonic() - start, 1)
+    write_json(args)
+
+    rl_rows = [
+        {"prompt": list(builder.first_turn(t)), "task_id": t.task_id}
+        for t, _ in tasks.values()
+        if t.task_id.startswith("rl/")
+    ]
+    dataset = Dataset.from_list(rl_rows)
+    args.results["arms"] = {}
+    eval_cost = args.results["timing"]["eval_before_s"]
+    full_arms_s = []  # training time of each arm that ran all its steps
+    for name in args.arms:
+        stop_at = arm_deadline(deadline, eval_cost, full_arms_s, time.monotonic())
+        if stop_at is None:
+            log.warning("arm %s skipped: too little time left in the budget", name)
+            args.results["arms"][name] = {"skipped": "budget"}
+            write_json(args)
+            continue
+        try:
+            model, info = run_arm(name, ARMS[name], model_dir, tokenizer, dataset, source, args, stop_at)
+            if not info["stopped_by_deadline"]:
+                full_arms_s.append(info["seconds"])
+            start = time.monotonic()
+            info["after"] = {
+                split: evaluate(model, tokenizer, tasks, builder, source, split, args)
+                for split in ("rl", "test")
+            }
+            eval_cost = time.monotonic() - start
+            del model
+            info["differences"] = differences(args.results["before"], info["after"])
+        except Exception as e:  # noqa: BLE001 - one failed arm must not lose the others
+            log.exception("arm %s failed", name)
+            info = {"error": f"{type(e).__name__}: {e}"}
+        args.results["arms"][name] = info
+        write_json(args)
+
+
+def run_sft_arms(args, tokenizer, corpus, tasks, builder, source, deadline: float) -> None:
+    """One SFT model per --sft-arms arm, each evaluated on the test split and compared with plain's
+    (paired over tasks); an arm runs all its steps or, when the time left cannot hold one, is
+    skipped (`arm_deadline`), as the RL arms are."""
+    from transformers import AutoModelForCausalLM
+
+    device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
+    arms = args.results["sft_arms"] = {}
+    eval_cost = 0.0  # no evaluation has run before the first arm
+    full_arms_s = []
+    for name in args.sft_arms:
+        stop_at = arm_deadline(deadline, eval_cost, full_arms_s, time.monotonic())
+        if stop_at is None:
+            log.warning("SFT arm %s skipped: too little time left in the budget", name)
+            arms[name] = {"skipped": "budget"}
+            write_json(args)
+            continue
+        try:
+            run = train_sft(args, tokenizer, corpus, SFT_ARMS[name], f"sft-arms/{name}", stop_at)
+            if not run.stopped_by_deadline:
+                full_arms_s.append(run.seconds)
+            start = time.monotonic()
+            model = AutoModelForCausalLM.from_pretrained(run.model_dir).to(device)
+            info = {
+                "sft": run.summary(),
+                "eval": {"test": evaluate(model, tokenizer, tasks, builder, source, "test", args)},
+            }
+            del model
+            eval_cost = time.monotonic() - start
+            if name != "plain" and "eval" in arms.get("plain", {}):
+                info["differences"] = differences(arms["plain"]["eval"], info["eval"])
+        except Exception as e:  # noqa: BLE001 - one failed arm must not lose the others
+            log.exception("SFT arm %s failed", name)
+            info = {"error": f"{type(e).__name__}: {e}"}
+        arms[name] = info
+        write_json(args)
 
 
 def main(argv=None) -> dict:
@@ -868,8 +1074,6 @@ def main(argv=None) -> dict:
         },
         "timing": {},
     }
-    from datasets import Dataset
-
     splits = family(args.seed, args.rl_tasks, args.test_tasks)
     tasks = write_tasks(splits, args.out / "tasks")
     builder = PromptBuilder(PromptConfig(backend="cuda-raw"))
@@ -928,57 +1132,10 @@ def main(argv=None) -> dict:
     write_json(args)
 
     try:
-        start = time.monotonic()
-        model_dir = train_sft(args, tokenizer, corpus)
-        args.results["timing"]["sft_s"] = round(time.monotonic() - start, 1)
-        write_json(args)
-
-        from transformers import AutoModelForCausalLM
-
-        device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
-        start = time.monotonic()
-        sft_model = AutoModelForCausalLM.from_pretrained(model_dir).to(device)
-        args.results["before"] = {
-            split: evaluate(sft_model, tokenizer, tasks, builder, source, split, args)
-            for split in ("rl", "test")
-        }
-        del sft_model
-        args.results["timing"]["eval_before_s"] = round(time.monotonic() - start, 1)
-        write_json(args)
-
-        rl_rows = [
-            {"prompt": list(builder.first_turn(t)), "task_id": t.task_id}
-            for t, _ in tasks.values()
-            if t.task_id.startswith("rl/")
-        ]
-        dataset = Dataset.from_list(rl_rows)
-        args.results["arms"] = {}
-        eval_cost = args.results["timing"]["eval_before_s"]
-        full_arms_s = []  # training time of each arm that ran all its steps
-        for name in args.arms:
-            stop_at = arm_deadline(deadline, eval_cost, full_arms_s, time.monotonic())
-            if stop_at is None:
-                log.warning("arm %s skipped: too little time left in the budget", name)
-                args.results["arms"][name] = {"skipped": "budget"}
-                write_json(args)
-                continue
-            try:
-                model, info = run_arm(name, ARMS[name], model_dir, tokenizer, dataset, source, args, stop_at)
-                if not info["stopped_by_deadline"]:
-                    full_arms_s.append(info["seconds"])
-                start = time.monotonic()
-                info["after"] = {
-                    split: evaluate(model, tokenizer, tasks, builder, source, split, args)
-                    for split in ("rl", "test")
-                }
-                eval_cost = time.monotonic() - start
-                del model
-                info["differences"] = differences(args.results["before"], info["after"])
-            except Exception as e:  # noqa: BLE001 - one failed arm must not lose the others
-                log.exception("arm %s failed", name)
-                info = {"error": f"{type(e).__name__}: {e}"}
-            args.results["arms"][name] = info
-            write_json(args)
+        if args.sft_arms:
+            run_sft_arms(args, tokenizer, corpus, tasks, builder, source, deadline)
+        else:
+            run_rl(args, tokenizer, corpus, tasks, builder, source, deadline)
     finally:
         source.close()
         args.results["timing"]["total_s"] = round(time.monotonic() - t0, 1)

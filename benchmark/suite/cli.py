@@ -241,6 +241,27 @@ def _measured_valid(entry, gpu_slug: str) -> bool:
     return rec is not None and rec.valid
 
 
+def cmd_recount(args) -> int:
+    from benchmark.evaluate.device_profile import DEVICES_DIR, load_profiles
+    from benchmark.suite.manifest import load_manifest, manifest_path_for, recount
+
+    suite = load_suite(args.suite)
+    tasks = suite.select(args.level or None, args.tags or None, args.tasks or None)
+    path = args.manifest or manifest_path_for(suite.root)
+    manifest, changed = recount(load_manifest(path), tasks, load_profiles(args.devices_dir or DEVICES_DIR))
+    for task_id, (before, after) in sorted(changed.items()):
+        print(
+            f"{task_id}: {before} -> {after} bytes ({after / before:.4f})"
+            if before
+            else f"{task_id}: {after} bytes"
+        )
+    print(f"{len(changed)} of {len(tasks)} tasks counted anew")
+    if changed and not args.dry_run:
+        manifest.save(path)
+        log.info("wrote %s", path)
+    return 0
+
+
 def cmd_docs(args) -> int:
     from benchmark.suite.docs import render
     from benchmark.suite.manifest import load_manifest, manifest_path_for
@@ -343,6 +364,19 @@ def build_parser() -> argparse.ArgumentParser:
         "measured again, as a harness fix may change them",
     )
     sp.set_defaults(func=cmd_manifest)
+
+    sp = sub.add_parser(
+        "recount",
+        help="count FLOPs and least bytes again on the CPU and refresh each GPU's floor (after a change "
+        "of benchmark.evaluate.sol; times and validity stay as measured)",
+    )
+    suite_args(sp)
+    sp.add_argument("--manifest", type=Path, default=None, help="default: manifest.json in the suite folder")
+    sp.add_argument(
+        "--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)"
+    )
+    sp.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
+    sp.set_defaults(func=cmd_recount, out=None)
 
     sp = sub.add_parser("docs", help="write the suite's tables (docs/suite.md)")
     suite_args(sp, select=False)

@@ -145,7 +145,9 @@ def _sol_section(tasks: list[Task], manifest: Manifest, slug: str, rec: dict[str
         f"SOL floor = max(least bytes / {profile.bandwidth / 1e12:.2f} TB/s, matrix FLOPs / peak matrix rate "
         f"for the task's dtype: fp32 {profile.matmul['float32'] / 1e12:.0f}, "
         f"bf16 {profile.matmul['bfloat16'] / 1e12:.0f}, fp16 {profile.matmul['float16'] / 1e12:.0f} TFLOP/s), "
-        f"as measured on this GPU on {profile.measured}. Fraction = SOL time / eager time: 1.0 would be "
+        f"as measured on this GPU on {profile.measured}. Least bytes: every input, parameter and buffer read "
+        "once and every output written once; where an input is an index or a mask, only the elements the "
+        "output depends on (benchmark.evaluate.sol). Fraction = SOL time / eager time: 1.0 would be "
         "an eager reference already at the physical floor; the smaller it is, the more room a kernel has.",
         "",
     ]

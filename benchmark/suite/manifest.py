@@ -134,6 +134,46 @@ class Manifest:
         return floor_ms(SolCounts(e.flops, e.bytes), profile, e.dtype) if profile else None
 
 
+def recount(
+    manifest: Manifest, tasks: list[Task], profiles: dict[str, DeviceProfile], seed: int = 0
+) -> tuple[Manifest, dict[str, tuple[int | None, int]]]:
+    """Count each task's least bytes again on this machine's CPU (they need no GPU: the validator's
+    seeds, inputs built on the CPU) and refresh every profiled GPU's floor from them, keeping what
+    was measured there (FLOPs, times, validity). For a change of the byte model
+    (benchmark.evaluate.sol) without a GPU. FLOPs stay: torch counts attention differently on the
+    CPU (its math path) and the GPU (a fused kernel's formula, or none where that asserts), and a
+    floor raised by a CPU count could flag an honest kernel. Bytes of tasks drawn at random
+    (indices) may differ from a GPU count by what the two generators draw. Returns the manifest
+    and, per task whose bytes changed, its bytes before and after."""
+    import torch
+
+    from benchmark.evaluate import sol
+    from benchmark.evaluate.program import TaskProgram, clone_args
+    from benchmark.task import import_file
+
+    entries, changed = dict(manifest.tasks), {}
+    for task in tasks:
+        entry = manifest.entry(task)
+        if entry is None:
+            continue
+        program = TaskProgram(import_file(task.path, f"solbench_recount_{task.name}"), torch.device("cpu"))
+        counted, _ = sol.count(
+            program.build(program.module.Model, seed), clone_args(program.inputs(seed + 1000))
+        )
+        if counted.bytes == entry.bytes:
+            continue
+        counts = SolCounts(entry.flops or 0, counted.bytes)
+        changed[task.task_id] = (entry.bytes, counted.bytes)
+        gpus = {
+            slug: dataclasses.replace(rec, sol_ms=floor_ms(counts, profiles[slug], entry.dtype))
+            if slug in profiles and rec.sol_ms is not None
+            else rec
+            for slug, rec in entry.gpus.items()
+        }
+        entries[task.task_id] = dataclasses.replace(entry, bytes=counted.bytes, gpus=gpus)
+    return dataclasses.replace(manifest, tasks=entries), changed
+
+
 def manifest_path_for(suite_root: Path) -> Path:
     return Path(suite_root) / MANIFEST_NAME
 

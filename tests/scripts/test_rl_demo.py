@@ -1,6 +1,7 @@
 """scripts/rl_demo.py without training: the arms a call runs, the per-task results of an evaluation,
 the paired intervals of after - before RL and the claims they allow, the arm budget (every arm all
-its steps, or skipped), and --merge of several calls into one report."""
+its steps, or skipped), --merge of several calls into one report, and --sft-arms (SFT recipes
+compared with plain SFT on the test split)."""
 
 from __future__ import annotations
 
@@ -195,7 +196,8 @@ def test_main_runs_every_arm_that_fits_in_full_and_records_the_rest_as_skipped(t
         info = {"steps": 10, "generations": 5, "seconds": 100.0, "stopped_by_deadline": False}
         return "trained", info | {"bdr": {"pushed": 0, "replayed": 0}, "curve": []}
 
-    monkeypatch.setattr(rl_demo, "train_sft", lambda args, tokenizer, corpus: tmp_path)
+    sft = rl_demo.SFTRun(tmp_path, 6, 2.0, 1.0, None, 1.0, False)
+    monkeypatch.setattr(rl_demo, "train_sft", lambda args, tokenizer, corpus: sft)
     monkeypatch.setattr(rl_demo, "evaluate", evaluate)
     monkeypatch.setattr(rl_demo, "run_arm", run_arm)
     monkeypatch.setattr(
@@ -242,3 +244,150 @@ def test_merge_refuses_calls_that_do_not_compare(tmp_path):
     for second in (other_seed, again):
         with pytest.raises(SystemExit):
             rl_demo.merge([first, second])
+
+
+# ---------------------------------------------------------------------------------------- --sft-arms
+
+
+def test_sft_arms_need_plain_and_run_it_first(tmp_path):
+    args = rl_demo.parse_args(["--out", str(tmp_path), "--sft-arms", "cuset", "plain", "cuset_no_regions"])
+    assert args.sft_arms == ["plain", "cuset", "cuset_no_regions"]
+    assert rl_demo.parse_args(["--out", str(tmp_path)]).sft_arms is None
+    with pytest.raises(SystemExit):
+        rl_demo.parse_args(["--out", str(tmp_path), "--sft-arms", "cuset"])
+    with pytest.raises(SystemExit):
+        rl_demo.parse_args(["--out", str(tmp_path), "--sft-arms", "plain", "no_such_arm"])
+
+
+def test_every_ablation_arm_switches_off_one_cuset_part_that_is_on_by_default():
+    defaults = rl_demo.KernelSFTConfig(output_dir="unused", use_cpu=True, report_to="none")
+    assert (
+        not defaults.cuset
+        and rl_demo.SFT_ARMS["plain"] == {}
+        and rl_demo.SFT_ARMS["cuset"] == {"cuset": True}
+    )
+    for name, overrides in rl_demo.SFT_ARMS.items():
+        if name.startswith("cuset_no_"):
+            (part, value), *others = (kv for kv in overrides.items() if kv[0] != "cuset")
+            assert overrides["cuset"] is True and not others and value is False
+            assert getattr(defaults, part) is True, f"{name} switches off {part}, which is off already"
+
+
+def test_main_trains_each_sft_arm_with_its_config_and_compares_it_with_plain_on_the_test_split(
+    tmp_path, monkeypatch
+):
+    """The real train_sft with a stand-in trainer on a fake clock: each arm trains 100 s, an evaluation
+    takes 10 s, the budget is 330 s; plain and cuset run whole, cuset_no_regions is skipped, no RL runs."""
+    clock = SimpleNamespace(now=0.0)
+    monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    configs, deadlines, evaluated = [], [], []
+
+    class Trainer:
+        def __init__(self, model, args, train_dataset, processing_class, callbacks):
+            configs.append(args)
+            deadlines.append(callbacks[0].deadline)
+            self.args = args
+            self.state = SimpleNamespace(global_step=0, log_history=[])
+
+        def train(self):
+            clock.now += 100.0
+            nll = {"cuset/nll": 0.5} if self.args.cuset else {}
+            self.state = SimpleNamespace(
+                global_step=self.args.max_steps, log_history=[{"loss": 2.0}, {"loss": 1.0, **nll}]
+            )
+
+    def evaluate(model, tokenizer, tasks, builder, source, split, args):
+        evaluated.append((model, split))
+        clock.now += 10.0
+        return evaluation(BEFORE if model == "plain" else AFTER)
+
+    def no_rl(*args, **kwargs):
+        raise AssertionError("--sft-arms runs no RL")
+
+    monkeypatch.setattr(rl_demo, "KernelSFTTrainer", Trainer)
+    monkeypatch.setattr(rl_demo, "build_model", lambda *a, **k: None)
+    monkeypatch.setattr(rl_demo, "save_model_folder", lambda model, tokenizer, path: path)
+    monkeypatch.setattr(rl_demo, "save_final_model", lambda trainer: Path(trainer.args.output_dir))
+    monkeypatch.setattr(rl_demo, "evaluate", evaluate)
+    monkeypatch.setattr(rl_demo, "run_arm", no_rl)
+    monkeypatch.setattr(
+        "transformers.AutoModelForCausalLM.from_pretrained",
+        lambda path: SimpleNamespace(to=lambda device: Path(path).name),
+    )
+    out = tmp_path / "out"
+    results = rl_demo.main(
+        ["--tiny", "--out", str(out), "--budget-s", "330", "--sft-arms", "cuset", "cuset_no_regions", "plain"]
+    )
+
+    plain, cuset = configs
+    assert not plain.cuset and cuset.cuset
+    assert cuset.cuset_token_masking and cuset.cuset_regions and cuset.cuset_sample_reweighting
+    assert plain.output_dir == str(out / "sft-arms" / "plain") and cuset.output_dir == str(
+        out / "sft-arms" / "cuset"
+    )
+    for field in ("max_steps", "seed", "learning_rate", "per_device_train_batch_size"):
+        assert getattr(plain, field) == getattr(cuset, field)
+    assert deadlines == [330.0, 330.0 - 10.0]  # the budget less the last evaluation's cost
+    assert evaluated == [("plain", "test"), ("cuset", "test")]
+    assert "arms" not in results and "before" not in results
+
+    arms = results["sft_arms"]
+    assert list(arms) == ["plain", "cuset", "cuset_no_regions"]
+    assert arms["cuset_no_regions"] == {"skipped": "budget"}
+    assert arms["plain"]["sft"] == {
+        "steps": 6,
+        "loss_first": 2.0,
+        "loss_last": 1.0,
+        "nll_last": None,
+        "seconds": 100.0,
+        "stopped_by_deadline": False,
+    }
+    assert arms["cuset"]["sft"]["nll_last"] == 0.5
+    assert set(arms["plain"]["eval"]) == {"test"} and "differences" not in arms["plain"]
+    assert arms["cuset"]["differences"]["test"]["pass_rate"]["improved"]
+    assert json.loads((out / "rl_demo.json").read_text())["sft_arms"]["cuset_no_regions"] == {
+        "skipped": "budget"
+    }
+    md = (out / "rl_demo.md").read_text()
+    assert (
+        "| cuset_no_regions | skipped (budget) |" in md and row(md, "| cuset | +33 pp").count("improved") == 3
+    )
+
+
+def sft_arm(samples: dict, plain: dict | None, nll: float | None) -> dict:
+    """An SFT arm's record as main() writes it."""
+    result = {"test": evaluation(samples)}
+    sft = {
+        "steps": 6,
+        "loss_first": 2.0,
+        "loss_last": 1.5,
+        "nll_last": nll,
+        "seconds": 1.0,
+        "stopped_by_deadline": False,
+    }
+    record = {"sft": sft, "eval": result}
+    if plain is not None:
+        record["differences"] = rl_demo.differences({"test": evaluation(plain)}, result)
+    return record
+
+
+def test_the_sft_tables_show_each_arm_and_its_difference_from_plain():
+    results = {
+        "data": {"test": 12},
+        "sft_arms": {
+            "plain": sft_arm(BEFORE, None, None),
+            "cuset": sft_arm(AFTER, BEFORE, 0.25),
+            "cuset_no_masking": sft_arm(BEFORE, BEFORE, 0.5),
+            "cuset_no_regions": {"skipped": "budget"},
+        },
+    }
+    md = rl_demo.tables(results)
+    assert "| plain | 6 | 1.5000 | 50% | 0.71 | 0% |" in md
+    assert row(md, "| cuset | 6 | 0.2500 | 83% |")
+    assert "| cuset_no_regions | skipped (budget) |" in md
+    assert "arm - plain SFT (paired bootstrap 95% over 12 test tasks)" in md
+    assert row(md, "| cuset | +33 pp").count("improved") == 3
+    assert row(md, "| cuset_no_masking | +0 pp").count("no change shown") == 3
+    assert not any(line.startswith("| plain | +") for line in md.splitlines())
+    assert "claimed only where the 95% interval excludes zero" in md
+    assert "RL steps" not in md

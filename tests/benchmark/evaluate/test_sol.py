@@ -129,3 +129,53 @@ def test_a_flop_counter_failure_leaves_the_memory_floor(monkeypatch):
     x = torch.randn(8, 16)
     counts, out = sol.count(torch.nn.Identity(), [x])
     assert counts.flops == 0 and counts.bytes == 2 * x.numel() * 4 and torch.equal(out, x)
+
+
+class TakeRows(nn.Module):
+    def forward(self, x, index):
+        return x[index]
+
+
+class Embed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Embedding(100, 8)
+
+    def forward(self, ids):
+        return self.table(ids)
+
+
+def test_an_index_counts_only_the_rows_it_reads():
+    """Inductor's gather ran below the floor that counted the whole gathered-from tensor (H200)."""
+    x, index = torch.randn(10, 4), torch.tensor([1, 3, 3, 7])
+    counts, out = sol.count(TakeRows(), [x, index])
+    assert counts.bytes == 3 * 4 * 4 + index.nbytes + out.nbytes  # rows 1, 3, 7; row 3 read once
+    counts, out = sol.count(Embed(), [torch.tensor([[2, 5], [5, 9]])])
+    assert counts.bytes == 3 * 8 * 4 + 4 * 8 + out.nbytes  # three table rows, the ids, the output
+
+
+def test_a_mask_counts_what_it_keeps_and_plain_inputs_count_whole():
+    x, keep = torch.randn(6, 5), torch.zeros(6, 5, dtype=torch.bool)
+    keep[:2] = True
+    counts, out = sol.count(MaskFill(), [x, keep])
+    assert counts.bytes == 2 * 5 * 4 + keep.nbytes + out.nbytes
+    relu_x = torch.randn(6, 5)  # a zero slope does not make a plain input partly read
+    assert sol.count(nn.ReLU(), [relu_x])[0].bytes == 2 * relu_x.nbytes
+    assert sol.read_bytes(nn.ReLU(), [relu_x]) == {}
+
+
+class MaskFill(nn.Module):
+    def forward(self, x, keep):
+        return x.masked_fill(~keep, 0.0)
+
+
+class ArgmaxRows(nn.Module):
+    def forward(self, x, index):
+        return x[index].argmax(dim=-1)
+
+
+def test_an_output_without_a_gradient_counts_every_byte():
+    x, index = torch.randn(10, 4), torch.tensor([0, 1])
+    assert sol.read_bytes(ArgmaxRows(), [x, index]) == {}
+    counts, out = sol.count(ArgmaxRows(), [x, index])
+    assert counts.bytes == x.nbytes + index.nbytes + out.nbytes

@@ -237,3 +237,52 @@ def test_resume_measures_invalid_entries_again(suite_copy, tmp_path, monkeypatch
     assert main([*args, "--resume"]) == 0
     assert measured == [broken]
     assert load_manifest(manifest).tasks[broken].gpus["cpu"].valid
+
+
+GATHER_TASK = '''"""Rows of a table picked by an index."""
+
+import torch
+import torch.nn as nn
+
+SOLBENCH = {"level": 1, "dtype": "float32"}
+
+
+class Model(nn.Module):
+    def forward(self, x, index):
+        return x[index]
+
+
+def get_inputs():
+    return [torch.randn(64, 32), torch.tensor([1, 1, 2, 3])]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_recount_refreshes_counts_and_floors_but_keeps_what_the_gpu_measured(tmp_path, capsys):
+    """After a change of the byte model (a gather reads only its rows) the manifest's bytes and each
+    GPU's floor follow on the CPU; FLOPs, reference times and validity stay as measured."""
+    root = tmp_path / "suite" / "level1"
+    root.mkdir(parents=True)
+    (root / "rows.py").write_text(GATHER_TASK)
+    suite = load_suite(tmp_path / "suite")
+    [task] = suite.tasks
+    whole = 64 * 32 * 4 + 32 + 4 * 32 * 4
+    m = merge(Manifest(), suite, [report(task.task_id, flops=123, nbytes=whole)], GPU, profile())
+    path = m.save(manifest_path_for(suite.root))
+    devices = tmp_path / "devices"
+    save_profile(profile(), devices)
+    before = load_manifest(path).tasks[task.task_id]
+
+    assert main(["recount", "--suite", str(suite.root), "--devices-dir", str(devices)]) == 0
+    after = load_manifest(path).tasks[task.task_id]
+    assert after.bytes == 3 * 32 * 4 + 4 * 8 + 4 * 32 * 4  # rows 1, 2, 3, the int64 index, the output
+    assert after.flops == 123  # the GPU's count stays: the CPU counts attention its own way
+    [(slug, rec)] = after.gpus.items()
+    assert rec.sol_ms == pytest.approx(after.bytes / 1e12 * 1e3) and rec.sol_ms < before.gpus[slug].sol_ms
+    assert dataclasses.replace(rec, sol_ms=None) == dataclasses.replace(before.gpus[slug], sol_ms=None)
+    assert "1 of 1 tasks counted anew" in capsys.readouterr().out
+    assert main(["recount", "--suite", str(suite.root), "--devices-dir", str(devices)]) == 0
+    assert "0 of 1 tasks counted anew" in capsys.readouterr().out

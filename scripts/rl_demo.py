@@ -660,6 +660,18 @@ def fmt_difference(d: dict | None, pct: bool) -> str:
     return f"{value} [{lo}, {hi}] {mark}"
 
 
+def difference_row(label: str, test: dict) -> str:
+    """A row of a differences table: test pass, speedup and fast_1, each with its interval."""
+    return (
+        f"| {label} | {fmt_difference(test.get('pass_rate'), True)} "
+        f"| {fmt_difference(test.get('speedup_geomean'), False)} | {fmt_difference(test.get('fast_1'), True)} |"
+    )
+
+
+def why_not_run(arm: dict) -> str:
+    return arm.get("error") or (f"skipped ({arm['skipped']})" if "skipped" in arm else "not run")
+
+
 def arm_label(name: str, arm: dict) -> str:
     """An arm's name, with the call it ran in where a merged report holds several."""
     return f"{name} (call {arm['call']})" if "call" in arm else name
@@ -678,8 +690,7 @@ def sft_tables(results: dict) -> str:
     ]
     for name, arm in arms.items():
         if "eval" not in arm:
-            why = arm.get("error") or (f"skipped ({arm['skipped']})" if "skipped" in arm else "not run")
-            lines.append(f"| {name} | {why} | | | | |")
+            lines.append(f"| {name} | {why_not_run(arm)} | | | | |")
             continue
         sft, test = arm["sft"], arm["eval"]["test"]
         loss = sft["loss_last"] if sft["nll_last"] is None else sft["nll_last"]
@@ -702,11 +713,7 @@ def sft_tables(results: dict) -> str:
     ]
     for name, arm in arms.items():
         if "differences" in arm:
-            test = arm["differences"]["test"]
-            lines.append(
-                f"| {name} | {fmt_difference(test.get('pass_rate'), True)} "
-                f"| {fmt_difference(test.get('speedup_geomean'), False)} | {fmt_difference(test.get('fast_1'), True)} |"
-            )
+            lines.append(difference_row(name, arm["differences"]["test"]))
     lines += [
         "",
         CLAIM_RULE + '"no change shown" means the interval contains zero, not that the arms are equal. '
@@ -736,8 +743,7 @@ def tables(results: dict) -> str:
             )
     for name, arm in arms.items():
         if "after" not in arm:
-            why = arm.get("error") or (f"skipped ({arm['skipped']})" if "skipped" in arm else "not run")
-            lines.append(f"| {arm_label(name, arm)} | {why} | | | | | | |")
+            lines.append(f"| {arm_label(name, arm)} | {why_not_run(arm)} | | | | | | |")
             continue
         masked = [c["mirrorpop/masked_fraction"] for c in arm["curve"] if "mirrorpop/masked_fraction" in c]
         lines.append(
@@ -757,10 +763,8 @@ def tables(results: dict) -> str:
     ]
     for name, arm in arms.items():
         if "after" in arm:
-            test = arm.get("differences", {}).get("test", {})
             diff_lines.append(
-                f"| {arm_label(name, arm)} | {fmt_difference(test.get('pass_rate'), True)} "
-                f"| {fmt_difference(test.get('speedup_geomean'), False)} | {fmt_difference(test.get('fast_1'), True)} |"
+                difference_row(arm_label(name, arm), arm.get("differences", {}).get("test", {}))
             )
     diff_lines += [
         "",

@@ -237,9 +237,10 @@ def prepare_headers(config: EvalConfig) -> BuildOutcome:
     if r is None:
         return BuildOutcome(False, outcome.crash_reason, seconds=outcome.wall_s, wall_s=outcome.wall_s)
     ready = r.get("ready", {})
+    made = all(ready.values())
     return BuildOutcome(
-        all(ready.values()),
-        None if all(ready.values()) else f"not made: {ready}",
+        made,
+        None if made else f"not made: {ready}",
         seconds=r.get("compile_s", 0.0),
         wall_s=outcome.wall_s,
     )

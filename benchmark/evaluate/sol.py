@@ -79,7 +79,11 @@ def read_bytes(model, inputs: list) -> dict[tuple, int]:
     if not any(not (t.is_floating_point() or t.is_complex()) for t in leaves):
         return {}
     originals = [t for t in leaves if t.is_floating_point()]
-    params = [p for p in _state(model) if isinstance(p, torch.nn.Parameter) and p.is_floating_point()]
+    params = [
+        p
+        for p in _state(model)
+        if isinstance(p, torch.nn.Parameter) and p.is_floating_point() and p.requires_grad
+    ]
     copies = {id(t): t.detach().clone().requires_grad_(True) for t in originals}
     try:
         with torch.enable_grad():
@@ -91,14 +95,13 @@ def read_bytes(model, inputs: list) -> dict[tuple, int]:
             weighted = sum(
                 (o.float() * torch.randn(o.shape, generator=gen, device=o.device)).sum() for o in outs
             )
-            targets = [copies[id(t)] for t in originals] + [p for p in params if p.requires_grad]
+            targets = [copies[id(t)] for t in originals] + params
             grads = torch.autograd.grad(weighted, targets, allow_unused=True)
     except Exception:  # noqa: BLE001 - not differentiable here (an integer output, an in-place input)
         return {}
-    sources = originals + [p for p in params if p.requires_grad]
     return {
         _key(t): 0 if g is None else int(torch.count_nonzero(g)) * t.element_size()
-        for t, g in zip(sources, grads, strict=True)
+        for t, g in zip(originals + params, grads, strict=True)
     }
 
 

@@ -612,14 +612,8 @@ def serve(fd: int, limits: confine.Limits) -> NoReturn:
 
     report_clocks(report_clock, job.pop("clock", "run"))
     try:
-        mode = job.get("mode")
-        result = (
-            build_only(job)
-            if mode == "build"
-            else headers_only(job)
-            if mode == "headers"
-            else Evaluation(job).run()
-        )
+        only = {"build": build_only, "headers": headers_only}.get(job.get("mode"))
+        result = only(job) if only else Evaluation(job).run()
     except BaseException as e:  # noqa: BLE001 - report harness failures rather than die silently
         result = {"status": "runtime_error", "error": f"harness error: {e!r}\n{traceback.format_exc()}"}
     body = json.dumps(result)

@@ -367,8 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser(
         "recount",
-        help="count FLOPs and least bytes again on the CPU and refresh each GPU's floor (after a change "
-        "of benchmark.evaluate.sol; times and validity stay as measured)",
+        help="count least bytes again on the CPU and refresh each GPU's floor (after a change of "
+        "benchmark.evaluate.sol; FLOPs, times and validity stay as measured)",
     )
     suite_args(sp)
     sp.add_argument("--manifest", type=Path, default=None, help="default: manifest.json in the suite folder")

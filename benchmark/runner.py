@@ -10,7 +10,9 @@ samples are all incorrect, so a suite that mostly failed cannot read as a perfec
 Verdicts stream: each completion goes to the verifier as the backend yields it, and each verdict is
 appended to results.jsonl the moment its evaluation finishes, in completion order, by one recorder
 thread, while the backend keeps generating. A slow sample holds back no other, and a run killed
-during a long generation keeps every verdict that finished; a rerun resumes from them."""
+during a long generation keeps every verdict that finished; a rerun resumes from them. A backend
+that generates on a GPU the verifier times on is given that GPU's lock (`generation_locks`), so
+its batches and the timings take turns."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from tqdm import tqdm
 from benchmark import metrics
 from benchmark.environment import host_environment
 from benchmark.evaluate.device_check import require_device
-from benchmark.evaluate.harness import EvalConfig, TaskError
+from benchmark.evaluate.harness import EvalConfig, TaskError, host_device_lock
 from benchmark.extract import extract_code
 from benchmark.models import Completion, get_backend
 from benchmark.models.base import BackendOptions, GenerationRequest, SamplingParams
@@ -374,6 +376,16 @@ def _device_count(config: RunConfig) -> int:
     return len(config.gpus) if config.gpus is not None else max(1, len(visible_gpus()))
 
 
+def generation_locks(config: RunConfig) -> tuple[tuple[int, str], ...]:
+    """(GPU, lock path) of each GPU the verifier times on, the lock its children take there
+    (harness.host_device_lock): a local backend generating on one holds it shared around each batch,
+    since the contention check does not look at the run's own process. Empty on CPU."""
+    if config.eval.device != "cuda":
+        return ()
+    gpus = config.gpus if config.gpus is not None else visible_gpus()
+    return tuple((g, host_device_lock(g)) for g in gpus)
+
+
 def run(config: RunConfig) -> dict:
     """Evaluate every (task, sample, turn) not already in the run directory; return the summary."""
     require_device(config.eval.device)
@@ -384,7 +396,8 @@ def run(config: RunConfig) -> dict:
     for f in failures:
         log.error("task %s is broken (it did not load), counted as failed: %s", f.task_id, f.reason)
         broken[f.task_id] = {"stage": "load", "level": f.level, "reason": f.reason}
-    backend = get_backend(config.model, config.sampling, config.backend)
+    backend_options = replace(config.backend, device_locks=generation_locks(config))
+    backend = get_backend(config.model, config.sampling, backend_options)
     unused = backend.unused_records([t.task_id for t in tasks], [t.name for t in tasks])
     if unused:
         log.warning(

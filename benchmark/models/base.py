@@ -57,6 +57,9 @@ class BackendOptions:
     # Local generation (hf:)
     device: str | None = None  # None: cuda when available
     dtype: str = "auto"  # auto | float32 | bfloat16 | float16
+    # (GPU index, lock path) of each GPU the run's verifier times on: a backend that generates on one
+    # holds its lock shared around each batch, so no timing runs beside it (benchmark.evaluate.gpu_lock)
+    device_locks: tuple[tuple[int, str], ...] = ()
     # Completion cache
     cache: bool = True
     cache_dir: Path = field(default_factory=default_completion_cache)

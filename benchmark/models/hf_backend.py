@@ -11,7 +11,14 @@ the checkpoint's generation_config, as vLLM does. The model loads on first use, 
 entirely from the completion cache never loads it.
 
 `--seed S` seeds each batch from the seed of its first sample: reruns with the same batch size
-reproduce, but a sample's text depends on its batch-mates."""
+reproduce, but a sample's text depends on its batch-mates.
+
+On a GPU the run's verifier also times on (`BackendOptions.device_locks`), the weights' move and each
+batch hold that GPU's lock shared (benchmark.evaluate.gpu_lock): the run's own process is not a
+neighbour the contention check looks for, so without the lock its generation kernels would run
+beside a timed candidate and skew its speedup. A timing waits for the batch, and no batch starts
+while a timing runs. The lock is released before the batch's completions are yielded, so it is
+never held while the run waits on the verifier."""
 
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from benchmark.evaluate.gpu_lock import DeviceLock
 from benchmark.models.base import (
     Backend,
     BackendError,
@@ -41,6 +49,23 @@ def _hub_revision(model_id: str) -> str | None:
         return None
     found = try_to_load_from_cache(model_id, "config.json")
     return Path(found).parent.name if isinstance(found, str) else None
+
+
+def _gpu_index(device: str) -> int | None:
+    """The index of the CUDA device `device` names (the current one for a bare "cuda"); None off CUDA."""
+    import torch
+
+    d = torch.device(device)
+    if d.type != "cuda":
+        return None
+    return d.index if d.index is not None else torch.cuda.current_device()
+
+
+def generation_lock(device: str, device_locks: Sequence[tuple[int, str]]) -> DeviceLock:
+    """The lock to hold around generation on `device`: its GPU's, where the verifier times on that
+    GPU; otherwise one that locks nothing (a CPU, or a GPU no timing runs on)."""
+    gpu = _gpu_index(device)
+    return DeviceLock(dict(device_locks).get(gpu) if gpu is not None else None)
 
 
 def weights_fingerprint(path: str) -> dict:
@@ -72,6 +97,7 @@ class HFBackend(Backend):
         self.tokenizer = None
         self.device: str | None = None
         self._lock = threading.Lock()
+        self._device_lock = DeviceLock(None)  # the GPU's, once loaded there (generation_lock)
 
     def check(self) -> None:
         with self._lock:
@@ -111,7 +137,9 @@ class HFBackend(Backend):
                 raise BackendError(f"hf:{self.path}: the tokenizer has neither a pad nor an eos token")
             tokenizer.pad_token = tokenizer.eos_token
         self.tokenizer = tokenizer
-        self.model = model.to(self.device).eval()
+        self._device_lock = generation_lock(self.device, self.options.device_locks)
+        with self._device_lock.shared():
+            self.model = model.to(self.device).eval()
         log.info("loaded hf:%s on %s (%s)", self.path, self.device, next(model.parameters()).dtype)
 
     def _stop_ids(self) -> set[int]:
@@ -168,7 +196,9 @@ class HFBackend(Backend):
         # Similar lengths share a batch, so little of it is padding.
         ordered = sorted(requests, key=lambda r: sum(len(m["content"]) for m in r.messages))
         for i in range(0, len(ordered), self.batch_size):
-            yield from self._batch(ordered[i : i + self.batch_size])
+            with self._device_lock.shared():
+                done = self._batch(ordered[i : i + self.batch_size])
+            yield from done  # unlocked: the consumer may wait on verdicts whose timing needs the lock
 
     def cache_identity(self) -> dict:
         return {"backend": self.name, "model": weights_fingerprint(self.path), "dtype": self.options.dtype}

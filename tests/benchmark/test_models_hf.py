@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from benchmark.models import GenerationRequest, get_backend
+from benchmark.evaluate.gpu_lock import DeviceLock
+from benchmark.models import GenerationRequest, get_backend, hf_backend
 from benchmark.models.base import BackendError, BackendOptions, SamplingParams
 from benchmark.models.hf_backend import HFBackend, weights_fingerprint
 from benchmark.run import main as run_main
@@ -257,6 +260,98 @@ def test_cli_end_to_end_then_from_the_cache(model_dir, tmp_path, task, monkeypat
     again = [json.loads(line) for line in (tmp_path / "run2" / "completions.jsonl").read_text().splitlines()]
     assert all(c["cached"] for c in again)
     assert {(c["sample"], c["text"]) for c in again} == {(c["sample"], c["text"]) for c in completions}
+
+
+def lock_state(lock_path) -> str:
+    """How the device lock at `lock_path` is held ("free", "shared" or "exclusive"), asked from a
+    handle of our own, as another evaluation would."""
+    fd = os.open(f"{lock_path}.main", os.O_RDWR)
+    try:
+        for mode, name in ((fcntl.LOCK_EX, "free"), (fcntl.LOCK_SH, "shared")):
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                return name
+            except BlockingIOError:
+                pass
+        return "exclusive"
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def on_gpu0(monkeypatch, tmp_path):
+    """The CPU stands in for GPU 0, which the verifier times on: the lock path the backend is given."""
+    monkeypatch.setattr(hf_backend, "_gpu_index", lambda device: 0)
+    return str(tmp_path / "locks" / "device-0")
+
+
+def watch_batches(monkeypatch, lock_path, seen: list, started: threading.Event | None = None):
+    """Record the state of the device lock at the start of each batch."""
+    original = HFBackend._batch
+
+    def batch(self, reqs):
+        if started is not None:
+            started.set()
+        seen.append(lock_state(lock_path))
+        return original(self, reqs)
+
+    monkeypatch.setattr(HFBackend, "_batch", batch)
+
+
+def test_each_batch_holds_the_gpu_lock_shared_and_yields_unlocked(
+    model_dir, tmp_path, task, on_gpu0, monkeypatch
+):
+    seen = []
+    watch_batches(monkeypatch, on_gpu0, seen)
+    b = hf(model_dir, tmp_path, concurrency=2, device_locks=((0, on_gpu0),))
+    between = [lock_state(on_gpu0) for _ in b.generate(requests(task, PROMPTS))]
+    assert seen == ["shared", "shared"]  # two batches, each holding the lock shared
+    assert between == ["free"] * 3  # the run may wait on timings between batches
+    assert Path(f"{on_gpu0}.members", str(os.getpid())).exists()  # a known holder, not a neighbour
+
+
+def test_a_timing_holds_back_the_next_batch_until_it_ends(model_dir, tmp_path, task, on_gpu0, monkeypatch):
+    seen, started = [], threading.Event()
+    watch_batches(monkeypatch, on_gpu0, seen, started)
+    b = hf(model_dir, tmp_path, concurrency=3, device_locks=((0, on_gpu0),))
+    b.check()  # loaded before the timing starts: what waits below is the batch
+    got = []
+    timing = DeviceLock(on_gpu0)
+    with timing.exclusive():
+        worker = threading.Thread(target=lambda: got.extend(b.generate(requests(task, PROMPTS))))
+        worker.start()
+        assert not started.wait(1.0)  # no batch starts while the timing runs
+    assert started.wait(30)
+    worker.join(60)
+    assert not worker.is_alive() and len(got) == 3 and seen == ["shared"]
+
+
+def test_a_failed_batch_releases_the_lock(model_dir, tmp_path, task, on_gpu0, monkeypatch):
+    def broken(self, reqs):
+        assert lock_state(on_gpu0) == "shared"
+        raise RuntimeError("CUDA out of memory")
+
+    monkeypatch.setattr(HFBackend, "_batch", broken)
+    b = hf(model_dir, tmp_path, device_locks=((0, on_gpu0),))
+    with pytest.raises(RuntimeError, match="out of memory"):
+        list(b.generate(requests(task, ["hi"])))
+    assert lock_state(on_gpu0) == "free"
+
+
+@pytest.mark.parametrize("gpu", [None, 1], ids=["cpu", "gpu-not-timed"])
+def test_no_lock_off_the_timed_gpus(model_dir, tmp_path, task, monkeypatch, gpu):
+    """On the CPU, or on a GPU the verifier does not time on, generation opens no lock at all."""
+    if gpu is not None:
+        monkeypatch.setattr(hf_backend, "_gpu_index", lambda device: gpu)
+    lock_path = tmp_path / "locks" / "device-0"
+    b = hf(model_dir, tmp_path, device_locks=((0, str(lock_path)),))
+    assert len(list(b.generate(requests(task, ["hi"])))) == 1
+    assert not lock_path.parent.exists()
+
+
+def test_gpu_index_of_a_device_name():
+    assert hf_backend._gpu_index("cpu") is None
+    assert hf_backend._gpu_index("cuda:1") == 1
 
 
 @pytest.mark.gpu

@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 import benchmark.runner as runner
+from benchmark.evaluate.harness import EvalConfig, host_device_lock
 from benchmark.models.replay import ReplayError
 from benchmark.run import main as run_main
 from benchmark.runner import RunConfig, SamplingParams, run
@@ -176,3 +177,32 @@ def test_resume_refuses_a_changed_suite_or_model(tmp_path, suite_dir, fast_eval)
     with pytest.raises(ValueError, match="model='reference'"):
         run(dataclasses.replace(cfg, model=f"replay:{replay}"))
     assert run(cfg)["metrics"]["overall"]["samples"] == 1  # the unchanged suite resumes
+
+
+def test_generation_locks_are_the_verifiers_locks_of_the_timed_gpus(tmp_path, monkeypatch):
+    def locks(device, gpus=None):
+        return runner.generation_locks(
+            RunConfig(model="reference", out=tmp_path, eval=EvalConfig(device=device), gpus=gpus)
+        )
+
+    assert locks("cuda", gpus=(1, 3)) == ((1, host_device_lock(1)), (3, host_device_lock(3)))
+    monkeypatch.setattr(runner, "visible_gpus", lambda: [0, 1])
+    assert locks("cuda") == ((0, host_device_lock(0)), (1, host_device_lock(1)))
+    assert locks("cpu") == ()
+
+
+@pytest.mark.parametrize("on_gpu", [False, True], ids=["cpu", "gpu-locks-stubbed"])
+def test_the_backend_is_given_the_generation_locks(tmp_path, suite_dir, fast_eval, monkeypatch, on_gpu):
+    """A CPU run gives the backend no lock; otherwise the backend gets what generation_locks names."""
+    stub = ((0, str(tmp_path / "locks" / "device-0")),)
+    if on_gpu:
+        monkeypatch.setattr(runner, "generation_locks", lambda config: stub)
+    given, real = [], runner.get_backend
+
+    def spy(model, sampling, options):
+        given.append(options.device_locks)
+        return real(model, sampling, options)
+
+    monkeypatch.setattr(runner, "get_backend", spy)
+    run(config(tmp_path, suite_dir, fast_eval, tasks=("scale_shift",)))
+    assert given == [stub if on_gpu else ()]

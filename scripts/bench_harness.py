@@ -56,6 +56,7 @@ def row(v) -> dict:
         "speedup": v.speedup,
         **dataclasses.asdict(v.phases),
         "candidate_ms": v.candidate_time.median_ms if v.candidate_time else None,
+        "rounds": v.candidate_time.runs if v.candidate_time else None,
         "reference_ms": v.reference_time.median_ms if v.reference_time else None,
         "reference_alone_ms": v.reference_alone_time.median_ms if v.reference_alone_time else None,
         "speedup_spread": v.speedup_spread,
@@ -177,6 +178,7 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 + ", ".join(f"{s:.4f}" if s else "-" for s in speedups)
                 + (f"  spread {spread:.2%}" if spread is not None else "")
                 + (f"  within-run median {statistics.median(within):.2%}" if within else "")
+                + f"  rounds {', '.join(str(v.candidate_time.runs) for v in verdicts if v.candidate_time)}"
                 + "".join(
                     f"  [{v.status.value}: {(v.error or ', '.join(v.flags))[:120]}]"
                     for v in verdicts

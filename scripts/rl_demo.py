@@ -1100,16 +1100,9 @@ def main(argv=None) -> dict:
             strict=True,
             timeout_s=240.0,
             seed=args.seed,
-            # short timing: lanes take turns for it (benchmark/evaluate/gpu_lock.py), and the launch-size effect is
-            # several-fold; without the ratio rule, so every arm times as the full arm of 2026-12-03 did
+            # short timing: lanes take turns for it (benchmark/evaluate/gpu_lock.py), and the launch-size effect is several-fold
             timing=TimingConfig(
-                warmup_calls=1,
-                warmup_seconds=0.0,
-                min_runs=5,
-                min_seconds=0.0,
-                max_runs=100,
-                max_seconds=0.1,
-                target_ratio_err=None,
+                warmup_calls=1, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, max_runs=100, max_seconds=0.1
             ),
         )
         source = VerifierRewards(

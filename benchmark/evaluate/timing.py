@@ -16,11 +16,8 @@ finish (work on side streams). That trailing work is added to the call's time wh
 bracket's own latency (calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat
 compares its size with the reference's. The candidate is timed interleaved with the reference
 (`Timer.interleaved`: one call of each per round), so drift between two timings cannot move the
-speedup, and the spread of the ratio over blocks of rounds is recorded. With two arms the timing also
-runs until the ratio itself is settled (`ratio_rel_err`, by batch means), not only each arm's median:
-a bf16 matmul's arms each looked settled after 0.2 s while their ratio still wandered 1% between
-blocks of rounds, and between fresh runs by as much. On CPU the same loop runs with a monotonic
-clock, minus the cost of an empty call."""
+speedup, and the spread of the ratio over blocks of rounds is recorded. On CPU the same loop runs with a monotonic clock, minus
+the cost of an empty call."""
 
 from __future__ import annotations
 
@@ -44,8 +41,6 @@ class TimingConfig:
     min_seconds: float = 0.1  # time at least this long, so short calls are sampled many times
     max_runs: int = 1000
     target_rel_err: float = 0.005  # relative standard error of the median at which to stop
-    # with two arms: relative standard error of their ratio at which to stop (None: each arm's rule alone)
-    target_ratio_err: float | None = 0.002
     max_seconds: float = 3.0  # cap on timed wall time per model
     flush_l2: bool = True
     contention_wait_s: float = 10.0  # before a timed phase, wait this long for other GPU processes to leave
@@ -178,8 +173,7 @@ class Timer:
     def interleaved(self, arms: Sequence[Arm], config: TimingConfig | None = None) -> Interleaved:
         """Time several calls side by side: one call of each arm per round, the order reversed every
         other round, so clock, thermal and host drift fall on every arm alike and their ratio holds.
-        Warm-up, the stopping rule and the cap apply to each arm as in a single timing; with two arms
-        the rule also waits for their ratio to settle (`target_ratio_err`), within the same cap."""
+        Warm-up, the stopping rule and the cap apply to each arm as in a single timing."""
         cfg, n = config or self.config, len(arms)
         i, t_warm = 0, time.monotonic() + cfg.warmup_seconds * n
         launch_ms: list[list[float]] = [[] for _ in arms]  # host time of each warm-up call (its launches)
@@ -212,10 +206,8 @@ class Timer:
                 gaps[k].append(trailing)
             i += 1
             elapsed = time.monotonic() - t0
-            stable = (
-                elapsed >= cfg.min_seconds * n
-                and all(median_rel_err(s) < cfg.target_rel_err for s in samples)
-                and (n != 2 or cfg.target_ratio_err is None or ratio_rel_err(samples) < cfg.target_ratio_err)
+            stable = elapsed >= cfg.min_seconds * n and all(
+                median_rel_err(s) < cfg.target_rel_err for s in samples
             )
             if i >= cfg.min_runs and (stable or elapsed > cfg.max_seconds * n):
                 break
@@ -224,38 +216,18 @@ class Timer:
 
 
 SPREAD_BLOCKS = 5  # consecutive blocks of rounds whose ratios of medians give the spread
-RATIO_BLOCKS = 10  # consecutive blocks of rounds whose ratios of medians give the ratio's error
-
-
-def _block_ratios(samples: list[list[float]], blocks: int) -> list[float] | None:
-    """median(arm 0) / median(arm 1) in each of `blocks` consecutive blocks of at least 2 rounds."""
-    a, b = samples
-    size = len(a) // blocks
-    if size < 2:
-        return None
-    return [
-        statistics.median(a[j * size : (j + 1) * size]) / statistics.median(b[j * size : (j + 1) * size])
-        for j in range(blocks)
-    ]
-
-
-def ratio_rel_err(samples: list[list[float]], blocks: int = RATIO_BLOCKS) -> float:
-    """Relative standard error of the ratio median(arm 0) / median(arm 1), by batch means: the scatter
-    of the ratio over consecutive blocks of rounds, over the square root of their number. Blocks, not
-    single rounds, because rounds close in time share the GPU's clock state and drift together; as the
-    timing grows so do the blocks, and the drift averages out inside them (inf below 2 rounds a block)."""
-    ratios = _block_ratios(samples, blocks)
-    if ratios is None:
-        return math.inf
-    mean = statistics.fmean(ratios)
-    return statistics.stdev(ratios) / math.sqrt(blocks) / mean if mean > 0 else math.inf
 
 
 def ratio_spread(samples: list[list[float]], blocks: int = SPREAD_BLOCKS) -> float | None:
     """(max - min) / median of the ratio median(arm 0) / median(arm 1) over consecutive blocks of
     rounds: how far the measured speedup moves within one timing (None with too few rounds)."""
-    ratios = _block_ratios(samples, blocks)
-    if ratios is None:
+    a, b = samples
+    size = len(a) // blocks
+    if size < 2:
         return None
+    ratios = [
+        statistics.median(a[j * size : (j + 1) * size]) / statistics.median(b[j * size : (j + 1) * size])
+        for j in range(blocks)
+    ]
     mid = statistics.median(ratios)
     return (max(ratios) - min(ratios)) / mid if mid > 0 else None

@@ -278,13 +278,14 @@ def test_nothing_is_fetched_from_the_network(browser):
 
 
 def test_the_published_board_renders_its_entries_with_intervals(browser, artifacts, tmp_path):
-    """The real board (leaderboard/submissions): every entry a row, ranked as the standings rank them,
-    each fast_1 with its interval, and the eager reference against itself near zero, not "faster"."""
+    """The real board (leaderboard/submissions): at least three H200 entries, every one a row ranked as
+    the standings rank them, each fast_1 with its interval, and the eager reference against itself
+    near zero, not "faster"."""
     from leaderboard import standings
     from leaderboard.submission import EXAMPLE, load_all
 
     subs = [s for s in load_all() if EXAMPLE not in s.labels]
-    assert len(subs) >= 2, "the published board holds the reference and torch.compile entries at least"
+    assert len(subs) >= 3 and all(s.gpu == "NVIDIA H200" for s in subs), [(s.slug, s.gpu) for s in subs]
     expected = standings.standings(subs)["overall"]
     build.build_site(subs, tmp_path)
     browser.open((tmp_path / "index.html").as_uri())

@@ -1,8 +1,9 @@
 """Harness benchmark (a script, not a test): per-sample wall time split into compile, correctness
 and timing, cold and warm build cache; the spread of the speedup over repeated runs of an
 elementwise, a reduction and a matmul candidate, fresh (as `benchmark.check`) and through the
-Verifier's pool, beside the spread each verdict measured within its own timing; the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates); and per-sample child start-up,
-spawned against forked from the warm zygote (`startup`).
+Verifier's pool, beside the spread each verdict measured within its own timing; the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates); per-sample child start-up,
+spawned against forked from the warm zygote (`startup`); and how each arm's per-call time moves over
+one long interleaved timing of the repeats' cases, in this process, its raw samples kept (`drift`).
 
     python scripts/bench_harness.py --device cuda --repeats 5 --out $OUT/harness [--sections ...]
 
@@ -65,10 +66,10 @@ def row(v) -> dict:
     }
 
 
-SECTIONS = ("fault", "repeats", "strict", "phases", "startup")
+SECTIONS = ("fault", "repeats", "strict", "phases", "startup", "drift")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default=None)
     p.add_argument("--repeats", type=int, default=5, help="runs of the same candidate for the speedup spread")
@@ -91,18 +92,28 @@ def main() -> None:
         "--cases",
         nargs="+",
         default=None,
-        help="the repeats section measures only the cases whose task contains one of these (e.g. gemm)",
+        help="the repeats and drift sections measure only the cases whose task contains one of these "
+        "(e.g. gemm)",
+    )
+    p.add_argument(
+        "--drift-rounds", type=int, default=3000, help="rounds of the drift section's one interleaved timing"
+    )
+    p.add_argument(
+        "--drift-block",
+        type=int,
+        default=100,
+        help="rounds per block whose medians the drift section reports",
     )
     p.add_argument("--out", type=Path, default=Path("runs/bench-harness"))
-    args = p.parse_args()
+    args = p.parse_args(argv)
     device = args.device or default_device()
     args.out.mkdir(parents=True, exist_ok=True)
     base = EvalConfig(device=device, cache_dir=Path(tempfile.mkdtemp(prefix="solbench-bench-")))
     report: dict = {"device": device}
     save = lambda: (args.out / "harness.json").write_text(json.dumps(report, indent=2))  # noqa: E731
     for section in [s for s in args.sections if s != "fault" or device == "cuda"]:
-        if section == "repeats":
-            repeats(base, args, report, save)
+        if section in ("repeats", "drift"):
+            {"repeats": repeats, "drift": drift}[section](base, args, report, save)
         else:
             {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}[
                 section
@@ -132,6 +143,11 @@ REPEAT_CASES = {  # an elementwise, a reduction and a matmul task, each with an 
 }
 
 
+def repeat_cases(device: str, keys: list[str] | None) -> list[tuple[str, Path]]:
+    """REPEAT_CASES of the device whose task contains one of `keys` (all of them without keys)."""
+    return [c for c in REPEAT_CASES[device] if not keys or any(k in c[0] for k in keys)]
+
+
 def _spread(speedups: list) -> tuple[float | None, float | None]:
     ok = [s for s in speedups if s]
     med = statistics.median(ok) if ok else None
@@ -147,8 +163,7 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     from benchmark.verify.verifier import Verifier, VerifierConfig
 
     report["repeats"] = []
-    cases = [c for c in REPEAT_CASES[base.device] if not args.cases or any(k in c[0] for k in args.cases)]
-    for (spec, cand), protocol in itertools.product(cases, args.protocols):
+    for (spec, cand), protocol in itertools.product(repeat_cases(base.device, args.cases), args.protocols):
         config = dataclasses.replace(
             base, timing=dataclasses.replace(base.timing, launch_behind_flush=protocol == "behind-flush")
         )
@@ -194,6 +209,95 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             )
         report["repeats"].append(entry)
         save()  # after each case: a stage cut by its limit keeps the cases that finished
+
+
+DRIFT_MAX_SECONDS = 30.0  # the drift timing's cap per arm: far above 3000 rounds of a 1.5 ms matmul
+
+
+def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
+    """Each repeats case timed once, interleaved, for `--drift-rounds` rounds with no early stop, in
+    this process (the verdict keeps no per-round samples): the reference and ModelNew built, seeded
+    and fed as the evaluation child does (TaskProgram, timing_seeds, model_arm), under the host's
+    device lock held exclusively, as the child times. Per block of `--drift-block` rounds, each arm's
+    median and their ratio: whether an arm's time moves under a long run of back-to-back calls (the
+    row sum's candidate ran 8% slower after about a second of them, the matmul's reference moved
+    1.50-1.60 ms between processes)."""
+    import torch
+
+    from benchmark.evaluate.candidate import load_candidate
+    from benchmark.evaluate.gpu_lock import DeviceLock
+    from benchmark.evaluate.harness import host_device_lock, stage_source
+    from benchmark.evaluate.program import TaskProgram, clone_args, model_arm, pin_precision, timing_seeds
+    from benchmark.evaluate.timing import Timer
+
+    pin_precision()
+    device = torch.device(base.device)
+    lock = DeviceLock(host_device_lock() if device.type == "cuda" else None)
+    config = dataclasses.replace(
+        base.timing, max_runs=args.drift_rounds, max_seconds=DRIFT_MAX_SECONDS, target_rel_err=0.0
+    )
+    report["drift"] = []
+    for spec, cand in repeat_cases(base.device, args.cases):
+        task = task_for(spec)
+        program = TaskProgram(task.load_module(), device)
+        reference = program.build(program.module.Model, base.seed)
+        model_cls = load_candidate(stage_source(cand.read_text(), base.cache_dir), base.cache_dir / "builds")
+        candidate = program.build(model_cls, base.seed)
+        sets = [program.inputs(s) for s in timing_seeds(base.seed)]
+        with torch.no_grad():
+            for model in (reference, candidate):  # JIT and autotuning, which the child's checks pay first
+                model(*clone_args(sets[0]))
+            with lock.exclusive():
+                timer = Timer(base.device, config)
+                t0 = time.monotonic()
+                timed = timer.interleaved([model_arm(reference, sets), model_arm(candidate, sets)])
+                seconds = time.monotonic() - t0
+        entry = {
+            "task": task.task_id,
+            "candidate": cand.name,
+            "rounds": timed.stats[0].runs,
+            "seconds": seconds,
+            "launch_cover_ms": timer.cover_ms if device.type == "cuda" else None,
+            "speedup": timed.stats[0].median_ms / timed.stats[1].median_ms,
+            **drift_blocks(timed.samples, args.drift_block),
+            "samples": {"reference_ms": timed.samples[0], "candidate_ms": timed.samples[1]},
+        }
+        report["drift"].append(entry)
+        print_drift(entry)
+        save()  # after each case: a stage cut by its limit keeps the cases that finished
+
+
+def drift_blocks(samples: list[list[float]], size: int) -> dict:
+    """Each arm's median and their ratio over consecutive whole blocks of `size` rounds, the first
+    and last block's ratio and (max - min) / median of the block ratios."""
+    ref, cand = samples
+    blocks = {"block_rounds": size, "reference_ms": [], "candidate_ms": [], "block_speedup": []}
+    for j in range(len(ref) // size):
+        r, c = (statistics.median(s[j * size : (j + 1) * size]) for s in (ref, cand))
+        blocks["reference_ms"].append(r)
+        blocks["candidate_ms"].append(c)
+        blocks["block_speedup"].append(r / c)
+    ratios = blocks["block_speedup"]
+    mid = statistics.median(ratios) if ratios else None
+    return {
+        **blocks,
+        "first_speedup": ratios[0] if ratios else None,
+        "last_speedup": ratios[-1] if ratios else None,
+        "block_spread": (max(ratios) - min(ratios)) / mid if mid else None,
+    }
+
+
+def print_drift(e: dict) -> None:
+    spread = f"{e['block_spread']:.2%}" if e["block_spread"] is not None else "-"
+    first, last = (f"{e[k]:.4f}" if e[k] is not None else "-" for k in ("first_speedup", "last_speedup"))
+    print(
+        f"{e['task']} {e['candidate']} drift: {e['rounds']} rounds in {e['seconds']:.1f} s, speedup "
+        f"{e['speedup']:.4f}, blocks of {e['block_rounds']}: first {first}, last {last}, spread {spread}",
+        flush=True,
+    )
+    print(f"{'from round':>10} {'reference_ms':>13} {'candidate_ms':>13} {'speedup':>8}")
+    for j, (r, c, s) in enumerate(zip(e["reference_ms"], e["candidate_ms"], e["block_speedup"], strict=True)):
+        print(f"{j * e['block_rounds']:>10} {r:>13.4f} {c:>13.4f} {s:>8.4f}", flush=True)
 
 
 def strict_overhead(base: EvalConfig, args, report: dict) -> None:

@@ -94,6 +94,7 @@ Arm = tuple[Callable[[int], object], Callable[[int], object] | None]  # (call, p
 class Interleaved:
     stats: list[TimingStats]  # one per arm, in the arms' order
     ratio_spread: float | None  # with two arms: the spread of arm 0 / arm 1 within the timing
+    samples: list[list[float]]  # each arm's ms per round, in round order: how its time moved over the timing
 
 
 class Timer:
@@ -212,7 +213,9 @@ class Timer:
             if i >= cfg.min_runs and (stable or elapsed > cfg.max_seconds * n):
                 break
         self.last_stream_gaps_ms = [statistics.median(g) for g in gaps]
-        return Interleaved([summarize(s) for s in samples], ratio_spread(samples) if n == 2 else None)
+        return Interleaved(
+            [summarize(s) for s in samples], ratio_spread(samples) if n == 2 else None, samples
+        )
 
 
 SPREAD_BLOCKS = 5  # consecutive blocks of rounds whose ratios of medians give the spread

@@ -161,3 +161,26 @@ def test_launch_behind_flush_hides_the_hosts_launch_latency(host_us):
     assert idle >= 0.9 * host_us / 1e3, idle
     assert behind < 0.03, (behind, idle, timer.cover_ms)
     assert timer.cover_ms >= 1.4 * host_us / 1e3, timer.cover_ms
+
+
+def test_interleaved_keeps_every_rounds_sample_in_order(monkeypatch):
+    """A fake clock that only the calls advance: arm a's call i takes i + 1 ms, arm b's ten times that."""
+    import time as _time
+    import types
+
+    from benchmark.evaluate import timing
+
+    now = [0.0]
+    monkeypatch.setattr(
+        timing, "time", types.SimpleNamespace(perf_counter=lambda: now[0], monotonic=_time.monotonic)
+    )
+
+    def arm(scale: float):
+        def call(i: int) -> None:
+            now[0] += scale * (i + 1) * 1e-3 if i >= 0 else 0.0
+
+        return call, None
+
+    out = Timer("cpu", _interleaved_config(min_runs=7, max_runs=7)).interleaved([arm(1.0), arm(10.0)])
+    assert out.samples[0] == pytest.approx([1, 2, 3, 4, 5, 6, 7])
+    assert out.samples[1] == pytest.approx([10, 20, 30, 40, 50, 60, 70])

@@ -94,11 +94,15 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # The trainers import pydantic, which the image lacks: its wheels (pydantic, pydantic-core,
 # annotated-types, typing-inspection, typing-extensions) travel in .whl beside the shared ones.
 stage rl "${RL_S:-480}" python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 20 )) ${RL_ARMS:+--arms $RL_ARMS}
-# cuset: CuSeT's effect (issue 18): one SFT model per arm of CUSET_ARMS ("plain" first) on the RL
-# demonstration's corpus, same steps and seed, each scored by the verifier on the held-out test tasks,
-# with paired intervals against plain (docs/sft.md). Not in the default list: run it by name.
+# cuset: CuSeT's effect (issue 18): one SFT model per arm of CUSET_ARMS ("plain" first) and training seed
+# of CUSET_SEEDS (default: the seed 0 alone) on the RL demonstration's corpus, same steps, each scored by
+# the verifier on the held-out test tasks (fixed by seed 0), against plain with an interval over seeds and
+# tasks (docs/sft.md): one training run swings more than the arms differ. Seed after seed, every arm
+# within one, so the budget cuts whole seeds; calls with other CUSET_SEEDS pool with
+# `scripts/rl_demo.py --merge A.json B.json`. Not in the default list: run it by name.
 stage cuset "${CUSET_S:-480}" python3 scripts/rl_demo.py --out "$OUT/cuset" --budget-s $(( ${CUSET_S:-480} - 20 )) \
-    --sft-arms ${CUSET_ARMS:-plain cuset cuset_no_masking cuset_no_regions} ${CUSET_STEPS:+--sft-steps $CUSET_STEPS}
+    --sft-arms ${CUSET_ARMS:-plain cuset cuset_no_masking cuset_no_regions} ${CUSET_STEPS:+--sft-steps $CUSET_STEPS} \
+    ${CUSET_SEEDS:+--sft-seeds $CUSET_SEEDS}
 # speed: the suite's wall time, the verifier's three mixes (per GPU-hour, latency, verdicts = benchmark.check)
 # and KernelBench's own evaluator (from .kb, its missing dependencies from .whl/kernelbench) on mix b's
 # candidates, one table at the end (docs/verifier.md, "The speed stage"). Alone it fits one 9-minute call.

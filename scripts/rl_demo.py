@@ -11,11 +11,17 @@ Each arm's change, after minus before RL, comes with a paired bootstrap 95% inte
 an improvement is claimed only where that interval excludes zero. `--merge` combines the
 rl_demo.json of several calls (some arms each, the same seed) into one report, without a GPU.
 
+`--sft-arms` compares SFT recipes instead (no RL): one model per arm and training seed
+(`--sft-seeds`), each scored on the test split. One training run of this tiny model on a GPU swings
+more between runs than the recipes differ, so each arm - plain interval resamples training seeds as
+well as tasks (`seed_task_differences`), and `--merge` pools the runs of several calls by (arm, seed).
+
     python scripts/rl_demo.py --out $OUT/rl-demo            # one GPU, about 8 minutes (--budget-s 480)
     python scripts/rl_demo.py --tiny --out runs/rl-demo-tiny # CPU: checks the script end to end
     python scripts/rl_demo.py --arms full --out $OUT/rl-full  # one arm per call: room for more generations
     python scripts/rl_demo.py --merge A/rl_demo.json B/rl_demo.json --out runs/rl-demo  # one report
     python scripts/rl_demo.py --sft-arms plain cuset --out $OUT/cuset  # SFT recipes on the test split, no RL
+    python scripts/rl_demo.py --sft-arms plain cuset --sft-seeds 1 2 --out $OUT/cuset  # two training seeds per arm
 
 The task family: y = act(a * x + b) over an fp32 tensor, act one of six elementwise functions and
 (a, b) from small grids; the eager reference runs three kernels, a fused kernel one. Answers use the
@@ -46,6 +52,7 @@ import dataclasses
 import json
 import logging
 import math
+import operator
 import platform
 import random
 import time
@@ -63,8 +70,9 @@ from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
+    CONFIDENCE,
     Interval,
-    bootstrap_interval,
+    quantile,
     resample_weights,
 )
 from benchmark.task import Task, load_task
@@ -436,25 +444,57 @@ def paired_differences(
 ) -> dict[str, Difference]:
     """after - before of every metric on the same tasks (`evaluate`'s per_task), with a percentile
     bootstrap interval (benchmark.stats) in which each resample draws the tasks once for both sides,
-    so what the drawn tasks share (how hard they are) cancels. A resample on which a side has no
-    timed pass gives no speedup difference and is left out."""
-    if before.keys() != after.keys():
-        raise ValueError(f"before and after evaluated other tasks: {sorted(before)} vs {sorted(after)}")
-    tasks = sorted(before)
-    columns = [
-        list(c) for c in zip(*(task_sums(before[t]) + task_sums(after[t]) for t in tasks), strict=True)
+    so what the drawn tasks share (how hard they are) cancels: `seed_task_differences` with one run a
+    side. A resample on which a side has no timed pass gives no speedup difference and is left out."""
+    return seed_task_differences([before], [after], resamples)
+
+
+def drawn_sums(runs: list[list[list[float]]], seed_counts: list[int], task_counts: list[int]) -> list[float]:
+    """`task_sums` (runs[seed][task]) summed over the drawn seeds and tasks, each as often as drawn."""
+    per_seed = [
+        [sum(map(operator.mul, task_counts, col)) for col in zip(*run, strict=True)]
+        for c, run in zip(seed_counts, runs, strict=True)
+        if c
     ]
-    half = len(columns) // 2
-    weights = resample_weights(len(tasks), resamples, BOOTSTRAP_SEED)
+    drawn = [c for c in seed_counts if c]
+    return [sum(map(operator.mul, drawn, col)) for col in zip(*per_seed, strict=True)]
+
+
+def seed_task_differences(
+    base: list[dict[str, list]], other: list[dict[str, list]], resamples: int = BOOTSTRAP_RESAMPLES
+) -> dict[str, Difference]:
+    """other - base of every metric, each side one or more runs (training seeds) evaluated on the same
+    tasks (`evaluate`'s per_task), with a two-level percentile bootstrap interval: each resample draws
+    each side's seeds with replacement, independently, then the tasks with replacement, the same for
+    both sides (paired over tasks), and takes the difference of the metric over the drawn seeds and
+    tasks. The seed draw carries the variance between training runs into the interval; with one run a
+    side it draws nothing and the interval is over tasks alone (`paired_differences`). A resample on
+    which a side has a metric undefined (no timed pass) is left out of that metric's interval."""
+    tasks = sorted(base[0])
+    for run in base + other:
+        if run.keys() != base[0].keys():
+            raise ValueError(f"runs evaluated other tasks: {tasks} vs {sorted(run)}")
+    sides = [[[task_sums(run[t]) for t in tasks] for run in runs] for runs in (base, other)]
+    task_draws = resample_weights(len(tasks), resamples, BOOTSTRAP_SEED)
+    seed_draws = [
+        resample_weights(len(runs), resamples, BOOTSTRAP_SEED + 1 + i) for i, runs in enumerate(sides)
+    ]
+    drawn = [
+        [drawn_sums(runs, draws[r], task_draws[r]) for runs, draws in zip(sides, seed_draws, strict=True)]
+        for r in range(resamples)
+    ]
+    once = [drawn_sums(runs, [1] * len(runs), [1] * len(tasks)) for runs in sides]
+    tail = (1.0 - CONFIDENCE) / 2
     out = {}
     for metric in METRICS:
 
-        def difference(sums: list[float], metric: str = metric) -> float | None:
-            b, a = metric_values(sums[:half])[metric], metric_values(sums[half:])[metric]
+        def difference(pair: list[list[float]], metric: str = metric) -> float | None:
+            b, a = (metric_values(sums)[metric] for sums in pair)
             return None if a is None or b is None else a - b
 
-        value = difference([sum(c) for c in columns])
-        interval = bootstrap_interval(columns, difference, weights) if value is not None else None
+        value = difference(once)
+        values = [v for v in map(difference, drawn) if v is not None] if value is not None else []
+        interval = Interval(quantile(values, tail), quantile(values, 1.0 - tail)) if values else None
         out[metric] = Difference(value, interval)
     return out
 
@@ -582,14 +622,24 @@ class SFTRun:
 
 
 def train_sft(
-    args, tokenizer, corpus: list[dict], overrides: dict | None = None, folder: str = "sft", deadline=None
+    args,
+    tokenizer,
+    corpus: list[dict],
+    overrides: dict | None = None,
+    folder: str = "sft",
+    deadline=None,
+    seed: int | None = None,
 ) -> SFTRun:
     """SFT from the seeded init; `overrides` are KernelSFTConfig fields (an SFT arm's CuSeT switches),
-    so arms differ in them alone. A deadline stops training there (`Deadline`)."""
+    so arms differ in them alone. `seed` (default --seed) seeds the init and the trainer (its data
+    order) alone: the corpus is the caller's. A deadline stops training there (`Deadline`)."""
     from datasets import Dataset
 
+    seed = args.seed if seed is None else seed
     init_dir = save_model_folder(
-        build_model(len(tokenizer), seed=args.seed, **args.model_shape), tokenizer, args.out / "init"
+        build_model(len(tokenizer), seed=seed, **args.model_shape),
+        tokenizer,
+        args.out / "init" / f"seed-{seed}",
     )
     config = KernelSFTConfig(
         output_dir=str(args.out / folder),
@@ -606,7 +656,7 @@ def train_sft(
         lr_scheduler_type="cosine",
         warmup_steps=max(1, args.sft_steps // 20),
         max_steps=args.sft_steps,
-        seed=args.seed,
+        seed=seed,
         dataloader_num_workers=0,
         **(overrides or {}),
     )
@@ -680,45 +730,87 @@ def arm_label(name: str, arm: dict) -> str:
 CLAIM_RULE = "A change (improved, worse) is claimed only where the 95% interval excludes zero; "
 
 
+TASKS_ONLY = "over tasks only: training variance not included"
+
+
+def seeds_cell(n_arm: int, n_plain: int) -> str:
+    """The seeds (arm / plain) behind a difference, and what its interval leaves out."""
+    if n_arm == n_plain == 1:
+        return f"1 / 1 ({TASKS_ONLY})"
+    note = " (one seed on a side: its training variance not included)" if 1 in (n_arm, n_plain) else ""
+    return f"{n_arm} / {n_plain}{note}"
+
+
 def sft_tables(results: dict) -> str:
-    """rl_demo.md of --sft-arms: each SFT arm's loss and test metrics, then its paired differences
-    from plain."""
+    """rl_demo.md of --sft-arms: each run's loss and test metrics, each arm's over its seeds (with
+    the range of pass, the training variance), then its difference from plain over seeds and tasks."""
     arms = results["sft_arms"]
     lines = [
-        "| arm | SFT steps | final loss | test pass | test speedup | test fast_1 |",
-        "|---|---|---|---|---|---|",
+        "| arm | training seed | SFT steps | final loss | test pass | test speedup | test fast_1 |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, arm in arms.items():
-        if "eval" not in arm:
-            lines.append(f"| {name} | {why_not_run(arm)} | | | | |")
-            continue
-        sft, test = arm["sft"], arm["eval"]["test"]
-        loss = sft["loss_last"] if sft["nll_last"] is None else sft["nll_last"]
-        lines.append(
-            f"| {name} | {sft['steps']}{' *' if sft['stopped_by_deadline'] else ''} | {loss:.4f} "
-            f"| {fmt(test['pass_rate'], True)} | {fmt(test['speedup_geomean'])} | {fmt(test['fast_1'], True)} |"
-        )
+        for seed, run in arm["runs"].items():
+            label = f"{seed} (call {run['call']})" if "call" in run else seed
+            if "eval" not in run:
+                lines.append(f"| {name} | {label} | {why_not_run(run)} | | | | |")
+                continue
+            sft, test = run["sft"], run["eval"]["test"]
+            loss = sft["loss_last"] if sft["nll_last"] is None else sft["nll_last"]
+            lines.append(
+                f"| {name} | {label} | {sft['steps']}{' *' if sft['stopped_by_deadline'] else ''} | {loss:.4f} "
+                f"| {fmt(test['pass_rate'], True)} | {fmt(test['speedup_geomean'])} | {fmt(test['fast_1'], True)} |"
+            )
     lines += [
         "",
         "Final loss: the unweighted NLL of the last logging window (a CuSeT arm's logged loss is weighted).",
     ]
-    if any(a.get("sft", {}).get("stopped_by_deadline") for a in arms.values()):
+    if any(r.get("sft", {}).get("stopped_by_deadline") for a in arms.values() for r in a["runs"].values()):
         lines.append("(*) stopped at the time budget before its last step.")
     lines += [
         "",
-        f"arm - plain SFT (paired bootstrap 95% over {(results.get('data') or {}).get('test', '?')} test tasks)",
+        "Over training seeds: pass and fast_1 the mean of the seeds', speedup the geometric mean over "
+        "every timed pass; min-max: the spread of test pass between the arm's training runs.",
         "",
-        "| arm | test pass | test speedup | test fast_1 |",
-        "|---|---|---|---|",
+        "| arm | seeds | test pass | test pass min-max | test speedup | test fast_1 |",
+        "|---|---|---|---|---|---|",
     ]
     for name, arm in arms.items():
-        if "differences" in arm:
-            lines.append(difference_row(name, arm["differences"]["test"]))
+        if "over_seeds" in arm:
+            o = arm["over_seeds"]
+            lo, hi = o["pass_rate_range"]
+            lines.append(
+                f"| {name} | {len(o['seeds'])} | {fmt(o['pass_rate'], True)} | {fmt(lo, True)}-{fmt(hi, True)} "
+                f"| {fmt(o['speedup_geomean'])} | {fmt(o['fast_1'], True)} |"
+            )
+    n_tasks = (results.get("data") or {}).get("test", "?")
     lines += [
         "",
+        f"arm - plain SFT (two-level paired bootstrap 95% over training seeds and {n_tasks} test tasks)",
+        "",
+        "| arm | seeds (arm / plain) | test pass | test speedup | test fast_1 |",
+        "|---|---|---|---|---|",
+    ]
+    n_plain = len(arms.get("plain", {}).get("over_seeds", {}).get("seeds", []))
+    for name, arm in arms.items():
+        if "differences" in arm:
+            seeds = seeds_cell(len(arm["over_seeds"]["seeds"]), n_plain)
+            lines.append(difference_row(f"{name} | {seeds}", arm["differences"]["test"]))
+    lines += [
+        "",
+        "Each resample draws each arm's training seeds with replacement, independently for the two arms, "
+        "then the test tasks with replacement, the same tasks for both arms (paired over tasks), and takes "
+        "the difference of the arms' metrics over the drawn seeds and tasks. With one seed an arm draws "
+        f"nothing; with one on both sides the interval is {TASKS_ONLY}, though one GPU training run of "
+        "a recipe can score far from another (docs/sft.md).",
         CLAIM_RULE + '"no change shown" means the interval contains zero, not that the arms are equal. '
         "Pass and fast_1 in percentage points, speedup as the difference of geometric means.",
     ]
+    if "calls" in results:
+        lines.append(
+            "Merged from calls with the same --seed and task settings: runs pooled by (arm, training seed)."
+        )
+        lines += [f"- call {i}: {c['file']}" for i, c in enumerate(results["calls"], 1)]
     return "\n".join(lines) + "\n"
 
 
@@ -819,13 +911,20 @@ def merge(files: list[Path]) -> dict:
     """One report of the arms of several calls with the same seed and tasks. Each call trained and
     evaluated its own SFT model, so an arm keeps the differences against its own call's "before"
     (its "call" says which); an arm that ran in one call and was skipped or failed in another counts
-    where it ran."""
+    where it ran. --sft-arms calls pool their runs instead (`merge_sft_arms`)."""
     loaded = [json.loads(Path(f).read_text()) for f in files]
     first = loaded[0]
-    arms: dict[str, dict] = {}
-    for i, (f, r) in enumerate(zip(files, loaded, strict=True), 1):
+    sft = ["sft_arms" in r for r in loaded]
+    if any(sft) and not all(sft):
+        kinds = ", ".join(f"{f} ({'--sft-arms' if s else 'RL'})" for f, s in zip(files, sft, strict=True))
+        raise SystemExit(f"--merge takes calls of one kind; these mix --sft-arms and RL calls: {kinds}")
+    for f, r in zip(files, loaded, strict=True):
         if r["settings"]["seed"] != first["settings"]["seed"] or r.get("data") != first.get("data"):
             raise SystemExit(f"{f} ran another seed or task split than {files[0]}: not comparable")
+    if all(sft):
+        return merge_sft_arms(files, loaded)
+    arms: dict[str, dict] = {}
+    for i, r in enumerate(loaded, 1):
         for name, arm in r.get("arms", {}).items():
             if "after" in arms.get(name, {}):
                 if "after" in arm:
@@ -834,6 +933,72 @@ def merge(files: list[Path]) -> dict:
             arms[name] = {**arm, "call": i}
     calls = [{"file": str(f), "before": r.get("before")} for f, r in zip(files, loaded, strict=True)]
     return {"settings": first["settings"], "data": first.get("data"), "calls": calls, "arms": arms}
+
+
+# settings that make the runs of two --sft-arms calls the same experiment: the tasks, the corpus, the
+# recipe and the evaluation (the training seeds, arms and budget may differ)
+SFT_POOLED_SETTINGS = (
+    "seed",
+    "tiny",
+    "rl_tasks",
+    "test_tasks",
+    "eval_samples",
+    "eval_temperature",
+    "max_new",
+    "sft_steps",
+    "sft_lr",
+    "sft_batch",
+    "model_shape",
+)
+
+
+def sft_runs(results: dict) -> dict[str, dict[str, dict]]:
+    """Each SFT arm's runs by training seed; a file from before --sft-seeds (one run per arm, at
+    --seed) reads as a run at --seed."""
+    seed = str(results["settings"]["seed"])
+    return {
+        name: arm["runs"] if "runs" in arm else {seed: {k: v for k, v in arm.items() if k != "differences"}}
+        for name, arm in results["sft_arms"].items()
+    }
+
+
+def merge_sft_arms(files: list[Path], loaded: list[dict]) -> dict:
+    """The --sft-arms runs of several calls pooled by (arm, training seed), each run marked with its
+    call, and the arms compared over all of them (`compare_sft_arms`). Calls must share every
+    SFT_POOLED_SETTINGS value; a run evaluated in two calls is refused, while one skipped or failed
+    in a call counts where it ran."""
+    first = loaded[0]
+    for f, r in zip(files, loaded, strict=True):
+        for key in SFT_POOLED_SETTINGS:
+            mine, theirs = r["settings"].get(key), first["settings"].get(key)
+            if mine != theirs:
+                raise SystemExit(
+                    f"{f} ran with {key} {mine!r}, {files[0]} with {theirs!r}: their SFT runs do not pool "
+                    "(the calls need the same --seed and task, training and evaluation settings)"
+                )
+    arms: dict[str, dict] = {}
+    for i, r in enumerate(loaded, 1):
+        for name, runs in sft_runs(r).items():
+            pooled = arms.setdefault(name, {"runs": {}})["runs"]
+            for seed, run in runs.items():
+                if "eval" in pooled.get(seed, {}):
+                    if "eval" in run:
+                        raise SystemExit(
+                            f"SFT arm {name}, training seed {seed} ran in two of the files; merge one run of it"
+                        )
+                    continue
+                pooled[seed] = {**run, "call": i}
+    arms = dict(sorted(arms.items(), key=lambda kv: kv[0] != "plain"))
+    for arm in arms.values():
+        arm["runs"] = dict(sorted(arm["runs"].items(), key=lambda kv: int(kv[0])))
+    compare_sft_arms(arms)
+    seeds = sorted({int(seed) for arm in arms.values() for seed in arm["runs"]})
+    return {
+        "settings": {**first["settings"], "sft_arms": list(arms), "sft_seeds": seeds},
+        "data": first.get("data"),
+        "calls": [{"file": str(f)} for f in files],
+        "sft_arms": arms,
+    }
 
 
 def write_report(out: Path, results: dict) -> str:
@@ -878,12 +1043,23 @@ def parse_args(argv=None):
         "cuset_no_sample_reweighting (that part alone off; confidence is no switch, so it has no arm)",
     )
     p.add_argument(
+        "--sft-seeds",
+        nargs="+",
+        type=int,
+        metavar="S",
+        help="with --sft-arms: train each arm once per training seed (the init model and the trainer's "
+        "data order; default: --seed alone), seed after seed, every arm within a seed; the task split, "
+        "corpus and evaluation sampling stay those of --seed, and arm - plain intervals resample seeds "
+        "as well as tasks",
+    )
+    p.add_argument(
         "--merge",
         nargs="+",
         type=Path,
         metavar="FILE",
         help="run nothing: combine the rl_demo.json of several calls with the same seed into one "
-        "rl_demo.md and learning_curves.svg in --out, each arm against its own call's before-RL numbers",
+        "rl_demo.md and learning_curves.svg in --out, each arm against its own call's before-RL numbers; "
+        "--sft-arms calls (same --seed and task settings) pool their runs by (arm, training seed)",
     )
     g = p.add_argument_group("budget")
     g.add_argument(
@@ -959,6 +1135,9 @@ def parse_args(argv=None):
         if "plain" not in args.sft_arms:
             p.error("--sft-arms needs plain: every other arm is compared with it")
         args.sft_arms = list(dict.fromkeys(["plain", *args.sft_arms]))
+        args.sft_seeds = list(dict.fromkeys(args.sft_seeds or [args.seed]))
+    elif args.sft_seeds:
+        p.error("--sft-seeds needs --sft-arms")
     if (args.group * args.prompts_per_step) % 2:
         p.error("--group x --prompts-per-step must be even (two optimizer steps per generation)")
     return args
@@ -1022,41 +1201,73 @@ def run_rl(args, tokenizer, corpus, tasks, builder, source, deadline: float) -> 
 
 
 def run_sft_arms(args, tokenizer, corpus, tasks, builder, source, deadline: float) -> None:
-    """One SFT model per --sft-arms arm, each evaluated on the test split and compared with plain's
-    (paired over tasks); an arm runs all its steps or, when the time left cannot hold one, is
-    skipped (`arm_deadline`), as the RL arms are."""
+    """One SFT model per --sft-arms arm and --sft-seeds training seed, each evaluated on the test split
+    (tasks, corpus and sampling fixed by --seed), then every arm compared with plain over seeds and
+    tasks (`compare_sft_arms`). Seed-major, plain first within a seed, so a budget cut loses whole
+    seeds rather than whole arms; a run trains all its steps or, when the time left cannot hold one,
+    is skipped (`arm_deadline`), as the RL arms are."""
     from transformers import AutoModelForCausalLM
 
     device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
-    arms = args.results["sft_arms"] = {}
-    eval_cost = 0.0  # no evaluation has run before the first arm
-    full_arms_s = []
-    for name in args.sft_arms:
-        stop_at = arm_deadline(deadline, eval_cost, full_arms_s, time.monotonic())
-        if stop_at is None:
-            log.warning("SFT arm %s skipped: too little time left in the budget", name)
-            arms[name] = {"skipped": "budget"}
+    arms = args.results["sft_arms"] = {name: {"runs": {}} for name in args.sft_arms}
+    eval_cost = 0.0  # no evaluation has run before the first run
+    full_runs_s = []
+    for seed in args.sft_seeds:
+        for name in args.sft_arms:
+            stop_at = arm_deadline(deadline, eval_cost, full_runs_s, time.monotonic())
+            if stop_at is None:
+                log.warning("SFT arm %s, seed %d skipped: too little time left in the budget", name, seed)
+                arms[name]["runs"][str(seed)] = {"skipped": "budget"}
+                write_json(args)
+                continue
+            try:
+                folder = f"sft-arms/{name}/seed-{seed}"
+                run = train_sft(args, tokenizer, corpus, SFT_ARMS[name], folder, stop_at, seed=seed)
+                if not run.stopped_by_deadline:
+                    full_runs_s.append(run.seconds)
+                start = time.monotonic()
+                model = AutoModelForCausalLM.from_pretrained(run.model_dir).to(device)
+                info = {
+                    "sft": run.summary(),
+                    "eval": {"test": evaluate(model, tokenizer, tasks, builder, source, "test", args)},
+                }
+                del model
+                eval_cost = time.monotonic() - start
+            except Exception as e:  # noqa: BLE001 - one failed run must not lose the others
+                log.exception("SFT arm %s, seed %d failed", name, seed)
+                info = {"error": f"{type(e).__name__}: {e}"}
+            arms[name]["runs"][str(seed)] = info
+            compare_sft_arms(arms)
             write_json(args)
+
+
+def compare_sft_arms(arms: dict) -> None:
+    """Each SFT arm's test metrics over its evaluated training seeds ("over_seeds": pass and fast_1
+    the mean of the seeds', speedup the geometric mean over every timed pass, and the range of pass
+    over seeds, the training variance in plain sight) and, for every arm but plain, its difference
+    from plain over seeds and tasks (`seed_task_differences`); recomputed from the runs each time."""
+    evaluated = {
+        name: {seed: run["eval"]["test"] for seed, run in arm["runs"].items() if "eval" in run}
+        for name, arm in arms.items()
+    }
+    for name, arm in arms.items():
+        arm.pop("over_seeds", None)
+        arm.pop("differences", None)
+        runs = evaluated[name]
+        if not runs:
             continue
-        try:
-            run = train_sft(args, tokenizer, corpus, SFT_ARMS[name], f"sft-arms/{name}", stop_at)
-            if not run.stopped_by_deadline:
-                full_arms_s.append(run.seconds)
-            start = time.monotonic()
-            model = AutoModelForCausalLM.from_pretrained(run.model_dir).to(device)
-            info = {
-                "sft": run.summary(),
-                "eval": {"test": evaluate(model, tokenizer, tasks, builder, source, "test", args)},
-            }
-            del model
-            eval_cost = time.monotonic() - start
-            if name != "plain" and "eval" in arms.get("plain", {}):
-                info["differences"] = differences(arms["plain"]["eval"], info["eval"])
-        except Exception as e:  # noqa: BLE001 - one failed arm must not lose the others
-            log.exception("SFT arm %s failed", name)
-            info = {"error": f"{type(e).__name__}: {e}"}
-        arms[name] = info
-        write_json(args)
+        passes = [r["pass_rate"] for r in runs.values()]
+        pooled = {f"{seed}:{task}": v for seed, r in runs.items() for task, v in r["per_task"].items()}
+        arm["over_seeds"] = {
+            "seeds": [int(seed) for seed in runs],
+            **split_metrics(pooled),
+            "pass_rate_range": [min(passes), max(passes)],
+        }
+        if name != "plain" and evaluated.get("plain"):
+            diffs = seed_task_differences(
+                [r["per_task"] for r in evaluated["plain"].values()], [r["per_task"] for r in runs.values()]
+            )
+            arm["differences"] = {"test": {m: d.to_dict() for m, d in diffs.items()}}
 
 
 def main(argv=None) -> dict:

@@ -1,7 +1,7 @@
 """scripts/rl_demo.py without training: the arms a call runs, the per-task results of an evaluation,
 the paired intervals of after - before RL and the claims they allow, the arm budget (every arm all
 its steps, or skipped), --merge of several calls into one report, and --sft-arms (SFT recipes
-compared with plain SFT on the test split)."""
+compared with plain SFT on the test split, over training seeds and tasks, pooled across calls)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import rl_demo  # noqa: E402
 
+from benchmark.stats import bootstrap_interval, resample_weights  # noqa: E402
 from trainers.rl_rewards import Score  # noqa: E402
 
 
@@ -249,14 +250,21 @@ def test_merge_refuses_calls_that_do_not_compare(tmp_path):
 # ---------------------------------------------------------------------------------------- --sft-arms
 
 
-def test_sft_arms_need_plain_and_run_it_first(tmp_path):
+def test_sft_arms_need_plain_and_run_it_first_and_train_at_seed_by_default(tmp_path):
     args = rl_demo.parse_args(["--out", str(tmp_path), "--sft-arms", "cuset", "plain", "cuset_no_regions"])
     assert args.sft_arms == ["plain", "cuset", "cuset_no_regions"]
+    assert args.sft_seeds == [0]
+    assert rl_demo.parse_args(["--out", str(tmp_path), "--seed", "3", "--sft-arms", "plain"]).sft_seeds == [3]
+    seeds = ["--sft-arms", "plain", "--sft-seeds", "2", "0", "2"]
+    assert rl_demo.parse_args(["--out", str(tmp_path), *seeds]).sft_seeds == [2, 0]
     assert rl_demo.parse_args(["--out", str(tmp_path)]).sft_arms is None
-    with pytest.raises(SystemExit):
-        rl_demo.parse_args(["--out", str(tmp_path), "--sft-arms", "cuset"])
-    with pytest.raises(SystemExit):
-        rl_demo.parse_args(["--out", str(tmp_path), "--sft-arms", "plain", "no_such_arm"])
+    for wrong in (
+        ["--sft-arms", "cuset"],
+        ["--sft-arms", "plain", "no_such_arm"],
+        ["--sft-seeds", "1"],  # seeds without SFT arms
+    ):
+        with pytest.raises(SystemExit):
+            rl_demo.parse_args(["--out", str(tmp_path), *wrong])
 
 
 def test_every_ablation_arm_switches_off_one_cuset_part_that_is_on_by_default():
@@ -273,68 +281,74 @@ def test_every_ablation_arm_switches_off_one_cuset_part_that_is_on_by_default():
             assert getattr(defaults, part) is True, f"{name} switches off {part}, which is off already"
 
 
-def test_main_trains_each_sft_arm_with_its_config_and_compares_it_with_plain_on_the_test_split(
-    tmp_path, monkeypatch
-):
-    """The real train_sft with a stand-in trainer on a fake clock: each arm trains 100 s, an evaluation
-    takes 10 s, the budget is 330 s; plain and cuset run whole, cuset_no_regions is skipped, no RL runs."""
-    clock = SimpleNamespace(now=0.0)
-    monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: clock.now))
-    configs, deadlines, evaluated = [], [], []
+def stub_sft(monkeypatch) -> SimpleNamespace:
+    """The real train_sft and run_sft_arms with a stand-in trainer on a fake clock: a training run
+    takes 100 s, an evaluation 10 s; plain's models score BEFORE, every other arm's AFTER. Records
+    each run's config and deadline, the init seeds, and each evaluation's (arm, split, --seed)."""
+    seen = SimpleNamespace(now=0.0, configs=[], deadlines=[], inits=[], evaluated=[])
+    monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: seen.now))
 
     class Trainer:
         def __init__(self, model, args, train_dataset, processing_class, callbacks):
-            configs.append(args)
-            deadlines.append(callbacks[0].deadline)
+            seen.configs.append(args)
+            seen.deadlines.append(callbacks[0].deadline)
             self.args = args
             self.state = SimpleNamespace(global_step=0, log_history=[])
 
         def train(self):
-            clock.now += 100.0
+            seen.now += 100.0
             nll = {"cuset/nll": 0.5} if self.args.cuset else {}
             self.state = SimpleNamespace(
                 global_step=self.args.max_steps, log_history=[{"loss": 2.0}, {"loss": 1.0, **nll}]
             )
 
     def evaluate(model, tokenizer, tasks, builder, source, split, args):
-        evaluated.append((model, split))
-        clock.now += 10.0
+        seen.evaluated.append((model, split, args.seed))
+        seen.now += 10.0
         return evaluation(BEFORE if model == "plain" else AFTER)
 
     def no_rl(*args, **kwargs):
         raise AssertionError("--sft-arms runs no RL")
 
     monkeypatch.setattr(rl_demo, "KernelSFTTrainer", Trainer)
-    monkeypatch.setattr(rl_demo, "build_model", lambda *a, **k: None)
+    monkeypatch.setattr(rl_demo, "build_model", lambda *a, seed, **k: seen.inits.append(seed))
     monkeypatch.setattr(rl_demo, "save_model_folder", lambda model, tokenizer, path: path)
     monkeypatch.setattr(rl_demo, "save_final_model", lambda trainer: Path(trainer.args.output_dir))
     monkeypatch.setattr(rl_demo, "evaluate", evaluate)
     monkeypatch.setattr(rl_demo, "run_arm", no_rl)
-    monkeypatch.setattr(
+    monkeypatch.setattr(  # a model is its arm's name: output_dir is sft-arms/ARM/seed-S
         "transformers.AutoModelForCausalLM.from_pretrained",
-        lambda path: SimpleNamespace(to=lambda device: Path(path).name),
+        lambda path: SimpleNamespace(to=lambda device: Path(path).parent.name),
     )
+    return seen
+
+
+def test_main_trains_each_sft_arm_with_its_config_and_compares_it_with_plain_on_the_test_split(
+    tmp_path, monkeypatch
+):
+    """One training seed (the default): budget 330 s; plain and cuset run whole, cuset_no_regions is
+    skipped, no RL runs, and the interval is over tasks only."""
+    seen = stub_sft(monkeypatch)
     out = tmp_path / "out"
     results = rl_demo.main(
         ["--tiny", "--out", str(out), "--budget-s", "330", "--sft-arms", "cuset", "cuset_no_regions", "plain"]
     )
 
-    plain, cuset = configs
+    plain, cuset = seen.configs
     assert not plain.cuset and cuset.cuset
     assert cuset.cuset_token_masking and cuset.cuset_regions and cuset.cuset_sample_reweighting
-    assert plain.output_dir == str(out / "sft-arms" / "plain") and cuset.output_dir == str(
-        out / "sft-arms" / "cuset"
-    )
+    assert plain.output_dir == str(out / "sft-arms" / "plain" / "seed-0")
+    assert cuset.output_dir == str(out / "sft-arms" / "cuset" / "seed-0")
     for field in ("max_steps", "seed", "learning_rate", "per_device_train_batch_size"):
         assert getattr(plain, field) == getattr(cuset, field)
-    assert deadlines == [330.0, 330.0 - 10.0]  # the budget less the last evaluation's cost
-    assert evaluated == [("plain", "test"), ("cuset", "test")]
+    assert seen.deadlines == [330.0, 330.0 - 10.0]  # the budget less the last evaluation's cost
+    assert seen.evaluated == [("plain", "test", 0), ("cuset", "test", 0)]
     assert "arms" not in results and "before" not in results
 
     arms = results["sft_arms"]
     assert list(arms) == ["plain", "cuset", "cuset_no_regions"]
-    assert arms["cuset_no_regions"] == {"skipped": "budget"}
-    assert arms["plain"]["sft"] == {
+    assert arms["cuset_no_regions"] == {"runs": {"0": {"skipped": "budget"}}}
+    assert arms["plain"]["runs"]["0"]["sft"] == {
         "steps": 6,
         "loss_first": 2.0,
         "loss_last": 1.0,
@@ -342,21 +356,117 @@ def test_main_trains_each_sft_arm_with_its_config_and_compares_it_with_plain_on_
         "seconds": 100.0,
         "stopped_by_deadline": False,
     }
-    assert arms["cuset"]["sft"]["nll_last"] == 0.5
-    assert set(arms["plain"]["eval"]) == {"test"} and "differences" not in arms["plain"]
+    assert arms["cuset"]["runs"]["0"]["sft"]["nll_last"] == 0.5
+    assert set(arms["plain"]["runs"]["0"]["eval"]) == {"test"} and "differences" not in arms["plain"]
+    assert arms["cuset"]["differences"]["test"] == {
+        m: d.to_dict() for m, d in rl_demo.paired_differences(BEFORE, AFTER).items()
+    }
     assert arms["cuset"]["differences"]["test"]["pass_rate"]["improved"]
     assert json.loads((out / "rl_demo.json").read_text())["sft_arms"]["cuset_no_regions"] == {
-        "skipped": "budget"
+        "runs": {"0": {"skipped": "budget"}}
     }
     md = (out / "rl_demo.md").read_text()
-    assert (
-        "| cuset_no_regions | skipped (budget) |" in md and row(md, "| cuset | +33 pp").count("improved") == 3
-    )
+    assert "| cuset_no_regions | 0 | skipped (budget) |" in md
+    assert row(md, f"| cuset | 1 / 1 ({rl_demo.TASKS_ONLY}) | +33 pp").count("improved") == 3
 
 
-def sft_arm(samples: dict, plain: dict | None, nll: float | None) -> dict:
-    """An SFT arm's record as main() writes it."""
-    result = {"test": evaluation(samples)}
+def test_sft_seeds_run_seed_after_seed_plain_first_and_a_budget_cut_loses_a_whole_seed(tmp_path, monkeypatch):
+    """Seeds 5, 6, 7 of two arms, 110 s a run, budget 450 s: seeds 5 and 6 run whole (440 s), seed 7
+    is skipped for both arms. Each run's init and trainer take its training seed; the corpus, tasks and
+    evaluation sampling keep --seed (0)."""
+    seen = stub_sft(monkeypatch)
+    out = tmp_path / "out"
+    args = ["--tiny", "--out", str(out), "--budget-s", "450", "--sft-arms", "plain", "cuset"]
+    results = rl_demo.main([*args, "--sft-seeds", "5", "6", "7"])
+
+    order = [(Path(c.output_dir).parent.name, c.seed) for c in seen.configs]
+    assert order == [("plain", 5), ("cuset", 5), ("plain", 6), ("cuset", 6)]
+    assert seen.inits == [5, 5, 6, 6]
+    assert {seed for _, _, seed in seen.evaluated} == {0}
+    arms = results["sft_arms"]
+    for name in ("plain", "cuset"):
+        assert list(arms[name]["runs"]) == ["5", "6", "7"]
+        assert arms[name]["runs"]["7"] == {"skipped": "budget"}
+        assert arms[name]["over_seeds"]["seeds"] == [5, 6]
+    assert arms["plain"]["over_seeds"]["pass_rate"] == rl_demo.split_metrics(BEFORE)["pass_rate"]
+    assert arms["cuset"]["differences"]["test"] == {
+        m: d.to_dict() for m, d in rl_demo.seed_task_differences([BEFORE] * 2, [AFTER] * 2).items()
+    }
+    md = (out / "rl_demo.md").read_text()
+    assert "| plain | 7 | skipped (budget) |" in md and "| cuset | 6 | 6 | 0.5000 | 83% |" in md
+    assert row(md, "| cuset | 2 / 2 | +33 pp").count("improved") == 3
+    assert "| plain | 2 | 50% | 50%-50% |" in md
+
+
+# ---------------------------------------------------------------------------------------- seeds and tasks
+
+N_TASKS = 16
+
+
+def outcomes(passes: int) -> dict:
+    """Per task, two samples of which `passes` of the 32 pass (2x faster than eager): one per task
+    first, then the second sample of the first tasks."""
+    return {
+        f"test/t{t:02d}": [
+            [t + N_TASKS * j < passes, 2.0 if t + N_TASKS * j < passes else None] for j in (0, 1)
+        ]
+        for t in range(N_TASKS)
+    }
+
+
+def test_seeds_that_swing_but_agree_on_average_show_no_difference_where_one_seed_pair_would():
+    """The H200 case: one run of plain passed 6 of 32 (19%), another of the same recipe 30 (94%). Two
+    arms whose seeds swing like that, with equal means, differ by zero with an interval that holds
+    zero; their first seeds alone, over tasks, would claim +47 pp."""
+    plain, arm = [outcomes(k) for k in (6, 30, 21)], [outcomes(k) for k in (21, 6, 30)]
+    one_pair = rl_demo.paired_differences(plain[0], arm[0])["pass_rate"]
+    assert one_pair.value == pytest.approx(15 / 32) and one_pair.improved
+    d = rl_demo.seed_task_differences(plain, arm)["pass_rate"]
+    assert d.value == 0.0
+    assert d.interval.lo < -0.2 and d.interval.hi > 0.2
+    assert not d.improved and not d.worse
+
+
+def test_a_difference_every_seed_shows_is_claimed_over_seeds_and_tasks():
+    plain, arm = [outcomes(k) for k in (6, 10, 14)], [outcomes(k) for k in (20, 24, 28)]
+    diffs = rl_demo.seed_task_differences(plain, arm)
+    assert diffs["pass_rate"].value == pytest.approx(14 / 32)
+    assert diffs["pass_rate"].improved and diffs["pass_rate"].interval.lo > 0.2
+    assert diffs["fast_1"].improved
+    assert diffs["speedup_geomean"].value == pytest.approx(0.0, abs=1e-12)
+    assert not diffs["speedup_geomean"].improved and not diffs["speedup_geomean"].worse
+    reverse = rl_demo.seed_task_differences(arm, plain)["pass_rate"]
+    assert reverse.worse and reverse.value == pytest.approx(-14 / 32)
+
+
+def test_one_seed_a_side_is_the_paired_interval_over_tasks():
+    """With one run a side the seed draw is always that run: the interval is benchmark.stats'
+    paired bootstrap over tasks, to the last bit."""
+    d = rl_demo.seed_task_differences([BEFORE], [AFTER])["pass_rate"]
+    tasks = sorted(BEFORE)
+    columns = [
+        list(c)
+        for c in zip(
+            *(rl_demo.task_sums(BEFORE[t]) + rl_demo.task_sums(AFTER[t]) for t in tasks), strict=True
+        )
+    ]
+
+    def pass_difference(sums):
+        return sums[6] / sums[5] - sums[1] / sums[0]
+
+    assert d.interval == bootstrap_interval(columns, pass_difference, resample_weights(len(tasks)))
+
+
+def test_runs_on_other_tasks_are_refused():
+    with pytest.raises(ValueError):
+        rl_demo.seed_task_differences([BEFORE, outcomes(3)], [AFTER])
+
+
+# ---------------------------------------------------------------------------------------- SFT reports and --merge
+
+
+def sft_run(per_task: dict, nll: float | None = None) -> dict:
+    """One SFT run's record as main() writes it."""
     sft = {
         "steps": 6,
         "loss_first": 2.0,
@@ -365,29 +475,133 @@ def sft_arm(samples: dict, plain: dict | None, nll: float | None) -> dict:
         "seconds": 1.0,
         "stopped_by_deadline": False,
     }
-    record = {"sft": sft, "eval": result}
-    if plain is not None:
-        record["differences"] = rl_demo.differences({"test": evaluation(plain)}, result)
-    return record
+    return {"sft": sft, "eval": {"test": evaluation(per_task)}}
 
 
-def test_the_sft_tables_show_each_arm_and_its_difference_from_plain():
+def sft_arms(runs: dict) -> dict:
+    """sft_arms of rl_demo.json from {arm: {seed: per_task or a skip record}}."""
+    arms = {
+        name: {
+            "runs": {
+                str(s): r if "skipped" in r else sft_run(r, None if name == "plain" else 0.25)
+                for s, r in by_seed.items()
+            }
+        }
+        for name, by_seed in runs.items()
+    }
+    rl_demo.compare_sft_arms(arms)
+    return arms
+
+
+def test_the_sft_tables_show_each_run_each_arms_spread_over_seeds_and_its_difference_from_plain():
     results = {
         "data": {"test": 12},
-        "sft_arms": {
-            "plain": sft_arm(BEFORE, None, None),
-            "cuset": sft_arm(AFTER, BEFORE, 0.25),
-            "cuset_no_masking": sft_arm(BEFORE, BEFORE, 0.5),
-            "cuset_no_regions": {"skipped": "budget"},
-        },
+        "sft_arms": sft_arms(
+            {
+                "plain": {0: BEFORE, 1: AFTER},
+                "cuset": {0: AFTER, 1: AFTER},
+                "cuset_no_masking": {0: BEFORE},
+                "cuset_no_regions": {0: {"skipped": "budget"}},
+            }
+        ),
     }
     md = rl_demo.tables(results)
-    assert "| plain | 6 | 1.5000 | 50% | 0.71 | 0% |" in md
-    assert row(md, "| cuset | 6 | 0.2500 | 83% |")
-    assert "| cuset_no_regions | skipped (budget) |" in md
-    assert "arm - plain SFT (paired bootstrap 95% over 12 test tasks)" in md
-    assert row(md, "| cuset | +33 pp").count("improved") == 3
-    assert row(md, "| cuset_no_masking | +0 pp").count("no change shown") == 3
-    assert not any(line.startswith("| plain | +") for line in md.splitlines())
+    assert "| plain | 0 | 6 | 1.5000 | 50% | 0.71 | 0% |" in md and "| plain | 1 | 6 | 1.5000 | 83% |" in md
+    assert row(md, "| cuset | 0 | 6 | 0.2500 | 83% |")
+    assert "| cuset_no_regions | 0 | skipped (budget) |" in md
+    assert "| plain | 2 | 67% | 50%-83% |" in md and "| cuset | 2 | 83% | 83%-83% |" in md
+    assert "arm - plain SFT (two-level paired bootstrap 95% over training seeds and 12 test tasks)" in md
+    assert row(md, "| cuset | 2 / 2 | +17 pp")
+    assert row(md, "| cuset_no_masking | 1 / 2 (one seed on a side")
+    assert not any(line.startswith("| plain | 2 /") for line in md.splitlines())
+    assert "then the test tasks with replacement, the same tasks for both arms" in md
     assert "claimed only where the 95% interval excludes zero" in md
     assert "RL steps" not in md
+
+
+def sft_file(path: Path, runs: dict, seed: int = 0, **settings) -> Path:
+    results = {
+        "settings": {"seed": seed, "test_tasks": N_TASKS, "sft_steps": 1600, **settings},
+        "data": {"test": N_TASKS},
+        "sft_arms": sft_arms(runs),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results))
+    return path
+
+
+def test_merge_pools_sft_runs_of_several_calls_by_arm_and_training_seed(tmp_path):
+    first = sft_file(
+        tmp_path / "a.json",
+        {"plain": {0: outcomes(6), 1: outcomes(30)}, "cuset": {0: outcomes(21), 1: {"skipped": "budget"}}},
+    )
+    second = sft_file(
+        tmp_path / "b.json", {"plain": {2: outcomes(21)}, "cuset": {1: outcomes(6), 2: outcomes(30)}}
+    )
+    out = tmp_path / "merged"
+    results = rl_demo.main(["--merge", str(first), str(second), "--out", str(out)])
+    arms = results["sft_arms"]
+    assert {name: {s: r["call"] for s, r in arm["runs"].items()} for name, arm in arms.items()} == {
+        "plain": {"0": 1, "1": 1, "2": 2},
+        "cuset": {"0": 1, "1": 2, "2": 2},
+    }
+    plain, cuset = ([outcomes(k) for k in ks] for ks in ((6, 30, 21), (21, 6, 30)))
+    assert arms["cuset"]["differences"]["test"] == {
+        m: d.to_dict() for m, d in rl_demo.seed_task_differences(plain, cuset).items()
+    }
+    assert arms["plain"]["over_seeds"]["pass_rate_range"] == [6 / 32, 30 / 32]
+    assert results["settings"]["sft_seeds"] == [0, 1, 2]
+    md = (out / "rl_demo.md").read_text()
+    assert "| cuset | 1 (call 2) | 6 |" in md and "skipped" not in md
+    assert row(md, "| cuset | 3 / 3 | +0 pp").count("no change shown") == 3
+    assert "runs pooled by (arm, training seed)" in md and str(second) in md
+
+
+def test_merge_refuses_sft_calls_that_do_not_pool(tmp_path):
+    first = sft_file(tmp_path / "a.json", {"plain": {0: outcomes(6)}, "cuset": {0: outcomes(21)}})
+    cases = {
+        "another seed": sft_file(tmp_path / "b.json", {"plain": {1: outcomes(6)}}, seed=1),
+        "sft_steps": sft_file(tmp_path / "c.json", {"plain": {1: outcomes(6)}}, sft_steps=800),
+        "ran in two of the files": sft_file(tmp_path / "d.json", {"plain": {0: outcomes(30)}}),
+        "mix --sft-arms and RL calls": run_file(tmp_path / "e.json", {"full": arm(BEFORE, AFTER)}),
+    }
+    for message, second in cases.items():
+        with pytest.raises(SystemExit, match=message):
+            rl_demo.merge([first, second])
+
+
+H200_CUSET = Path(__file__).resolve().parents[2] / "docs" / "rl-demo" / "cuset-2026-12-03.json"
+
+
+def test_a_file_from_before_sft_seeds_reads_as_one_run_per_arm_at_its_seed(tmp_path):
+    """The H200 call of 2026-12-03 (one run per arm, seed 0): merged alone it gives back the
+    intervals it recorded; with a later call's seed-1 runs it pools into two seeds per arm."""
+    old = json.loads(H200_CUSET.read_text())
+    alone = rl_demo.merge([H200_CUSET])["sft_arms"]
+    for name in ("cuset", "cuset_no_masking", "cuset_no_regions"):
+        assert list(alone[name]["runs"]) == ["0"]
+        for metric, recorded in old["sft_arms"][name]["differences"]["test"].items():
+            now = alone[name]["differences"]["test"][metric]
+            # the speedup's last bit follows the platform's log and exp (the file is from the GPU's Python)
+            assert now == {**recorded, "value": pytest.approx(recorded["value"], rel=1e-12)} | {
+                "interval": pytest.approx(recorded["interval"], rel=1e-12)
+            }
+        assert (
+            alone["cuset"]["differences"]["test"]["pass_rate"]
+            == old["sft_arms"]["cuset"]["differences"]["test"]["pass_rate"]
+        )
+    later = {
+        **old,
+        "sft_arms": sft_arms(
+            {
+                name: {1: old["sft_arms"][other]["eval"]["test"]["per_task"]}
+                for name, other in (("plain", "cuset"), ("cuset", "plain"))
+            }
+        ),
+    }
+    second = tmp_path / "later.json"
+    second.write_text(json.dumps(later))
+    arms = rl_demo.merge([H200_CUSET, second])["sft_arms"]
+    assert list(arms["plain"]["runs"]) == ["0", "1"] and list(arms["cuset_no_regions"]["runs"]) == ["0"]
+    assert arms["cuset"]["differences"]["test"]["pass_rate"]["value"] == 0.0
+    assert not arms["cuset"]["differences"]["test"]["pass_rate"]["improved"]

@@ -43,7 +43,7 @@ from benchmark.suite import LoadFailure, load_suite, resolve_suite
 from benchmark.suite.manifest import load_manifest, manifest_path_for
 from benchmark.task import Task
 from benchmark.verdict import Status, Verdict
-from benchmark.verify.verifier import Request, Verifier, VerifierConfig, visible_gpus
+from benchmark.verify.verifier import Request, Verifier, VerifierConfig, timed_gpus
 
 log = logging.getLogger(__name__)
 
@@ -373,7 +373,7 @@ def evaluation_settings(cfg: EvalConfig) -> dict:
 def _device_count(config: RunConfig) -> int:
     if config.eval.device != "cuda":
         return 1
-    return len(config.gpus) if config.gpus is not None else max(1, len(visible_gpus()))
+    return max(1, len(timed_gpus(config.gpus)))
 
 
 def generation_locks(config: RunConfig) -> tuple[tuple[int, str], ...]:
@@ -382,8 +382,7 @@ def generation_locks(config: RunConfig) -> tuple[tuple[int, str], ...]:
     since the contention check does not look at the run's own process. Empty on CPU."""
     if config.eval.device != "cuda":
         return ()
-    gpus = config.gpus if config.gpus is not None else visible_gpus()
-    return tuple((g, host_device_lock(g)) for g in gpus)
+    return tuple((g, host_device_lock(g)) for g in timed_gpus(config.gpus))
 
 
 def run(config: RunConfig) -> dict:

@@ -204,21 +204,23 @@ def _decompress(parts: list[Path], manifest: Manifest, target: Path) -> None:
 
 
 def _expand(parts: list[Path], manifest: Manifest, out: Path) -> None:
-    stream, unpacker = hashlib.sha256(), lzma.LZMADecompressor(lzma.FORMAT_XZ)
+    stream, gguf, unpacker = hashlib.sha256(), hashlib.sha256(), lzma.LZMADecompressor(lzma.FORMAT_XZ)
     with out.open("wb") as w:
         for path in parts:
             with path.open("rb") as f:
                 while chunk := f.read(CHUNK):
                     stream.update(chunk)
                     try:
-                        w.write(unpacker.decompress(chunk))
+                        data = unpacker.decompress(chunk)
                     except (lzma.LZMAError, EOFError) as e:  # EOFError: data after the stream's end
                         raise PartsError(f"the parts do not decompress ({path.name}: {e})") from None
+                    gguf.update(data)
+                    w.write(data)
     if not unpacker.eof:
         raise PartsError("the parts end before the compressed stream does")
     if stream.hexdigest() != manifest.stream_sha256:
         raise PartsError("the reassembled stream does not match the manifest's sha256")
-    if _sha256(out) != manifest.gguf_sha256:
+    if gguf.hexdigest() != manifest.gguf_sha256:
         raise PartsError(f"the decompressed {manifest.gguf_name} does not match the manifest's sha256")
 
 

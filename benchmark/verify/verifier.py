@@ -24,7 +24,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Self
@@ -54,6 +54,11 @@ def visible_gpus() -> list[int]:
     import torch
 
     return list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+
+
+def timed_gpus(gpus: Sequence[int] | None) -> list[int]:
+    """The GPUs a CUDA verifier times on: those asked for, else every visible one."""
+    return list(gpus if gpus is not None else visible_gpus())
 
 
 def default_build_cores() -> int:
@@ -217,9 +222,7 @@ class Verifier(VerifierBase):
     def __init__(self, config: VerifierConfig = VerifierConfig()):
         self.config = config
         cuda = config.eval.device == "cuda"
-        devices: list[int | None] = (
-            list(config.gpus if config.gpus is not None else visible_gpus()) if cuda else []
-        )
+        devices: list[int | None] = list(timed_gpus(config.gpus)) if cuda else []
         if cuda and not devices:
             raise RuntimeError("device is cuda but no GPU is visible")
         self.devices: list[int | None] = devices or [None]

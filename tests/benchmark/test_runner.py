@@ -186,7 +186,9 @@ def test_generation_locks_are_the_verifiers_locks_of_the_timed_gpus(tmp_path, mo
         )
 
     assert locks("cuda", gpus=(1, 3)) == ((1, host_device_lock(1)), (3, host_device_lock(3)))
-    monkeypatch.setattr(runner, "visible_gpus", lambda: [0, 1])
+    from benchmark.verify import verifier
+
+    monkeypatch.setattr(verifier, "visible_gpus", lambda: [0, 1])
     assert locks("cuda") == ((0, host_device_lock(0)), (1, host_device_lock(1)))
     assert locks("cpu") == ()
 

@@ -15,6 +15,7 @@ time limit."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -22,6 +23,7 @@ import os
 import signal
 import statistics
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -62,6 +64,7 @@ def row(v) -> dict:
         "reference_alone_ms": v.reference_alone_time.median_ms if v.reference_alone_time else None,
         "speedup_spread": v.speedup_spread,
         "launch_cover_ms": v.env.get("launch_cover_ms"),
+        "timing_warmup": v.env.get("timing_warmup"),
         "error": (v.error or "")[:300],
     }
 
@@ -93,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
         nargs="+",
         default=None,
         help="the repeats and drift sections measure only the cases whose task contains one of these "
-        "(e.g. gemm)",
+        "(e.g. gemm), in this order",
     )
     p.add_argument(
         "--drift-rounds", type=int, default=3000, help="rounds of the drift section's one interleaved timing"
@@ -101,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--drift-block",
         type=int,
-        default=100,
+        default=50,
         help="rounds per block whose medians the drift section reports",
     )
     p.add_argument("--out", type=Path, default=Path("runs/bench-harness"))
@@ -144,8 +147,10 @@ REPEAT_CASES = {  # an elementwise, a reduction and a matmul task, each with an 
 
 
 def repeat_cases(device: str, keys: list[str] | None) -> list[tuple[str, Path]]:
-    """REPEAT_CASES of the device whose task contains one of `keys` (all of them without keys)."""
-    return [c for c in REPEAT_CASES[device] if not keys or any(k in c[0] for k in keys)]
+    """REPEAT_CASES of the device whose task contains one of `keys`, in the order of the keys (the
+    most wanted first under a time limit); all of them without keys."""
+    cases = REPEAT_CASES[device]
+    return list(dict.fromkeys(c for k in keys for c in cases if k in c[0])) if keys else list(cases)
 
 
 def _spread(speedups: list) -> tuple[float | None, float | None]:
@@ -194,6 +199,7 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 + (f"  spread {spread:.2%}" if spread is not None else "")
                 + (f"  within-run median {statistics.median(within):.2%}" if within else "")
                 + f"  rounds {', '.join(str(v.candidate_time.runs) for v in verdicts if v.candidate_time)}"
+                + f"  warm-up {'; '.join(v.env.get('timing_warmup', '-') for v in verdicts)}"
                 + "".join(
                     f"  [{v.status.value}: {(v.error or ', '.join(v.flags))[:120]}]"
                     for v in verdicts
@@ -213,14 +219,121 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
 
 DRIFT_MAX_SECONDS = 30.0  # the drift timing's cap per arm: far above 3000 rounds of a 1.5 ms matmul
 
+# NVML's clock event reasons (bits of nvmlDeviceGetCurrentClocksEventReasons), named in the drift table
+CLOCK_REASONS = {
+    0x1: "idle",
+    0x2: "app_clocks",
+    0x4: "sw_power_cap",
+    0x8: "hw_slowdown",
+    0x10: "sync_boost",
+    0x20: "sw_thermal",
+    0x40: "hw_thermal",
+    0x80: "hw_power_brake",
+    0x100: "display_clocks",
+}
+
+
+class ClockSampler:
+    """The GPU's SM clock, power, temperature and clock event reasons, read through NVML every
+    `period_s` on a thread while the drift timing runs: whether an arm's time moves with the clocks.
+    Reads nothing (an empty list) where NVML is missing."""
+
+    def __init__(self, device, period_s: float = 0.005):
+        self.period_s = period_s
+        self.samples: list[dict] = []
+        self.why = ""
+        self._stop = threading.Event()
+        try:
+            import pynvml
+
+            from benchmark.evaluate.contention import nvml_handle
+
+            self._nvml, self._handle = pynvml, nvml_handle(device)
+        except Exception as e:  # noqa: BLE001 - telemetry is optional: the timing runs without it
+            self._handle, self.why = None, f"NVML unavailable: {e!r}"[:200]
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> ClockSampler:
+        if self._handle is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _read(self, fn, *args):
+        try:
+            return fn(self._handle, *args)
+        except Exception:  # noqa: BLE001 - a reading this driver does not offer stays None
+            return None
+
+    def _run(self) -> None:
+        n = self._nvml
+        reasons = getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None) or getattr(
+            n, "nvmlDeviceGetCurrentClocksThrottleReasons", None
+        )
+        instant = getattr(n, "NVML_FI_DEV_POWER_INSTANT", None)
+        while not self._stop.wait(self.period_s):
+            power_mw = None
+            if instant is not None:
+                fields = self._read(n.nvmlDeviceGetFieldValues, [instant])
+                if fields and fields[0].nvmlReturn == n.NVML_SUCCESS:
+                    power_mw = fields[0].value.uiVal
+            if power_mw is None:
+                power_mw = self._read(n.nvmlDeviceGetPowerUsage)
+            self.samples.append(
+                {
+                    "t": time.monotonic(),
+                    "sm_mhz": self._read(n.nvmlDeviceGetClockInfo, n.NVML_CLOCK_SM),
+                    "mem_mhz": self._read(n.nvmlDeviceGetClockInfo, n.NVML_CLOCK_MEM),
+                    "power_w": power_mw / 1e3 if power_mw is not None else None,
+                    "temp_c": self._read(n.nvmlDeviceGetTemperature, n.NVML_TEMPERATURE_GPU),
+                    "reasons": self._read(reasons) if reasons else None,
+                }
+            )
+
+
+def block_telemetry(samples: list[dict], starts: list[float], size: int, end: float) -> list[dict]:
+    """Per whole block of `size` rounds (its window from its first round's start to the next
+    block's): the mean SM clock, power and temperature of the NVML samples in it, and every clock
+    event reason seen."""
+    out = []
+    for j in range(len(starts) // size):
+        t0 = starts[j * size]
+        t1 = starts[(j + 1) * size] if (j + 1) * size < len(starts) else end
+        inside = [x for x in samples if t0 <= x["t"] < t1]
+
+        def mean(key: str, inside=inside) -> float | None:
+            vals = [x[key] for x in inside if x[key] is not None]
+            return statistics.fmean(vals) if vals else None
+
+        bits = 0
+        for x in inside:
+            bits |= x["reasons"] or 0
+        out.append(
+            {
+                "t_s": t0 - starts[0],
+                "sm_mhz": mean("sm_mhz"),
+                "power_w": mean("power_w"),
+                "temp_c": mean("temp_c"),
+                "reasons": [name for bit, name in CLOCK_REASONS.items() if bits & bit],
+                "readings": len(inside),
+            }
+        )
+    return out
+
 
 def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     """Each repeats case timed once, interleaved, for `--drift-rounds` rounds with no early stop, in
     this process (the verdict keeps no per-round samples): the reference and ModelNew built, seeded
     and fed as the evaluation child does (TaskProgram, timing_seeds, model_arm), under the host's
-    device lock held exclusively, as the child times. Per block of `--drift-block` rounds, each arm's
-    median and their ratio: whether an arm's time moves under a long run of back-to-back calls (the
-    row sum's candidate ran 8% slower after about a second of them, the matmul's reference moved
+    device lock held exclusively, as the child times. One warm-up call, no steady check, so the
+    blocks show what the GPU does from the first calls on. Per block of `--drift-block` rounds, each
+    arm's median, their ratio and, through NVML, the SM clock, power, temperature and clock event
+    reasons: whether an arm's time moves under a run of back-to-back calls, and with what (the row
+    sum's candidate ran 8% slower after about a second of them, the matmul's reference moved
     1.50-1.60 ms between processes)."""
     import torch
 
@@ -234,7 +347,13 @@ def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     device = torch.device(base.device)
     lock = DeviceLock(host_device_lock() if device.type == "cuda" else None)
     config = dataclasses.replace(
-        base.timing, max_runs=args.drift_rounds, max_seconds=DRIFT_MAX_SECONDS, target_rel_err=0.0
+        base.timing,
+        warmup_calls=1,
+        warmup_seconds=0.0,
+        steady_max_seconds=0.0,
+        max_runs=args.drift_rounds,
+        max_seconds=DRIFT_MAX_SECONDS,
+        target_rel_err=0.0,
     )
     report["drift"] = []
     for spec, cand in repeat_cases(base.device, args.cases):
@@ -249,18 +368,29 @@ def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 model(*clone_args(sets[0]))
             with lock.exclusive():
                 timer = Timer(base.device, config)
-                t0 = time.monotonic()
-                timed = timer.interleaved([model_arm(reference, sets), model_arm(candidate, sets)])
-                seconds = time.monotonic() - t0
+                with ClockSampler(device) if device.type == "cuda" else contextlib.nullcontext() as clocks:
+                    t0 = time.monotonic()
+                    timed = timer.interleaved([model_arm(reference, sets), model_arm(candidate, sets)])
+                    end = time.monotonic()
+        telemetry = clocks.samples if clocks else []
         entry = {
             "task": task.task_id,
             "candidate": cand.name,
             "rounds": timed.stats[0].runs,
-            "seconds": seconds,
+            "seconds": end - t0,
             "launch_cover_ms": timer.cover_ms if device.type == "cuda" else None,
             "speedup": timed.stats[0].median_ms / timed.stats[1].median_ms,
             **drift_blocks(timed.samples, args.drift_block),
-            "samples": {"reference_ms": timed.samples[0], "candidate_ms": timed.samples[1]},
+            "telemetry": block_telemetry(telemetry, timed.round_starts, args.drift_block, end)
+            if telemetry
+            else [],
+            "telemetry_unavailable": clocks.why if clocks else "not a CUDA device",
+            "samples": {
+                "reference_ms": timed.samples[0],
+                "candidate_ms": timed.samples[1],
+                "round_s": [t - timed.round_starts[0] for t in timed.round_starts],
+                "nvml": [{**x, "t": x["t"] - timed.round_starts[0]} for x in telemetry],
+            },
         }
         report["drift"].append(entry)
         print_drift(entry)
@@ -292,12 +422,27 @@ def print_drift(e: dict) -> None:
     first, last = (f"{e[k]:.4f}" if e[k] is not None else "-" for k in ("first_speedup", "last_speedup"))
     print(
         f"{e['task']} {e['candidate']} drift: {e['rounds']} rounds in {e['seconds']:.1f} s, speedup "
-        f"{e['speedup']:.4f}, blocks of {e['block_rounds']}: first {first}, last {last}, spread {spread}",
+        f"{e['speedup']:.4f}, blocks of {e['block_rounds']}: first {first}, last {last}, spread {spread}"
+        + (f" (no clocks: {e['telemetry_unavailable']})" if e["telemetry_unavailable"] else ""),
         flush=True,
     )
-    print(f"{'from round':>10} {'reference_ms':>13} {'candidate_ms':>13} {'speedup':>8}")
-    for j, (r, c, s) in enumerate(zip(e["reference_ms"], e["candidate_ms"], e["block_speedup"], strict=True)):
-        print(f"{j * e['block_rounds']:>10} {r:>13.4f} {c:>13.4f} {s:>8.4f}", flush=True)
+    print(
+        f"{'from round':>10} {'t_s':>7} {'reference_ms':>13} {'candidate_ms':>13} {'speedup':>8} "
+        f"{'sm_mhz':>7} {'power_w':>8} {'temp_c':>6}  reasons"
+    )
+    telemetry = e["telemetry"] or [{}] * len(e["block_speedup"])
+    rows = zip(e["reference_ms"], e["candidate_ms"], e["block_speedup"], telemetry, strict=True)
+
+    def cell(v, width: int, digits: int) -> str:
+        return f"{v:>{width}.{digits}f}" if v is not None else f"{'-':>{width}}"
+
+    for j, (r, c, s, t) in enumerate(rows):
+        print(
+            f"{j * e['block_rounds']:>10} {cell(t.get('t_s'), 7, 2)} {r:>13.4f} {c:>13.4f} {s:>8.4f} "
+            f"{cell(t.get('sm_mhz'), 7, 0)} {cell(t.get('power_w'), 8, 1)} {cell(t.get('temp_c'), 6, 1)}  "
+            + ",".join(t.get("reasons") or []),
+            flush=True,
+        )
 
 
 def strict_overhead(base: EvalConfig, args, report: dict) -> None:

@@ -1313,7 +1313,13 @@ def main(argv=None) -> dict:
             seed=args.seed,
             # short timing: lanes take turns for it (benchmark/evaluate/gpu_lock.py), and the launch-size effect is several-fold
             timing=TimingConfig(
-                warmup_calls=1, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, max_runs=100, max_seconds=0.1
+                warmup_calls=1,
+                warmup_seconds=0.0,
+                steady_max_seconds=0.0,
+                min_runs=5,
+                min_seconds=0.0,
+                max_runs=100,
+                max_seconds=0.1,
             ),
         )
         source = VerifierRewards(

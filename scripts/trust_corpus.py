@@ -747,6 +747,7 @@ def timing_config():
         contention_wait_s=0.0,
         warmup_calls=2,
         warmup_seconds=0.02,
+        steady_max_seconds=0.0,
         min_runs=10,
         min_seconds=0.03,
         max_runs=300,

@@ -40,13 +40,20 @@ def _name_of(pid: int) -> str:
         return "?"
 
 
-def _nvml_pids(device: torch.device) -> dict[int, tuple[int, bool]]:
-    """pid -> (used bytes, active lately) of every compute process on `device`, through NVML."""
+def nvml_handle(device: torch.device):
+    """NVML's handle of a torch CUDA device (matched by UUID: CUDA_VISIBLE_DEVICES renumbers devices)."""
     import pynvml
 
     pynvml.nvmlInit()
     uuid = str(torch.cuda.get_device_properties(device).uuid)
-    handle = pynvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else f"GPU-{uuid}")
+    return pynvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else f"GPU-{uuid}")
+
+
+def _nvml_pids(device: torch.device) -> dict[int, tuple[int, bool]]:
+    """pid -> (used bytes, active lately) of every compute process on `device`, through NVML."""
+    import pynvml
+
+    handle = nvml_handle(device)
     procs = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
     since_us = int((time.time() - ACTIVITY_WINDOW_S) * 1e6)
     try:

@@ -382,6 +382,9 @@ def _environment(r: dict) -> dict[str, str]:
         env["launch_cover_ms"] = (
             f"{r['launch_cover_ms']:.3f}"  # the device-side wait each timed call was launched behind
         )
+    if r.get("warmup"):
+        w = r["warmup"]  # how long the timing warmed up, and whether every arm's call time settled in it
+        env["timing_warmup"] = f"{w['rounds']} rounds, {w['seconds']:.3f} s, settled {w['settled']}"
     return env
 
 

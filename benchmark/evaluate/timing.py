@@ -5,7 +5,9 @@ any stream is counted; the L2 cache is flushed by a write of twice its size befo
 calls repeat for at least a minimum time and until the median is stable (its estimated relative
 standard error is under the target), or until a time cap is reached. The minimum time and a
 time-based warm-up matter for short kernels: stopping after a few dozen calls let the speedup of
-one 0.14 ms kernel drift by 10% between runs on the H200. On CUDA each call is launched while the
+one 0.14 ms kernel drift by 10% between runs on the H200. The warm-up then goes on until every
+arm's call time has settled (or a cap), so a heavy kernel is not timed while the GPU's clocks still
+react to the load it just put on. On CUDA each call is launched while the
 device is still busy with the flush and a short device-side wait (longer than the call's launches
 took in warm-up), so the host's launch latency, which moves from process to process (one Triton
 launch was 41 us slower in one run on the H200), is not timed on an idle GPU; work a call put on
@@ -37,6 +39,12 @@ from benchmark.verdict import TimingStats
 class TimingConfig:
     warmup_calls: int = 3
     warmup_seconds: float = 0.1  # keep warming up (clocks, caches, lazy init) at least this long
+    # then until every arm's call time has settled (`settled`: the median of its last quarter of
+    # warm-up calls within steady_tol of the quarter before), for at most steady_max_seconds more
+    # per arm; 0 turns the check off. A 1.5 ms matmul timed within 0.4 s of its first call moved
+    # its ratio to eager by up to 1.3% between processes on the H200.
+    steady_tol: float = 0.005
+    steady_max_seconds: float = 0.5
     min_runs: int = 10
     min_seconds: float = 0.1  # time at least this long, so short calls are sampled many times
     max_runs: int = 1000
@@ -54,7 +62,12 @@ class TimingConfig:
         """A short timing of the same protocol: enough for a bound (the reference's time alone, which
         only caps the interleaved one), a third of the calls of a full timing."""
         return dataclasses.replace(
-            self, warmup_calls=1, min_runs=3, min_seconds=0.0, max_seconds=self.max_seconds / 3
+            self,
+            warmup_calls=1,
+            steady_max_seconds=0.0,
+            min_runs=3,
+            min_seconds=0.0,
+            max_seconds=self.max_seconds / 3,
         )
 
 
@@ -90,11 +103,33 @@ LAUNCH_COVER_FACTOR = 1.5  # the wait covers this multiple of the slowest arm's 
 Arm = tuple[Callable[[int], object], Callable[[int], object] | None]  # (call, prepare) of one timed model
 
 
+STEADY_MIN_BLOCK = 5  # warm-up calls per quarter before `settled` judges an arm
+
+
+def settled(times_ms: list[float], tol: float) -> bool:
+    """Whether a run of calls has stopped speeding up or slowing down: the median of its last quarter
+    within `tol` (relative) of the quarter before it."""
+    b = len(times_ms) // 4
+    if b < STEADY_MIN_BLOCK:
+        return False
+    before, last = statistics.median(times_ms[-2 * b : -b]), statistics.median(times_ms[-b:])
+    return abs(last - before) <= tol * before
+
+
+@dataclass(frozen=True)
+class Warmup:
+    rounds: int  # warm-up rounds (one call of each arm)
+    seconds: float
+    settled: bool | None  # every arm's call time settled (`settled`); None where the check is off
+
+
 @dataclass(frozen=True)
 class Interleaved:
     stats: list[TimingStats]  # one per arm, in the arms' order
     ratio_spread: float | None  # with two arms: the spread of arm 0 / arm 1 within the timing
     samples: list[list[float]]  # each arm's ms per round, in round order: how its time moved over the timing
+    round_starts: list[float]  # time.monotonic() at the start of each timed round
+    warmup: Warmup
 
 
 class Timer:
@@ -176,25 +211,44 @@ class Timer:
         other round, so clock, thermal and host drift fall on every arm alike and their ratio holds.
         Warm-up, the stopping rule and the cap apply to each arm as in a single timing."""
         cfg, n = config or self.config, len(arms)
-        i, t_warm = 0, time.monotonic() + cfg.warmup_seconds * n
-        launch_ms: list[list[float]] = [[] for _ in arms]  # host time of each warm-up call (its launches)
-        while i < cfg.warmup_calls or time.monotonic() < t_warm:
+        i, t_start = 0, time.monotonic()
+        t_warm = t_start + cfg.warmup_seconds * n
+        t_cap = t_warm + cfg.steady_max_seconds * n
+        launch_ms: list[list[float]] = [[] for _ in arms]  # host time of each warm-up call's launches
+        call_ms: list[list[float]] = [[] for _ in arms]  # each warm-up call's time (on CUDA: the device's)
+        while True:
             i += 1
-            for (call, prepare), launches in zip(arms, launch_ms, strict=True):
+            for (call, prepare), launches, calls in zip(arms, launch_ms, call_ms, strict=True):
                 if prepare:
                     prepare(-i)
+                if self.cuda:
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record()
                 t_launch = time.perf_counter()
                 call(-i)
                 launches.append((time.perf_counter() - t_launch) * 1e3)
                 if self.cuda:
+                    end.record()
                     torch.cuda.synchronize()
+                    calls.append(start.elapsed_time(end))
+                else:
+                    calls.append(launches[-1])
+            now = time.monotonic()
+            if i < cfg.warmup_calls or now < t_warm:
+                continue
+            steady = all(settled(c, cfg.steady_tol) for c in call_ms) if cfg.steady_max_seconds > 0 else None
+            if steady is not False or now >= t_cap:
+                break
+        warmup = Warmup(i, now - t_start, steady)
         slowest = max(statistics.median(m) for m in launch_ms)
         self.cover_ms = min(max(LAUNCH_COVER_FACTOR * slowest, LAUNCH_COVER_MS), LAUNCH_COVER_MAX_MS)
         samples: list[list[float]] = [[] for _ in arms]
         gaps: list[list[float]] = [[] for _ in arms]
+        round_starts: list[float] = []
         t0 = time.monotonic()
         i = 0
         while i < cfg.max_runs:
+            round_starts.append(time.monotonic())
             for k in range(n) if i % 2 == 0 else reversed(range(n)):
                 call, prepare = arms[k]
                 if prepare:
@@ -214,7 +268,11 @@ class Timer:
                 break
         self.last_stream_gaps_ms = [statistics.median(g) for g in gaps]
         return Interleaved(
-            [summarize(s) for s in samples], ratio_spread(samples) if n == 2 else None, samples
+            [summarize(s) for s in samples],
+            ratio_spread(samples) if n == 2 else None,
+            samples,
+            round_starts,
+            warmup,
         )
 
 

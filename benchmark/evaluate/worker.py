@@ -521,6 +521,7 @@ class Evaluation:
         self.result["speedup_spread"] = timed.ratio_spread
         if self.device.type == "cuda" and self.timer.config.launch_behind_flush:
             self.result["launch_cover_ms"] = self.timer.cover_ms
+        self.result["warmup"] = asdict(timed.warmup)
         for k, (expected, exact) in enumerate(zip(ref["timed"], ref["timed_exact"], strict=True)):
             if (
                 k in kept

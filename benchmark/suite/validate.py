@@ -58,7 +58,13 @@ log = logging.getLogger(__name__)
 def validation_timing() -> TimingConfig:
     """A short timing budget: enough for a stable median of the reference across ~320 tasks."""
     return TimingConfig(
-        warmup_calls=3, warmup_seconds=0.02, min_runs=5, min_seconds=0.0, max_runs=200, max_seconds=0.3
+        warmup_calls=3,
+        warmup_seconds=0.02,
+        steady_max_seconds=0.0,
+        min_runs=5,
+        min_seconds=0.0,
+        max_runs=200,
+        max_seconds=0.3,
     )
 
 

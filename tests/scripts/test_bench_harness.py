@@ -37,7 +37,10 @@ def test_drift_reports_blocks_and_every_round(tmp_path, monkeypatch, capsys):
     assert entry["first_speedup"] == entry["block_speedup"][0]
     assert entry["last_speedup"] == entry["block_speedup"][-1]
     assert entry["block_spread"] >= 0 and entry["seconds"] > 0 and entry["speedup"] > 0
-    assert [len(s) for s in entry["samples"].values()] == [60, 60]
+    samples = entry["samples"]
+    assert [len(samples[k]) for k in ("reference_ms", "candidate_ms", "round_s")] == [60, 60, 60]
+    assert samples["round_s"][0] == 0 and samples["round_s"] == sorted(samples["round_s"])
+    assert entry["telemetry"] == [] and entry["telemetry_unavailable"] == "not a CUDA device"
     assert "scale_shift torch_correct.py drift: 60 rounds" in capsys.readouterr().out
 
 
@@ -48,3 +51,73 @@ def test_drift_blocks_are_whole_blocks_of_rounds():
     assert (got["first_speedup"], got["last_speedup"]) == (2.0, 4.0)
     assert got["block_spread"] == (4.0 - 2.0) / 3.0
     assert bh.drift_blocks([[1.0] * 5, [1.0] * 5], 20)["first_speedup"] is None
+
+
+def test_block_telemetry_averages_the_readings_inside_each_block():
+    starts = [10.0 + 0.1 * i for i in range(5)]  # 5 rounds: two whole blocks of 2
+    readings = [
+        {"t": 10.05, "sm_mhz": 1980, "power_w": 400.0, "temp_c": 40, "reasons": 0},
+        {"t": 10.15, "sm_mhz": 1780, "power_w": 600.0, "temp_c": 42, "reasons": 0x4},
+        {"t": 10.25, "sm_mhz": 1600, "power_w": None, "temp_c": 44, "reasons": 0x4 | 0x40},
+        {"t": 10.45, "sm_mhz": 1, "power_w": 1.0, "temp_c": 1, "reasons": 0x80},  # after the last whole block
+    ]
+    first, second = bh.block_telemetry(readings, starts, 2, end=10.5)
+    assert first["t_s"] == 0 and first["readings"] == 2
+    assert first["sm_mhz"] == 1880 and first["power_w"] == 500.0 and first["reasons"] == ["sw_power_cap"]
+    assert second["readings"] == 1 and second["power_w"] is None
+    assert second["reasons"] == ["sw_power_cap", "hw_thermal"]
+
+
+def test_clock_sampler_reads_nvml_until_stopped(monkeypatch):
+    """A stand-in for pynvml: the sampler reads every value it asks for, and a reading the driver
+    refuses stays None instead of stopping the sampler."""
+    import time
+    import types
+
+    from benchmark.evaluate import contention
+
+    class Refused(Exception):
+        pass
+
+    def refuse(handle):
+        raise Refused("not supported")
+
+    fake = types.SimpleNamespace(
+        NVML_CLOCK_SM=0,
+        NVML_CLOCK_MEM=1,
+        NVML_TEMPERATURE_GPU=0,
+        NVML_SUCCESS=0,
+        nvmlDeviceGetClockInfo=lambda h, kind: (1755, 3201)[kind],
+        nvmlDeviceGetPowerUsage=lambda h: 612_000,
+        nvmlDeviceGetTemperature=lambda h, kind: 51,
+        nvmlDeviceGetCurrentClocksEventReasons=refuse,
+    )
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    monkeypatch.setattr(contention, "nvml_handle", lambda device: "handle")
+    with bh.ClockSampler("cuda:0", period_s=0.001) as clocks:
+        time.sleep(0.05)
+    n = len(clocks.samples)
+    assert n > 0 and clocks.why == ""
+    assert clocks.samples[0] | {"t": 0} == {
+        "t": 0,
+        "sm_mhz": 1755,
+        "mem_mhz": 3201,
+        "power_w": 612.0,
+        "temp_c": 51,
+        "reasons": None,
+    }
+    time.sleep(0.01)
+    assert len(clocks.samples) == n  # stopped on leaving the block
+
+
+def test_clock_sampler_without_nvml_reads_nothing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # import fails
+    with bh.ClockSampler("cuda:0") as clocks:
+        pass
+    assert clocks.samples == [] and clocks.why.startswith("NVML unavailable")
+
+
+def test_repeat_cases_follow_the_order_of_the_keys():
+    names = [spec for spec, _ in bh.repeat_cases("cuda", ["gemm", "gelu", "gemm"])]
+    assert names == ["level1/gemm_square_bf16.py", "level1/gelu_tanh_fp32.py"]
+    assert len(bh.repeat_cases("cuda", None)) == len(bh.REPEAT_CASES["cuda"])

@@ -1,3 +1,6 @@
+import statistics
+import time
+
 import pytest
 
 from benchmark.evaluate.timing import (
@@ -10,7 +13,7 @@ from benchmark.evaluate.timing import (
 
 
 def _runs(**cfg) -> int:
-    timer = Timer("cpu", TimingConfig(warmup_calls=1, warmup_seconds=0.0, **cfg))
+    timer = Timer("cpu", TimingConfig(warmup_calls=1, warmup_seconds=0.0, steady_max_seconds=0.0, **cfg))
     return timer.time(lambda i: None).runs
 
 
@@ -30,7 +33,14 @@ def test_warmup_calls_are_not_timed():
     seen = []
     Timer(
         "cpu",
-        TimingConfig(warmup_calls=4, warmup_seconds=0.0, min_runs=5, min_seconds=0.0, target_rel_err=1.0),
+        TimingConfig(
+            warmup_calls=4,
+            warmup_seconds=0.0,
+            steady_max_seconds=0.0,
+            min_runs=5,
+            min_seconds=0.0,
+            target_rel_err=1.0,
+        ),
     ).time(seen.append)
     assert seen == [-1, -2, -3, -4, 0, 1, 2, 3, 4]
 
@@ -47,6 +57,7 @@ def _interleaved_config(**cfg) -> TimingConfig:
         **{
             "warmup_calls": 1,
             "warmup_seconds": 0.0,
+            "steady_max_seconds": 0.0,
             "min_runs": 10,
             "min_seconds": 0.0,
             "target_rel_err": 1.0,
@@ -112,7 +123,14 @@ def test_speedup_caps_a_reference_slowed_beside_the_candidate():
 
 
 def test_brief_config_times_a_third_of_the_calls():
-    full = TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=9, min_seconds=0.0, target_rel_err=1.0)
+    full = TimingConfig(
+        warmup_calls=1,
+        warmup_seconds=0.0,
+        steady_max_seconds=0.0,
+        min_runs=9,
+        min_seconds=0.0,
+        target_rel_err=1.0,
+    )
     timer = Timer("cpu", full)
     assert timer.time(lambda i: None, config=full.brief()).runs == 3
     assert timer.time(lambda i: None).runs == 9
@@ -184,3 +202,61 @@ def test_interleaved_keeps_every_rounds_sample_in_order(monkeypatch):
     out = Timer("cpu", _interleaved_config(min_runs=7, max_runs=7)).interleaved([arm(1.0), arm(10.0)])
     assert out.samples[0] == pytest.approx([1, 2, 3, 4, 5, 6, 7])
     assert out.samples[1] == pytest.approx([10, 20, 30, 40, 50, 60, 70])
+
+
+def test_settled_compares_the_last_two_quarters_of_the_calls():
+    from benchmark.evaluate.timing import settled
+
+    assert not settled([1.0] * 19, 0.01)  # too few calls to judge
+    assert settled([5.0] * 20 + [1.0] * 20, 0.01)  # slow at first, steady over the last half
+    assert not settled([1.0] * 30 + [1.5] * 10, 0.01)  # still moving
+    assert settled([1.0] * 30 + [1.004] * 10, 0.005)
+
+
+def _slowing_down(ramp_calls: int, start_s: float, end_s: float):
+    """A call whose time moves linearly from start_s to end_s over its first ramp_calls calls."""
+    n = {"calls": 0}
+
+    def call(i: int) -> None:
+        n["calls"] += 1
+        left = max(0.0, 1 - n["calls"] / ramp_calls)
+        time.sleep(end_s + (start_s - end_s) * left)
+
+    return call
+
+
+def test_warmup_goes_on_until_the_call_time_settles():
+    """The first 40 calls run from four times slower down to steady (a GPU whose clocks still react
+    to the load): the warm-up outlasts the ramp, so no timed call is on it."""
+    call = _slowing_down(40, 0.004, 0.001)
+    out = Timer("cpu", _interleaved_config(steady_tol=0.05, steady_max_seconds=5.0)).interleaved(
+        [(call, None)]
+    )
+    assert out.warmup.settled is True
+    assert out.warmup.rounds > 40
+    assert statistics.median(out.samples[0]) < 1.5
+
+
+def test_warmup_stops_at_its_cap_when_the_call_time_keeps_moving():
+    n = {"calls": 0}
+
+    def call(i: int) -> None:
+        n["calls"] += 1
+        time.sleep(0.0005 * (1 + n["calls"] / 5))
+
+    t0 = time.monotonic()
+    out = Timer("cpu", _interleaved_config(steady_tol=0.001, steady_max_seconds=0.15)).interleaved(
+        [(call, None)]
+    )
+    assert out.warmup.settled is False
+    assert 0.15 <= out.warmup.seconds < 1.0
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_without_the_steady_check_the_warmup_is_its_calls_alone():
+    out = Timer("cpu", _interleaved_config(warmup_calls=3)).interleaved(
+        [(_slowing_down(30, 0.002, 0.001), None)]
+    )
+    assert out.warmup.settled is None
+    assert out.warmup.rounds == 3
+    assert len(out.round_starts) == len(out.samples[0]) == 10

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from benchmark.evaluate.harness import EvalConfig, default_device, evaluate
+from benchmark.evaluate.timing import paired_ratio
 from benchmark.suite import BUILTIN_SUITE
 from benchmark.task import load_task
 
@@ -186,10 +187,16 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             speedups = [v.speedup for v in verdicts]
             med, spread = _spread(speedups)
             within = [v.speedup_spread for v in verdicts if v.speedup_spread is not None]
+            of_medians = [  # the speedup as it was before the paired ratio, from the same timings
+                v.reference_time.median_ms / v.candidate_time.median_ms if v.speedup else None
+                for v in verdicts
+            ]
             entry[name] = {
                 "speedups": speedups,
                 "median": med,
                 "spread": spread,
+                "ratio_of_medians": of_medians,
+                "ratio_of_medians_spread": _spread(of_medians)[1],
                 "within_run_spread": within,
                 "runs": [row(v) for v in verdicts],
             }
@@ -197,6 +204,11 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 f"{task.task_id} {cand.name} ({protocol}) via {name}: "
                 + ", ".join(f"{s:.4f}" if s else "-" for s in speedups)
                 + (f"  spread {spread:.2%}" if spread is not None else "")
+                + (
+                    f" (ratio of the arms' medians: {entry[name]['ratio_of_medians_spread']:.2%})"
+                    if entry[name]["ratio_of_medians_spread"] is not None
+                    else ""
+                )
                 + (f"  within-run median {statistics.median(within):.2%}" if within else "")
                 + f"  rounds {', '.join(str(v.candidate_time.runs) for v in verdicts if v.candidate_time)}"
                 + f"  warm-up {'; '.join(v.env.get('timing_warmup', '-') for v in verdicts)}"
@@ -379,7 +391,7 @@ def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             "rounds": timed.stats[0].runs,
             "seconds": end - t0,
             "launch_cover_ms": timer.cover_ms if device.type == "cuda" else None,
-            "speedup": timed.stats[0].median_ms / timed.stats[1].median_ms,
+            "speedup": timed.ratio,
             **drift_blocks(timed.samples, args.drift_block),
             "telemetry": block_telemetry(telemetry, timed.round_starts, args.drift_block, end)
             if telemetry
@@ -398,22 +410,35 @@ def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
 
 
 def drift_blocks(samples: list[list[float]], size: int) -> dict:
-    """Each arm's median and their ratio over consecutive whole blocks of `size` rounds, the first
-    and last block's ratio and (max - min) / median of the block ratios."""
+    """Over consecutive whole blocks of `size` rounds: each arm's median, the ratio of those medians
+    and the median of the per-round ratio (`timing.paired_ratio`, the verdict's speedup); the first
+    and last block's paired ratio, and (max - min) / median of each kind of block ratio."""
     ref, cand = samples
-    blocks = {"block_rounds": size, "reference_ms": [], "candidate_ms": [], "block_speedup": []}
+    blocks = {
+        "block_rounds": size,
+        "reference_ms": [],
+        "candidate_ms": [],
+        "block_speedup": [],
+        "block_ratio_of_medians": [],
+    }
     for j in range(len(ref) // size):
-        r, c = (statistics.median(s[j * size : (j + 1) * size]) for s in (ref, cand))
-        blocks["reference_ms"].append(r)
-        blocks["candidate_ms"].append(c)
-        blocks["block_speedup"].append(r / c)
+        r, c = ref[j * size : (j + 1) * size], cand[j * size : (j + 1) * size]
+        blocks["reference_ms"].append(statistics.median(r))
+        blocks["candidate_ms"].append(statistics.median(c))
+        blocks["block_ratio_of_medians"].append(statistics.median(r) / statistics.median(c))
+        blocks["block_speedup"].append(paired_ratio(r, c))
+
+    def spread(ratios: list[float]) -> float | None:
+        mid = statistics.median(ratios) if ratios else None
+        return (max(ratios) - min(ratios)) / mid if mid else None
+
     ratios = blocks["block_speedup"]
-    mid = statistics.median(ratios) if ratios else None
     return {
         **blocks,
         "first_speedup": ratios[0] if ratios else None,
         "last_speedup": ratios[-1] if ratios else None,
-        "block_spread": (max(ratios) - min(ratios)) / mid if mid else None,
+        "block_spread": spread(ratios),
+        "block_spread_ratio_of_medians": spread(blocks["block_ratio_of_medians"]),
     }
 
 
@@ -422,7 +447,12 @@ def print_drift(e: dict) -> None:
     first, last = (f"{e[k]:.4f}" if e[k] is not None else "-" for k in ("first_speedup", "last_speedup"))
     print(
         f"{e['task']} {e['candidate']} drift: {e['rounds']} rounds in {e['seconds']:.1f} s, speedup "
-        f"{e['speedup']:.4f}, blocks of {e['block_rounds']}: first {first}, last {last}, spread {spread}"
+        f"{e['speedup']:.4f}, blocks of {e['block_rounds']}: first {first}, last {last}, spread {spread} "
+        + (
+            f"(ratio of the arms' medians: {e['block_spread_ratio_of_medians']:.2%})"
+            if e["block_spread_ratio_of_medians"] is not None
+            else ""
+        )
         + (f" (no clocks: {e['telemetry_unavailable']})" if e["telemetry_unavailable"] else ""),
         flush=True,
     )

@@ -84,17 +84,21 @@ def _ratio(num: TimingStats | None, den: TimingStats | None) -> float | None:
 REFERENCE_DRIFT_CAP = 1.1  # the interleaved reference counts at most this much slower than alone
 
 
-def speedup(ref: TimingStats | None, ref_alone: TimingStats | None, cand: TimingStats | None) -> float | None:
+def speedup(
+    ref: TimingStats | None,
+    ref_alone: TimingStats | None,
+    cand: TimingStats | None,
+    paired: float | None = None,
+) -> float | None:
     """Reference over candidate, both timed interleaved in one loop, so drift between timings
-    cancels. The reference also ran alone before the candidate was imported; where the interleaved
-    one is slower than that by more than REFERENCE_DRIFT_CAP, the cap stands in for it, so a
-    candidate that slows the reference while it is loaded gains at most 10%."""
+    cancels: the median over rounds of the two calls' ratio (`paired`, `timing.paired_ratio`), else
+    the ratio of their medians. The reference also ran alone before the candidate was imported;
+    where the interleaved one is slower than that by more than REFERENCE_DRIFT_CAP, the cap stands in
+    for it, so a candidate that slows the reference while it is loaded gains at most 10%."""
     if ref is None or cand is None or cand.median_ms <= 0:
         return None
-    ref_ms = (
-        ref.median_ms if ref_alone is None else min(ref.median_ms, REFERENCE_DRIFT_CAP * ref_alone.median_ms)
-    )
-    return ref_ms / cand.median_ms
+    capped = 1.0 if ref_alone is None else min(1.0, REFERENCE_DRIFT_CAP * ref_alone.median_ms / ref.median_ms)
+    return (ref.median_ms / cand.median_ms if paired is None else paired) * capped
 
 
 def _phases(child: dict, wall_s: float, built: BuildOutcome | None = None) -> Phases:
@@ -358,7 +362,7 @@ def evaluate(
         reference_time=ref,
         reference_alone_time=ref_alone,
         compile_time=comp,
-        speedup=speedup(ref, ref_alone, cand) if ok else None,
+        speedup=speedup(ref, ref_alone, cand, r.get("paired_speedup")) if ok else None,
         speedup_spread=r.get("speedup_spread") if ok else None,
         speedup_compile=_ratio(comp, cand) if ok else None,
         sol_fraction=(sol_ms / cand.median_ms) if (ok and sol_ms and cand) else None,

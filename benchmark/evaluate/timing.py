@@ -18,7 +18,9 @@ finish (work on side streams). That trailing work is added to the call's time wh
 bracket's own latency (calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat
 compares its size with the reference's. The candidate is timed interleaved with the reference
 (`Timer.interleaved`: one call of each per round), so drift between two timings cannot move the
-speedup, and the spread of the ratio over blocks of rounds is recorded. On CPU the same loop runs with a monotonic clock, minus
+speedup; the speedup is the median over rounds of the two calls' ratio within a round, and its
+spread over blocks of rounds is recorded. On CUDA the device-side wait is also at least half the
+slower call (`IDLE_SHARE`), so a compute-bound call meets the same power state in every process. On CPU the same loop runs with a monotonic clock, minus
 the cost of an empty call."""
 
 from __future__ import annotations
@@ -98,6 +100,18 @@ LAUNCH_COVER_MS = 0.1  # shortest device-side wait queued ahead of a call launch
 # longer than a host's launch of one kernel (about 5-40 us from PyTorch or Triton)
 LAUNCH_COVER_MAX_MS = 2.0  # longest: a call whose launches take longer is host-bound, and timed so
 LAUNCH_COVER_FACTOR = 1.5  # the wait covers this multiple of the slowest arm's median launch time
+IDLE_SHARE = 0.5  # and at least this share of the slowest arm's median call: a compute-bound call under
+# the power cap runs as fast as the GPU's recent average power lets it, so the idle time between calls
+# is set by the call, not by how fast this process launches (on the H200 a bf16 matmul's time moved
+# 5% between processes with a wait of 0.12-0.22 ms, the faster the longer the wait)
+
+
+def launch_cover_ms(launch_ms: float, call_ms: float) -> float:
+    """The device-side wait ahead of each call launched behind the flush, from the slowest arm's
+    median launch (host) and call (device) time in the warm-up."""
+    return min(
+        max(LAUNCH_COVER_FACTOR * launch_ms, IDLE_SHARE * call_ms, LAUNCH_COVER_MS), LAUNCH_COVER_MAX_MS
+    )
 
 
 Arm = tuple[Callable[[int], object], Callable[[int], object] | None]  # (call, prepare) of one timed model
@@ -126,7 +140,8 @@ class Warmup:
 @dataclass(frozen=True)
 class Interleaved:
     stats: list[TimingStats]  # one per arm, in the arms' order
-    ratio_spread: float | None  # with two arms: the spread of arm 0 / arm 1 within the timing
+    ratio: float | None  # with two arms: the median over rounds of arm 0 / arm 1 within the round
+    ratio_spread: float | None  # with two arms: the spread of that ratio within the timing
     samples: list[list[float]]  # each arm's ms per round, in round order: how its time moved over the timing
     round_starts: list[float]  # time.monotonic() at the start of each timed round
     warmup: Warmup
@@ -240,8 +255,9 @@ class Timer:
             if steady is not False or now >= t_cap:
                 break
         warmup = Warmup(i, now - t_start, steady)
-        slowest = max(statistics.median(m) for m in launch_ms)
-        self.cover_ms = min(max(LAUNCH_COVER_FACTOR * slowest, LAUNCH_COVER_MS), LAUNCH_COVER_MAX_MS)
+        self.cover_ms = launch_cover_ms(
+            max(statistics.median(m) for m in launch_ms), max(statistics.median(c) for c in call_ms)
+        )
         samples: list[list[float]] = [[] for _ in arms]
         gaps: list[list[float]] = [[] for _ in arms]
         round_starts: list[float] = []
@@ -269,6 +285,7 @@ class Timer:
         self.last_stream_gaps_ms = [statistics.median(g) for g in gaps]
         return Interleaved(
             [summarize(s) for s in samples],
+            paired_ratio(*samples) if n == 2 else None,
             ratio_spread(samples) if n == 2 else None,
             samples,
             round_starts,
@@ -276,19 +293,24 @@ class Timer:
         )
 
 
-SPREAD_BLOCKS = 5  # consecutive blocks of rounds whose ratios of medians give the spread
+SPREAD_BLOCKS = 5  # consecutive blocks of rounds whose ratios give the spread
+
+
+def paired_ratio(a: list[float], b: list[float]) -> float:
+    """The median over rounds of a[i] / b[i], the two arms' calls of one round: a slow spell of the
+    GPU (on the H200 a row sum's arms both ran 8% slower for about a second, then recovered) falls
+    on both calls of the rounds it spans and cancels in each, where a ratio of the arms' medians
+    moved with how many rounds it spanned."""
+    return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 
 def ratio_spread(samples: list[list[float]], blocks: int = SPREAD_BLOCKS) -> float | None:
-    """(max - min) / median of the ratio median(arm 0) / median(arm 1) over consecutive blocks of
-    rounds: how far the measured speedup moves within one timing (None with too few rounds)."""
+    """(max - min) / median of the paired ratio (`paired_ratio`) over consecutive blocks of rounds:
+    how far the measured speedup moves within one timing (None with too few rounds)."""
     a, b = samples
     size = len(a) // blocks
     if size < 2:
         return None
-    ratios = [
-        statistics.median(a[j * size : (j + 1) * size]) / statistics.median(b[j * size : (j + 1) * size])
-        for j in range(blocks)
-    ]
+    ratios = [paired_ratio(a[j * size : (j + 1) * size], b[j * size : (j + 1) * size]) for j in range(blocks)]
     mid = statistics.median(ratios)
     return (max(ratios) - min(ratios)) / mid if mid > 0 else None

@@ -518,6 +518,7 @@ class Evaluation:
         ref_stats, stats = timed.stats
         self.result["reference_time"] = asdict(ref_stats)
         self.result["candidate_time"] = asdict(stats)
+        self.result["paired_speedup"] = timed.ratio
         self.result["speedup_spread"] = timed.ratio_spread
         if self.device.type == "cuda" and self.timer.config.launch_behind_flush:
             self.result["launch_cover_ms"] = self.timer.cover_ms

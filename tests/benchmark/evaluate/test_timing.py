@@ -260,3 +260,37 @@ def test_without_the_steady_check_the_warmup_is_its_calls_alone():
     assert out.warmup.settled is None
     assert out.warmup.rounds == 3
     assert len(out.round_starts) == len(out.samples[0]) == 10
+
+
+def test_the_launch_cover_hides_the_launch_and_idles_half_a_heavy_call():
+    from benchmark.evaluate.timing import launch_cover_ms
+
+    assert launch_cover_ms(0.02, 0.13) == LAUNCH_COVER_MS  # a short kernel: the floor
+    assert launch_cover_ms(0.15, 0.13) == pytest.approx(0.225)  # a slow launch: 1.5 x of it
+    assert launch_cover_ms(0.05, 1.5) == pytest.approx(0.75)  # a 1.5 ms matmul: half its time idle
+    assert launch_cover_ms(0.05, 30.0) == LAUNCH_COVER_MAX_MS
+
+
+def test_the_paired_ratio_holds_where_each_call_is_fast_or_slow_by_chance():
+    """Each call runs at one of two speeds, 8% apart, at random (as a Triton row sum and torch.sum did
+    on the H200, call by call) with 0.5% noise of its own: the ratio of the arms' medians jumps by up
+    to 8% with which speed holds the majority of each arm's calls in a block, while the median of
+    the per-round ratio sits between the symmetric mixed rounds."""
+    import random
+
+    from benchmark.evaluate.timing import paired_ratio, ratio_spread
+
+    rng = random.Random(0)
+
+    def call(ms: float) -> float:
+        return ms * (1.08 if rng.random() < 0.5 else 1.0) * (1 + 0.005 * rng.gauss(0, 1))
+
+    ref = [call(0.142) for _ in range(1000)]
+    cand = [call(0.130) for _ in range(1000)]
+    assert paired_ratio(ref, cand) == pytest.approx(0.142 / 0.130, rel=0.01)
+    assert ratio_spread([ref, cand]) < 0.01
+    medians = [
+        statistics.median(ref[j : j + 200]) / statistics.median(cand[j : j + 200])
+        for j in range(0, 1000, 200)
+    ]
+    assert (max(medians) - min(medians)) / statistics.median(medians) > 0.02

@@ -91,9 +91,14 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # rl: the RL demonstration (issue 18); RL_ARMS (e.g. "full") runs only those arms, each its whole step
 # count (or skipped where the stage's time cannot hold it): calls with the same seed cover the full
 # method and its ablations, and `scripts/rl_demo.py --merge A.json B.json` makes one report of them.
+# The SFT model (gated: trained again while it passes under half the RL split, 3 tries at most) and its
+# before-RL evaluation are kept in RL_SFT_CACHE (default /tmp/rl-sft-cache), so back-to-back calls on the
+# same warm machine share one SFT model and skip SFT; the folder lives outside $OUT on purpose ($OUT is
+# emptied after each call, and weights do not come back), and a fresh machine trains again.
 # The trainers import pydantic, which the image lacks: its wheels (pydantic, pydantic-core,
 # annotated-types, typing-inspection, typing-extensions) travel in .whl beside the shared ones.
-stage rl "${RL_S:-480}" python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 20 )) ${RL_ARMS:+--arms $RL_ARMS}
+stage rl "${RL_S:-480}" python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 20 )) ${RL_ARMS:+--arms $RL_ARMS} \
+    --sft-cache "${RL_SFT_CACHE:-/tmp/rl-sft-cache}"
 # cuset: CuSeT's effect (issue 18): one SFT model per arm of CUSET_ARMS ("plain" first) and training seed
 # of CUSET_SEEDS (default: the seed 0 alone) on the RL demonstration's corpus, same steps, each scored by
 # the verifier on the held-out test tasks (fixed by seed 0), against plain with an interval over seeds and

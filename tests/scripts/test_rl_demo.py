@@ -1,11 +1,14 @@
-"""scripts/rl_demo.py without training: the arms a call runs, the per-task results of an evaluation,
-the paired intervals of after - before RL and the claims they allow, the arm budget (every arm all
-its steps, or skipped), --merge of several calls into one report, and --sft-arms (SFT recipes
-compared with plain SFT on the test split, over training seeds and tasks, pooled across calls)."""
+"""scripts/rl_demo.py, mostly without training: the arms a call runs, the per-task results of an
+evaluation, the paired intervals of after - before RL and the claims they allow, the arm budget
+(every arm all its steps, or skipped), --merge of several calls into one report, --sft-arms (SFT
+recipes compared with plain SFT on the test split, over training seeds and tasks, pooled across
+calls), and the arms' SFT model: the gate that trains it again below --sft-min-pass, and
+--sft-cache, checked with real --tiny SFT on the CPU (the RL arms stubbed)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -57,10 +60,11 @@ def row(md: str, start: str) -> str:
     return next(line for line in md.splitlines() if line.startswith(start))
 
 
-def run_file(path: Path, arms: dict, seed: int = 0) -> Path:
+def run_file(path: Path, arms: dict, seed: int = 0, sft: dict | None = None) -> Path:
     results = {
         "settings": {"seed": seed},
         "data": {"test": 12, "rl": 12},
+        "sft": sft,
         "before": {split: evaluation(BEFORE) for split in ("rl", "test")},
         "arms": arms,
     }
@@ -198,7 +202,7 @@ def test_main_runs_every_arm_that_fits_in_full_and_records_the_rest_as_skipped(t
         return "trained", info | {"bdr": {"pushed": 0, "replayed": 0}, "curve": []}
 
     sft = rl_demo.SFTRun(tmp_path, 6, 2.0, 1.0, None, 1.0, False)
-    monkeypatch.setattr(rl_demo, "train_sft", lambda args, tokenizer, corpus: sft)
+    monkeypatch.setattr(rl_demo, "train_sft", lambda args, tokenizer, corpus, **kwargs: sft)
     monkeypatch.setattr(rl_demo, "evaluate", evaluate)
     monkeypatch.setattr(rl_demo, "run_arm", run_arm)
     monkeypatch.setattr(
@@ -605,3 +609,380 @@ def test_a_file_from_before_sft_seeds_reads_as_one_run_per_arm_at_its_seed(tmp_p
     assert list(arms["plain"]["runs"]) == ["0", "1"] and list(arms["cuset_no_regions"]["runs"]) == ["0"]
     assert arms["cuset"]["differences"]["test"]["pass_rate"]["value"] == 0.0
     assert not arms["cuset"]["differences"]["test"]["pass_rate"]["improved"]
+
+
+# ---------------------------------------------------------------------------------------- the SFT gate
+
+
+def sft_record(key: str | None, created: str | None, reused: bool, gate: str = "passed") -> dict:
+    """rl_demo.json's "sft" as run_rl writes it, with a cache entry where key is given."""
+    record = {
+        "steps": 6,
+        "gate": gate,
+        "min_pass": 0.5,
+        "attempts_allowed": 3,
+        "attempts_made": 1 if gate == "passed" else 3,
+        "attempt": 1,
+        "seed": 0,
+        "rl_pass_rate": 0.75 if gate == "passed" else 0.25,
+        "stopped": None if gate == "passed" else "all 3 attempts below the minimum",
+    }
+    if key:
+        record["cache"] = {
+            "key": key,
+            "dir": f"/c/{key}",
+            "reused": reused,
+            "created": created,
+            "not_written": None,
+        }
+    return record
+
+
+def stub_gate(monkeypatch, tmp_path: Path, rl_passes: dict[str, int]) -> SimpleNamespace:
+    """run_rl with train_sft, evaluate and the arms stood in for on a fake clock: an SFT training takes
+    100 s, an evaluation 10 s a split, an arm 50 s. An attempt's model is its folder (sft,
+    sft-attempt-2, ...), and passes rl_passes[folder] of 32 samples on either split. Records each
+    training's (folder, seed) and the model each arm started from."""
+    seen = SimpleNamespace(now=0.0, trained=[], arm_models=[])
+    monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: seen.now))
+
+    def train_sft(args, tokenizer, corpus, overrides=None, folder="sft", deadline=None, seed=None):
+        seen.trained.append((folder, seed))
+        seen.now += 100.0
+        model_dir = tmp_path / "models" / folder
+        model_dir.mkdir(parents=True, exist_ok=True)
+        return rl_demo.SFTRun(model_dir, 6, 2.0, 1.0, None, 100.0, False)
+
+    def evaluate(model, tokenizer, tasks, builder, source, split, args):
+        seen.now += 10.0
+        return evaluation(outcomes(rl_passes[model]))
+
+    def run_arm(name, overrides, model_dir, tokenizer, dataset, source, args, deadline):
+        seen.arm_models.append(model_dir.name)
+        seen.now += 50.0
+        info = {"steps": 10, "generations": 5, "seconds": 50.0, "stopped_by_deadline": False}
+        return model_dir.name, info | {"bdr": {"pushed": 0, "replayed": 0}, "curve": []}
+
+    monkeypatch.setattr(rl_demo, "train_sft", train_sft)
+    monkeypatch.setattr(rl_demo, "evaluate", evaluate)
+    monkeypatch.setattr(rl_demo, "run_arm", run_arm)
+    monkeypatch.setattr(
+        "transformers.AutoModelForCausalLM.from_pretrained",
+        lambda path: SimpleNamespace(to=lambda device: Path(path).name),
+    )
+    return seen
+
+
+def test_the_gate_trains_again_with_the_next_seed_until_the_rl_split_passes(tmp_path, monkeypatch):
+    seen = stub_gate(monkeypatch, tmp_path, {"sft": 8, "sft-attempt-2": 24, "sft-attempt-3": 32})
+    out = tmp_path / "out"
+    results = rl_demo.main(["--tiny", "--out", str(out), "--arms", "full", "--seed", "3"])
+    assert seen.trained == [("sft", 3), ("sft-attempt-2", 1003)]  # stops at the first that passes
+    assert seen.arm_models == ["sft-attempt-2"]
+    assert [(a["attempt"], a["seed"], a["rl_pass_rate"]) for a in results["sft_attempts"]] == [
+        (1, 3, 0.25),
+        (2, 1003, 0.75),
+    ]
+    assert (
+        results["sft_attempts"][0]["test_pass_rate"] == 0.25 and results["sft_attempts"][0]["eval_s"] == 20.0
+    )
+    sft = results["sft"]
+    assert (sft["gate"], sft["attempt"], sft["seed"], sft["attempts_made"], sft["stopped"]) == (
+        "passed",
+        2,
+        1003,
+        2,
+        None,
+    )
+    assert "cache" not in sft
+    assert results["before"]["rl"]["pass_rate"] == 0.75
+    assert results["timing"]["sft_s"] == 200.0 and results["timing"]["eval_before_s"] == 40.0
+    md = (out / "rl_demo.md").read_text()
+    assert "SFT model: trained in the call, not cached (no --sft-cache); gate passed (minimum 50%" in md
+    assert "attempt 2 of 2 kept, training seed 1003, RL pass 75%" in md
+
+
+def test_the_gate_keeps_the_best_attempt_when_none_passes_and_says_it_failed(tmp_path, monkeypatch, caplog):
+    seen = stub_gate(monkeypatch, tmp_path, {"sft": 8, "sft-attempt-2": 16, "sft-attempt-3": 16})
+    out = tmp_path / "out"
+    results = rl_demo.main(["--tiny", "--out", str(out), "--arms", "full", "--sft-min-pass", "0.9"])
+    assert seen.trained == [("sft", 0), ("sft-attempt-2", 1000), ("sft-attempt-3", 2000)]
+    assert seen.arm_models == ["sft-attempt-2"]  # the best, the earliest of equals
+    sft = results["sft"]
+    assert (sft["gate"], sft["attempt"], sft["attempts_made"]) == ("failed", 2, 3)
+    assert sft["stopped"] == "all 3 attempts below the minimum"
+    assert [a["rl_pass_rate"] for a in results["sft_attempts"]] == [0.25, 0.5, 0.5]
+    assert "SFT gate failed" in caplog.text
+    assert (
+        "gate failed (minimum 90% of the RL split): attempt 2 of 3 kept" in (out / "rl_demo.md").read_text()
+    )
+
+
+def test_the_gate_stops_where_another_attempt_and_an_arm_do_not_fit_and_caches_nothing(tmp_path, monkeypatch):
+    """An attempt takes 120 s; with 500 s, after the first 380 s are left, short of another attempt and
+    one arm of 300 s (420 s): the gate stops, keeps the one model, and the cache stays empty, as a
+    later call may do better. With 200 s an arm the second attempt runs, though the call's two arms
+    then no longer both fit: a model that learned the task comes first."""
+    seen = stub_gate(monkeypatch, tmp_path, {"sft": 8, "sft-attempt-2": 24})
+    cache = tmp_path / "cache"
+    args = ["--tiny", "--arms", "full", "no_bdr", "--budget-s", "500", "--sft-cache", str(cache)]
+    results = rl_demo.main([*args, "--out", str(tmp_path / "a"), "--sft-gate-arm-s", "300"])
+    assert seen.trained == [("sft", 0)] and seen.arm_models == ["sft", "sft"]
+    sft = results["sft"]
+    assert sft["gate"] == "failed" and sft["attempts_made"] == 1
+    assert sft["stopped"] == "budget: 380 s left, less than another attempt (120 s) and one arm (300 s)"
+    assert sft["cache"]["reused"] is False and sft["cache"]["created"] is None
+    assert sft["cache"]["not_written"].startswith("the gate stopped short (budget: 380 s left")
+    assert not cache.exists() or not any(cache.iterdir())
+    assert "not cached (the gate stopped short" in (tmp_path / "a" / "rl_demo.md").read_text()
+
+    seen.now, seen.trained = 0.0, []
+    results = rl_demo.main([*args, "--out", str(tmp_path / "b"), "--sft-gate-arm-s", "200"])
+    assert seen.trained == [("sft", 0), ("sft-attempt-2", 1000)]
+    assert results["sft"]["gate"] == "passed"
+
+
+def test_gate_and_cache_options(tmp_path):
+    args = rl_demo.parse_args(["--out", str(tmp_path)])
+    assert (args.sft_cache, args.sft_min_pass, args.sft_attempts, args.sft_gate_arm_s) == (
+        None,
+        0.5,
+        3,
+        200.0,
+    )
+    assert rl_demo.parse_args(["--out", str(tmp_path), "--tiny"]).sft_gate_arm_s == 60.0
+    for wrong in (["--sft-attempts", "0"], ["--sft-arms", "plain", "--sft-cache", str(tmp_path)]):
+        with pytest.raises(SystemExit):
+            rl_demo.parse_args(["--out", str(tmp_path), *wrong])
+
+
+# ---------------------------------------------------------------------------------------- the SFT cache
+
+
+def test_merge_says_whether_every_call_started_from_one_sft_model(tmp_path):
+    entry = ("0123456789abcdef", "2026-12-03T10:00:00+00:00")
+    first = run_file(tmp_path / "a.json", {"full": arm(BEFORE, AFTER)}, sft=sft_record(*entry, reused=False))
+    second = run_file(
+        tmp_path / "b.json", {"no_bdr": arm(BEFORE, AFTER)}, sft=sft_record(*entry, reused=True)
+    )
+    out = tmp_path / "merged"
+    results = rl_demo.main(["--merge", str(first), str(second), "--out", str(out)])
+    assert results["one_sft_model"] is True
+    assert [c["sft"]["cache"]["reused"] for c in results["calls"]] == [False, True]
+    md = (out / "rl_demo.md").read_text()
+    assert (
+        "- call 1: trained in the call, stored as cache entry 0123456789abcdef (created 2026-12-03T10:00"
+        in md
+    )
+    assert (
+        "- call 2: cache entry 0123456789abcdef (created 2026-12-03T10:00:00+00:00), reused; gate passed"
+        in md
+    )
+    assert "All calls started from one SFT model (cache entry 0123456789abcdef" in md
+
+    # the same key written twice (the first entry was replaced): two models
+    again = run_file(
+        tmp_path / "c.json",
+        {"no_bdr": arm(BEFORE, AFTER)},
+        sft=sft_record(entry[0], "2026-12-04", reused=False),
+    )
+    uncached = run_file(
+        tmp_path / "d.json", {"no_bdr": arm(BEFORE, AFTER)}, sft=sft_record(None, None, False)
+    )
+    old = run_file(tmp_path / "e.json", {"no_bdr": arm(BEFORE, AFTER)})  # from before the cache
+    for other in (again, uncached, old):
+        merged = rl_demo.merge([first, other])
+        assert merged["one_sft_model"] is False
+        assert "Not one SFT model" in rl_demo.tables(merged)
+    assert rl_demo.merge([uncached])["one_sft_model"] is True
+    assert "trained in the call (no gate or cache recorded)" in rl_demo.tables(rl_demo.merge([first, old]))
+
+
+def test_an_entry_is_written_whole_or_not_at_all(tmp_path):
+    """The entry is built beside its place and renamed into it: a failure half-way (here the model
+    folder is missing) leaves neither an entry nor a temporary folder."""
+    chosen = rl_demo.SFTModel(tmp_path / "no-model", {}, [], {}, 1.0)
+    cache = tmp_path / "cache"
+    with pytest.raises(FileNotFoundError):
+        rl_demo.write_sft_entry(cache, "k", {}, chosen)
+    assert list(cache.iterdir()) == []
+
+
+def test_an_unusable_entry_says_what_is_wrong_with_it(tmp_path, caplog):
+    material = {"version": 1, "settings": {"sft_steps": 6}, "corpus": "c", "tokenizer": "t", "tasks": "x"}
+    folder = tmp_path / "k"
+    assert rl_demo.load_sft_entry(folder, material) is None and not caplog.text  # no entry: no warning
+    folder.mkdir()
+    cases = {
+        "no entry.json": None,
+        "JSONDecodeError": "{",
+        "entry.json lacks sft_attempts, before": {
+            "created": "t",
+            "material": material,
+            "sft": {},
+            "eval_s": 1,
+        },
+        "made with other settings than this run's": {
+            "created": "t",
+            "material": {**material, "settings": {"sft_steps": 5}},
+            "sft": {},
+            "sft_attempts": [],
+            "before": {},
+            "eval_s": 1.0,
+        },
+        "its before-RL evaluation covers ['rl'], not rl and test": {
+            "created": "t",
+            "material": material,
+            "sft": {},
+            "sft_attempts": [],
+            "before": {"rl": {}},
+            "eval_s": 1.0,
+        },
+        "OSError": {  # no model folder
+            "created": "t",
+            "material": material,
+            "sft": {},
+            "sft_attempts": [],
+            "before": {"rl": {}, "test": {}},
+            "eval_s": 1.0,
+        },
+    }
+    for message, entry in cases.items():
+        (folder / "entry.json").unlink(missing_ok=True)
+        if entry is not None:
+            (folder / "entry.json").write_text(entry if isinstance(entry, str) else json.dumps(entry))
+        caplog.clear()
+        assert rl_demo.load_sft_entry(folder, material) is None
+        assert "ignored, training afresh" in caplog.text and message in caplog.text, message
+
+
+def stub_arms(monkeypatch) -> list[Path]:
+    """run_arm as a no-op (the arm's model is the SFT model itself), recording each arm's model_dir:
+    the cache tests train SFT for real (--tiny, CPU) and need no RL."""
+    from transformers import AutoModelForCausalLM
+
+    started_from: list[Path] = []
+
+    def run_arm(name, overrides, model_dir, tokenizer, dataset, source, args, deadline):
+        started_from.append(Path(model_dir))
+        info = {"steps": 0, "generations": 0, "seconds": 0.0, "stopped_by_deadline": False}
+        return AutoModelForCausalLM.from_pretrained(model_dir), info | {
+            "bdr": {"pushed": 0, "replayed": 0},
+            "curve": [],
+        }
+
+    monkeypatch.setattr(rl_demo, "run_arm", run_arm)
+    return started_from
+
+
+def tiny(out: Path, cache: Path | None, *extra: str) -> list[str]:
+    """A --tiny RL call with one arm and a gate that every model passes, unless extra says otherwise."""
+    cached = ["--sft-cache", str(cache)] if cache else []
+    return ["--tiny", "--out", str(out), "--arms", "full", "--sft-min-pass", "0", *cached, *extra]
+
+
+@pytest.fixture(scope="module")
+def first_call(tmp_path_factory):
+    """One real --tiny call that trains SFT (6 steps on the CPU) and stores it in a fresh cache."""
+    root = tmp_path_factory.mktemp("sft-cache")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        started_from = stub_arms(monkeypatch)
+        results = rl_demo.main(tiny(root / "first", root / "cache"))
+    return SimpleNamespace(root=root, cache=root / "cache", results=results, started_from=started_from)
+
+
+def copy_cache(first_call, tmp_path: Path) -> Path:
+    cache = tmp_path / "cache"
+    shutil.copytree(first_call.cache, cache)
+    return cache
+
+
+@pytest.mark.slow
+def test_a_first_call_trains_once_and_stores_the_model_with_its_evaluation(first_call):
+    sft = first_call.results["sft"]
+    assert sft["gate"] == "passed" and sft["attempts_made"] == 1  # --sft-min-pass 0: never trains again
+    assert len(first_call.results["sft_attempts"]) == 1
+    cache = sft["cache"]
+    assert cache["reused"] is False and cache["created"] and cache["not_written"] is None
+    entry = first_call.cache / cache["key"]
+    assert [p.name for p in first_call.cache.iterdir()] == [cache["key"]]  # no temporary folder left
+    stored = json.loads((entry / "entry.json").read_text())
+    assert stored["before"] == first_call.results["before"] and stored["created"] == cache["created"]
+    assert stored["sft_attempts"] == first_call.results["sft_attempts"]
+    assert (entry / "model" / "model.safetensors").is_file() and (
+        entry / "model" / "tokenizer.json"
+    ).is_file()
+    assert first_call.started_from == [first_call.root / "first" / "sft"]
+
+
+@pytest.mark.slow
+def test_a_second_call_with_the_same_settings_reuses_the_model_and_its_evaluation(
+    first_call, tmp_path, monkeypatch
+):
+    started_from = stub_arms(monkeypatch)
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a reused SFT model is not trained again")
+
+    monkeypatch.setattr(rl_demo, "train_sft", no_training)
+    results = rl_demo.main(tiny(tmp_path / "second", first_call.cache, "--arms", "no_bdr"))
+    first = first_call.results
+    key = first["sft"]["cache"]["key"]
+    assert results["sft"]["cache"] == {**first["sft"]["cache"], "reused": True}
+    assert results["before"] == first["before"] and results["sft_attempts"] == first["sft_attempts"]
+    assert {k: v for k, v in results["sft"].items() if k != "cache"} == {
+        k: v for k, v in first["sft"].items() if k != "cache"
+    }
+    assert "sft_s" not in results["timing"] and "sft_cache_load_s" in results["timing"]
+    assert started_from == [first_call.cache / key / "model"]
+    assert (
+        f"SFT model: cache entry {key} (created {first['sft']['cache']['created']}), reused"
+        in (tmp_path / "second" / "rl_demo.md").read_text()
+    )
+    merged = rl_demo.merge([first_call.root / "first" / "rl_demo.json", tmp_path / "second" / "rl_demo.json"])
+    assert merged["one_sft_model"] is True
+
+
+@pytest.mark.slow
+def test_a_changed_setting_misses_the_cache(first_call, tmp_path, monkeypatch):
+    stub_arms(monkeypatch)
+    cache = copy_cache(first_call, tmp_path)
+    results = rl_demo.main(tiny(tmp_path / "other", cache, "--sft-steps", "5"))
+    first_key = first_call.results["sft"]["cache"]["key"]
+    assert results["sft"]["cache"]["reused"] is False and results["sft"]["cache"]["key"] != first_key
+    assert results["sft"]["steps"] == 5
+    assert sorted(p.name for p in cache.iterdir()) == sorted([first_key, results["sft"]["cache"]["key"]])
+
+
+@pytest.mark.slow
+def test_a_partial_entry_is_trained_afresh_and_replaced(first_call, tmp_path, monkeypatch, caplog):
+    stub_arms(monkeypatch)
+    cache = copy_cache(first_call, tmp_path)
+    key = first_call.results["sft"]["cache"]["key"]
+    (cache / key / "model" / "model.safetensors").unlink()
+    results = rl_demo.main(tiny(tmp_path / "again", cache))
+    assert f"SFT cache entry {cache / key} ignored, training afresh" in caplog.text
+    assert results["sft"]["cache"]["reused"] is False and results["sft"]["cache"]["created"]
+    assert (cache / key / "model" / "model.safetensors").is_file()
+    assert [p.name for p in cache.iterdir()] == [key]  # the unusable entry is gone, no temporary folder left
+    assert json.loads((cache / key / "entry.json").read_text())["before"] == results["before"]
+
+
+@pytest.mark.slow
+def test_the_gate_trains_again_below_the_minimum_and_keeps_the_best(tmp_path, monkeypatch):
+    """Real --tiny SFT with a minimum no model can meet: two attempts with seeds 0 and 1000, the gate
+    failed, the better on the RL split kept (the first of equals)."""
+    started_from = stub_arms(monkeypatch)
+    out = tmp_path / "out"
+    results = rl_demo.main(tiny(out, None, "--sft-min-pass", "1.01", "--sft-attempts", "2"))
+    attempts = results["sft_attempts"]
+    assert [(a["attempt"], a["seed"]) for a in attempts] == [(1, 0), (2, 1000)]
+    best = max(attempts, key=lambda a: a["rl_pass_rate"])
+    sft = results["sft"]
+    assert (sft["gate"], sft["attempt"], sft["stopped"]) == (
+        "failed",
+        best["attempt"],
+        "all 2 attempts below the minimum",
+    )
+    assert results["before"]["rl"]["pass_rate"] == best["rl_pass_rate"]
+    assert started_from == [out / ("sft" if best["attempt"] == 1 else "sft-attempt-2")]

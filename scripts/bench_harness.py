@@ -427,18 +427,13 @@ def drift_blocks(samples: list[list[float]], size: int) -> dict:
         blocks["candidate_ms"].append(statistics.median(c))
         blocks["block_ratio_of_medians"].append(statistics.median(r) / statistics.median(c))
         blocks["block_speedup"].append(paired_ratio(r, c))
-
-    def spread(ratios: list[float]) -> float | None:
-        mid = statistics.median(ratios) if ratios else None
-        return (max(ratios) - min(ratios)) / mid if mid else None
-
     ratios = blocks["block_speedup"]
     return {
         **blocks,
         "first_speedup": ratios[0] if ratios else None,
         "last_speedup": ratios[-1] if ratios else None,
-        "block_spread": spread(ratios),
-        "block_spread_ratio_of_medians": spread(blocks["block_ratio_of_medians"]),
+        "block_spread": _spread(ratios)[1],
+        "block_spread_ratio_of_medians": _spread(blocks["block_ratio_of_medians"])[1],
     }
 
 

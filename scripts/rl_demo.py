@@ -701,22 +701,23 @@ def train_sft(
 
 SEED_STRIDE = 1000  # attempt k of the SFT gate (from 1) trains with --seed + SEED_STRIDE * (k - 1)
 SFT_CACHE_VERSION = 1  # bump when train_sft or evaluate change what an entry holds: older entries then miss
-# settings that determine the SFT model and its before-RL evaluation: part of the cache key
-SFT_KEY_SETTINGS = (
+# settings that make the runs of two --sft-arms calls the same experiment: the tasks, the corpus, the
+# recipe and the evaluation (the training seeds, arms and budget may differ)
+SFT_POOLED_SETTINGS = (
     "seed",
     "tiny",
-    "model_shape",
-    "sft_steps",
-    "sft_lr",
-    "sft_batch",
     "rl_tasks",
     "test_tasks",
     "eval_samples",
     "eval_temperature",
     "max_new",
-    "sft_min_pass",
-    "sft_attempts",
+    "sft_steps",
+    "sft_lr",
+    "sft_batch",
+    "model_shape",
 )
+# settings that determine the SFT model and its before-RL evaluation: part of the cache key
+SFT_KEY_SETTINGS = (*SFT_POOLED_SETTINGS, "sft_min_pass", "sft_attempts")
 ENTRY_FILE = "entry.json"
 MODEL_FOLDER = "model"
 
@@ -1360,23 +1361,6 @@ def merge(files: list[Path]) -> dict:
         "one_sft_model": one_sft_model(calls),
         "arms": arms,
     }
-
-
-# settings that make the runs of two --sft-arms calls the same experiment: the tasks, the corpus, the
-# recipe and the evaluation (the training seeds, arms and budget may differ)
-SFT_POOLED_SETTINGS = (
-    "seed",
-    "tiny",
-    "rl_tasks",
-    "test_tasks",
-    "eval_samples",
-    "eval_temperature",
-    "max_new",
-    "sft_steps",
-    "sft_lr",
-    "sft_batch",
-    "model_shape",
-)
 
 
 def sft_runs(results: dict) -> dict[str, dict[str, dict]]:

@@ -6,8 +6,7 @@ calls repeat for at least a minimum time and until the median is stable (its est
 standard error is under the target), or until a time cap is reached. The minimum time and a
 time-based warm-up matter for short kernels: stopping after a few dozen calls let the speedup of
 one 0.14 ms kernel drift by 10% between runs on the H200. The warm-up then goes on until every
-arm's call time has settled (or a cap), so a heavy kernel is not timed while the GPU's clocks still
-react to the load it just put on. On CUDA each call is launched while the
+arm's call time has settled (or a cap). On CUDA each call is launched while the
 device is still busy with the flush and a short device-side wait (longer than the call's launches
 took in warm-up), so the host's launch latency, which moves from process to process (one Triton
 launch was 41 us slower in one run on the H200), is not timed on an idle GPU; work a call put on
@@ -43,8 +42,8 @@ class TimingConfig:
     warmup_seconds: float = 0.1  # keep warming up (clocks, caches, lazy init) at least this long
     # then until every arm's call time has settled (`settled`: the median of its last quarter of
     # warm-up calls within steady_tol of the quarter before), for at most steady_max_seconds more
-    # per arm; 0 turns the check off. A 1.5 ms matmul timed within 0.4 s of its first call moved
-    # its ratio to eager by up to 1.3% between processes on the H200.
+    # per arm; 0 turns the check off. On the H200 it extended a 1.5 ms matmul's warm-up to 0.26-0.71 s
+    # and no lighter kernel's; alone it did not narrow the matmul's spread (the idle share did).
     steady_tol: float = 0.005
     steady_max_seconds: float = 0.5
     min_runs: int = 10
@@ -297,10 +296,11 @@ SPREAD_BLOCKS = 5  # consecutive blocks of rounds whose ratios give the spread
 
 
 def paired_ratio(a: list[float], b: list[float]) -> float:
-    """The median over rounds of a[i] / b[i], the two arms' calls of one round: a slow spell of the
-    GPU (on the H200 a row sum's arms both ran 8% slower for about a second, then recovered) falls
-    on both calls of the rounds it spans and cancels in each, where a ratio of the arms' medians
-    moved with how many rounds it spanned."""
+    """The median over rounds of a[i] / b[i], the two arms' calls of one round. On the H200 each call
+    of a row sum ran at one of two speeds 8% apart, at random: a ratio of the arms' medians jumped
+    with which speed held the majority of each arm's calls, while the per-round ratios mix the two
+    speeds symmetrically around the true ratio, so their median stays (0.2% against 6.4% over blocks
+    of 300 rounds); a slow spell that falls on both calls of a round cancels in it too."""
     return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 

@@ -1,7 +1,8 @@
 """Harness benchmark (a script, not a test): per-sample wall time split into compile, correctness
 and timing, cold and warm build cache; the spread of the speedup over repeated runs of an
 elementwise, a reduction and a matmul candidate, fresh (as `benchmark.check`) and through the
-Verifier's pool, beside the spread each verdict measured within its own timing; the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates); per-sample child start-up,
+Verifier's pool, beside the spread each verdict measured within its own timing (each run's rounds
+in timing-trace/, `SOLBENCH_TIMING_TRACE`); the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates); per-sample child start-up,
 spawned against forked from the warm zygote (`startup`); and how each arm's per-call time moves over
 one long interleaved timing of the repeats' cases, in this process, its raw samples kept (`drift`).
 
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 
 from benchmark.evaluate.harness import EvalConfig, default_device, evaluate
-from benchmark.evaluate.timing import paired_ratio
+from benchmark.evaluate.timing import TRACE_ENV, paired_ratio
 from benchmark.suite import BUILTIN_SUITE
 from benchmark.task import load_task
 
@@ -174,14 +175,19 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             base, timing=dataclasses.replace(base.timing, launch_behind_flush=protocol == "behind-flush")
         )
         task, code = task_for(spec), cand.read_text()
+        traces = args.out.resolve() / "timing-trace" / f"{Path(spec).stem}-{protocol}"
         os.environ[sandbox.ZYGOTE_SWITCH] = "0"
+        os.environ[TRACE_ENV] = str(traces / "spawned")
         try:
             fresh = [evaluate(task, code, config) for _ in range(args.repeats)]
-        finally:
+            os.environ[TRACE_ENV] = str(traces / "pool")  # before the Verifier's zygote starts
             os.environ.pop(sandbox.ZYGOTE_SWITCH)
-        with Verifier(VerifierConfig(eval=config)) as verifier:
-            futures = [verifier.submit(task, code, sample=k) for k in range(args.repeats)]
-            pooled = [f.result() for f in futures]
+            with Verifier(VerifierConfig(eval=config)) as verifier:
+                futures = [verifier.submit(task, code, sample=k) for k in range(args.repeats)]
+                pooled = [f.result() for f in futures]
+        finally:
+            os.environ.pop(sandbox.ZYGOTE_SWITCH, None)
+            os.environ.pop(TRACE_ENV)
         entry = {"task": task.task_id, "candidate": cand.name, "protocol": protocol}
         for name, verdicts in (("spawned", fresh), ("pool", pooled)):
             speedups = [v.speedup for v in verdicts]

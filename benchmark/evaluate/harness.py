@@ -17,7 +17,7 @@ from benchmark.evaluate.anticheat import static
 from benchmark.evaluate.candidate import BUILD_CLOCK, LIGHT_CU_ENV, PCH_ENV
 from benchmark.evaluate.reference_store import ReferenceStore, StoreKey
 from benchmark.evaluate.sandbox import run_job
-from benchmark.evaluate.timing import TimingConfig
+from benchmark.evaluate.timing import TRACE_ENV, TimingConfig, write_trace
 from benchmark.records import atomic_write_text
 from benchmark.task import Task, sha256_text
 from benchmark.verdict import Correctness, Phases, Status, TimingStats, Verdict
@@ -338,6 +338,8 @@ def evaluate(
         return Verdict.flagged(status, error, static_flags, **base, limit=outcome.limit, phases=phases)
     if r["status"] == "task_error":
         raise TaskError(r["error"])
+    if r.get("timing_trace") and os.environ.get(TRACE_ENV):
+        write_trace({**r.pop("timing_trace"), "task": task.task_id, "sample": sample})
     cand, ref, comp = (
         _stats(r.get("candidate_time")),
         _stats(r.get("reference_time")),

@@ -66,6 +66,7 @@ KEEP_ENV = {
     "OPENBLAS_L2_SIZE",
     "CONDA_PREFIX",
     "SOLBENCH_ZYGOTE_TRACE",  # benchmark.evaluate.zygote.TRACE_ENV
+    "SOLBENCH_TIMING_TRACE",  # benchmark.evaluate.timing.TRACE_ENV
 }
 KEEP_PREFIXES = (
     "LC_",

@@ -25,9 +25,12 @@ the cost of an empty call."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
 import statistics
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -114,6 +117,32 @@ def launch_cover_ms(launch_ms: float, call_ms: float) -> float:
 
 
 Arm = tuple[Callable[[int], object], Callable[[int], object] | None]  # (call, prepare) of one timed model
+
+TRACE_ENV = "SOLBENCH_TIMING_TRACE"  # a folder: with it set, each candidate timing's rounds come back
+# from the child and are written there (`write_trace`), so a run whose speedup stands apart can be read
+# round by round (scripts/bench_harness.py sets it for its repeats; nothing else does)
+
+
+def trace_record(timed: Interleaved, cover_ms: float) -> dict:
+    """One interleaved timing, round by round, as the child sends it back under TRACE_ENV."""
+    return {
+        "ratio": timed.ratio,
+        "ratio_spread": timed.ratio_spread,
+        "cover_ms": cover_ms,
+        "warmup": dataclasses.asdict(timed.warmup),
+        "samples_ms": timed.samples,
+        "round_starts": timed.round_starts,
+    }
+
+
+def write_trace(record: dict) -> None:
+    """Write a child's `trace_record` into the TRACE_ENV folder, one file per timing named by when it
+    arrived (the parent writes it: the child's sandbox lets it write nowhere outside its own folder)."""
+    folder = os.environ[TRACE_ENV]
+    os.makedirs(folder, exist_ok=True)
+    name = f"{time.time_ns()}-{uuid.uuid4().hex[:6]}.json"
+    with open(os.path.join(folder, name), "w") as f:
+        json.dump(record, f)
 
 
 STEADY_MIN_BLOCK = 5  # warm-up calls per quarter before `settled` judges an arm

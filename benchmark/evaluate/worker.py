@@ -69,7 +69,7 @@ from benchmark.evaluate.reference_store import (
     tensor_bytes,
     unpack,
 )
-from benchmark.evaluate.timing import Timer, TimingConfig
+from benchmark.evaluate.timing import TRACE_ENV, Timer, TimingConfig, trace_record
 from benchmark.task import import_file
 
 POISON_MIN_BYTES = 256 * 2**20  # poisoned even where the reference freed less
@@ -523,6 +523,8 @@ class Evaluation:
         if self.device.type == "cuda" and self.timer.config.launch_behind_flush:
             self.result["launch_cover_ms"] = self.timer.cover_ms
         self.result["warmup"] = asdict(timed.warmup)
+        if os.environ.get(TRACE_ENV):
+            self.result["timing_trace"] = trace_record(timed, self.timer.cover_ms)
         for k, (expected, exact) in enumerate(zip(ref["timed"], ref["timed_exact"], strict=True)):
             if (
                 k in kept

@@ -106,3 +106,22 @@ def test_verdict_round_trips_through_json(task, data_dir, fast_eval):
     import json
 
     assert Verdict.from_dict(json.loads(v.to_json())) == v
+
+
+def test_a_trace_folder_gets_the_candidate_timings_rounds(task, data_dir, fast_eval, tmp_path, monkeypatch):
+    """The child sends its rounds back and the parent writes them: the child's sandbox would flag a
+    write outside its own folder as a cheat."""
+    import json
+
+    from benchmark.evaluate.timing import TRACE_ENV, paired_ratio
+
+    monkeypatch.setenv(TRACE_ENV, str(tmp_path / "trace"))
+    v = run(task, data_dir, "cpp_correct", fast_eval, sample=3)
+    assert v.status is Status.PASS, v.error
+    (path,) = (tmp_path / "trace").iterdir()
+    record = json.loads(path.read_text())
+    assert record["task"] == v.task_id and record["sample"] == 3
+    reference, candidate = record["samples_ms"]
+    assert len(reference) == len(candidate) == v.candidate_time.runs == len(record["round_starts"])
+    assert record["ratio"] == pytest.approx(paired_ratio(reference, candidate))
+    assert "timing_trace" not in v.env

@@ -294,3 +294,38 @@ def test_the_paired_ratio_holds_where_each_call_is_fast_or_slow_by_chance():
         for j in range(0, 1000, 200)
     ]
     assert (max(medians) - min(medians)) / statistics.median(medians) > 0.02
+
+
+def test_on_cuda_the_warmup_after_its_first_calls_runs_as_the_timed_rounds(monkeypatch):
+    """The warm-up's later calls go behind the flush and a cover sized from the first calls, so the
+    clocks settle at the timed rounds' duty cycle (a CPU stand-in for the CUDA calls)."""
+    import types
+
+    from benchmark.evaluate import timing
+
+    class Event:
+        def __init__(self, enable_timing=False):
+            pass
+
+        def record(self):
+            pass
+
+        def elapsed_time(self, other):
+            return 4.0  # ms of each back-to-back warm-up call
+
+    monkeypatch.setattr(timing.torch, "cuda", types.SimpleNamespace(Event=Event, synchronize=lambda: None))
+    timer = Timer("cpu", _interleaved_config(warmup_calls=3, steady_max_seconds=5.0, min_runs=4, max_runs=4))
+    timer.cuda = True
+    made: list[tuple[bool, float]] = []  # (behind the flush, the cover then) of every `_once`
+
+    def once(fn, behind_flush=False):
+        made.append((behind_flush, timer.cover_ms))
+        fn()
+        return 4.0, 0.0
+
+    timer._once = once
+    out = timer.interleaved([(lambda i: None, None), (lambda i: None, None)])
+    warm = made[: 2 * (out.warmup.rounds - 3)]
+    assert out.warmup.rounds > 3 and len(made) == len(warm) + 2 * 4
+    assert all(behind for behind, _ in made)
+    assert {cover for _, cover in warm} == {timing.launch_cover_ms(0.0, 4.0)} == {2.0}

@@ -450,8 +450,11 @@ class Evaluation:
         if self.device.type == "cuda":
             # Last, because the profiler leaves CUDA's tracing threads and overhead behind it.
             t0 = time.monotonic()
-            with self.lock.shared(), torch.no_grad():
-                evidence = profile_forward(model, *program.inputs(plan[0][0]))
+            with self.lock.shared():
+                inputs = program.inputs(plan[0][0])  # made on the device
+                torch.cuda.synchronize()
+            with torch.no_grad():
+                evidence = profile_forward(model, *inputs, device_lock=self.lock.shared)
             self.phases["profile_s"] = time.monotonic() - t0
             for name, detail in kernel_flags(evidence):
                 self.flag(name, detail)

@@ -8,6 +8,7 @@ each timed call is launched behind, `benchmark.evaluate.timing`, or trail after 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 
@@ -35,16 +36,20 @@ class KernelEvidence:
         return sum(self.library.values()) / total if total else 0.0
 
 
-def profile_forward(fn, *args) -> KernelEvidence:
+def profile_forward(fn, *args, device_lock=contextlib.nullcontext) -> KernelEvidence:
     """One profiled call. A marker launched on the current stream just before it names that stream
-    in the profiler's terms (its CUPTI stream id), so work elsewhere can be told apart."""
+    in the profiler's terms (its CUPTI stream id), so work elsewhere can be told apart.
+    `device_lock()` is held around the call alone: the profiler's start and stop took about 2 s of
+    host work per sample on the H200, and a shared hold that long stalls every lane behind a timing
+    that waits for it (`gpu_lock.DeviceLock` prefers writers)."""
     from torch.profiler import ProfilerActivity, profile
 
-    torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        torch.cuda._sleep(1)
-        fn(*args)
-        torch.cuda.synchronize()
+        with device_lock():
+            torch.cuda.synchronize()
+            torch.cuda._sleep(1)
+            fn(*args)
+            torch.cuda.synchronize()
     events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
     marker = min(
         (e for e in events if MARKER_KERNEL in e.name), key=lambda e: e.time_range.start, default=None

@@ -35,3 +35,40 @@ def test_the_profile_tells_the_current_stream_from_a_side_stream(side):
     ev = profile_forward(forward, x)
     assert ev.library, ev  # the multiply ran and was seen
     assert bool(ev.other_streams) is side, ev
+
+
+def test_the_device_lock_is_held_around_the_profiled_call_alone(monkeypatch):
+    """The profiler's start and stop (seconds of host work) run outside the device lock."""
+    import contextlib
+    import types
+
+    import torch
+    import torch.profiler
+
+    order: list[str] = []
+
+    class Profile:
+        def __init__(self, activities):
+            pass
+
+        def __enter__(self):
+            order.append("profiler start")
+            return self
+
+        def __exit__(self, *exc):
+            order.append("profiler stop")
+
+        def events(self):
+            return []
+
+    @contextlib.contextmanager
+    def lock():
+        order.append("lock")
+        yield
+        order.append("unlock")
+
+    monkeypatch.setattr(torch.profiler, "profile", Profile)
+    monkeypatch.setattr(torch, "cuda", types.SimpleNamespace(synchronize=lambda: None, _sleep=lambda n: None))
+    ev = profile_forward(lambda: order.append("call"), device_lock=lock)
+    assert order == ["profiler start", "lock", "call", "unlock", "profiler stop"]
+    assert ev == KernelEvidence({}, {}, {})

@@ -94,11 +94,26 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # The SFT model (gated: trained again while it passes under half the RL split, 3 tries at most) and its
 # before-RL evaluation are kept in RL_SFT_CACHE (default /tmp/rl-sft-cache), so back-to-back calls on the
 # same warm machine share one SFT model and skip SFT; the folder lives outside $OUT on purpose ($OUT is
-# emptied after each call, and weights do not come back), and a fresh machine trains again.
+# emptied after each call, and weights do not come back), and a fresh machine trains again (unless restored).
+# To share it with a later session's fresh machine: RL_SFT_KEEP=1 brings the cache back beside the archive
+# (weights included, in parts of 15 MiB: rl-sft-cache.tar.part-aa, -ab, ...), and RL_SFT_RESTORE=DIR (a folder
+# holding those parts, carried) unpacks them into the cache before rl_demo runs.
 # The trainers import pydantic, which the image lacks: its wheels (pydantic, pydantic-core,
 # annotated-types, typing-inspection, typing-extensions) travel in .whl beside the shared ones.
-stage rl "${RL_S:-480}" python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 20 )) ${RL_ARMS:+--arms $RL_ARMS} \
-    --sft-cache "${RL_SFT_CACHE:-/tmp/rl-sft-cache}"
+export KEEP=/tmp/gpu-checks-keep  # files that come back beside the archive, not in it
+export RL_SFT_CACHE=${RL_SFT_CACHE:-/tmp/rl-sft-cache}
+stage rl "${RL_S:-480}" bash -c '
+    if [ -n "${RL_SFT_RESTORE:-}" ]; then
+        mkdir -p "$RL_SFT_CACHE" && cat "$RL_SFT_RESTORE"/rl-sft-cache.tar.part-* | tar -xf - -C "$RL_SFT_CACHE" || exit
+        echo "rl: SFT cache restored from $RL_SFT_RESTORE: $(ls "$RL_SFT_CACHE")"
+    fi
+    python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 25 - SECONDS )) ${RL_ARMS:+--arms $RL_ARMS} \
+        --sft-cache "$RL_SFT_CACHE"; rc=$?
+    if [ -n "${RL_SFT_KEEP:-}" ] && [ -d "$RL_SFT_CACHE" ]; then
+        mkdir -p "$KEEP" && (cd "$RL_SFT_CACHE" && tar -cf - [!.]*) | split -b 15M - "$KEEP"/rl-sft-cache.tar.part-
+        echo "rl: SFT cache kept: $(ls "$KEEP" | tr "\n" " ")"
+    fi
+    exit $rc'
 # cuset: CuSeT's effect (issue 18): one SFT model per arm of CUSET_ARMS ("plain" first) and training seed
 # of CUSET_SEEDS (default: the seed 0 alone) on the RL demonstration's corpus, same steps, each scored by
 # the verifier on the held-out test tasks (fixed by seed 0), against plain with an interval over seeds and
@@ -189,5 +204,6 @@ cp benchmark/tasks/manifest.json "$OUT/manifest.json" 2>/dev/null
 # Model weights stay behind (the rl stage's checkpoints made the archive too large to come back).
 tar -czf /tmp/gpu_results.tar.gz --exclude='*.safetensors' --exclude='*.bin' --exclude='*.pt' --exclude='*.pth' \
     -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/gpu_results.tar.gz "$OUT/"
+if [ -d "$KEEP" ]; then mv "$KEEP"/* "$OUT/" && rmdir "$KEEP"; fi
 echo "== summary"
 tar -xzOf "$OUT/gpu_results.tar.gz" ./summary.txt | tee "$OUT/summary.txt"

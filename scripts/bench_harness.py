@@ -2,7 +2,8 @@
 and timing, cold and warm build cache; the spread of the speedup over repeated runs of an
 elementwise, a reduction and a matmul candidate, fresh (as `benchmark.check`) and through the
 Verifier's pool, beside the spread each verdict measured within its own timing (each run's rounds
-in timing-trace/, `SOLBENCH_TIMING_TRACE`); the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates); per-sample child start-up,
+in timing-trace/, `SOLBENCH_TIMING_TRACE`); the same with another process running profile passes
+beside it, against a quiet device (`neighbour`); the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates); per-sample child start-up,
 spawned against forked from the warm zygote (`startup`); and how each arm's per-call time moves over
 one long interleaved timing of the repeats' cases, in this process, its raw samples kept (`drift`).
 
@@ -23,6 +24,8 @@ import json
 import os
 import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -71,7 +74,7 @@ def row(v) -> dict:
     }
 
 
-SECTIONS = ("fault", "repeats", "strict", "phases", "startup", "drift")
+SECTIONS = ("fault", "repeats", "neighbour", "strict", "phases", "startup", "drift")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -117,8 +120,8 @@ def main(argv: list[str] | None = None) -> None:
     report: dict = {"device": device}
     save = lambda: (args.out / "harness.json").write_text(json.dumps(report, indent=2))  # noqa: E731
     for section in [s for s in args.sections if s != "fault" or device == "cuda"]:
-        if section in ("repeats", "drift"):
-            {"repeats": repeats, "drift": drift}[section](base, args, report, save)
+        if section in ("repeats", "neighbour", "drift"):
+            {"repeats": repeats, "neighbour": neighbour, "drift": drift}[section](base, args, report, save)
         else:
             {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}[
                 section
@@ -233,6 +236,76 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             )
         report["repeats"].append(entry)
         save()  # after each case: a stage cut by its limit keeps the cases that finished
+
+
+# Another lane's profile pass, back to back: the profiler's start and stop outside the device lock and
+# the profiled call inside it, held shared, as the worker does (benchmark.evaluate.anticheat.kernels)
+PROFILING_NEIGHBOUR = """
+import sys, torch
+from benchmark.evaluate.anticheat.kernels import profile_forward
+from benchmark.evaluate.gpu_lock import DeviceLock
+lock, x = DeviceLock(sys.argv[1]), torch.ones(1 << 22, device="cuda")
+profile_forward(torch.mul, x, 2.0, device_lock=lock.shared)
+print("ready", flush=True)
+while True:
+    profile_forward(torch.mul, x, 2.0, device_lock=lock.shared)
+"""
+
+
+def neighbour(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
+    """The first repeats case `--repeats` times each, fresh as `benchmark.check`, alternating a quiet
+    device with one where another process runs profile passes back to back (start and stop outside
+    the device lock, the call under it shared): whether another lane's profiler moves a timing."""
+    from benchmark.evaluate import sandbox
+    from benchmark.evaluate.harness import host_device_lock
+
+    if base.device != "cuda":
+        print("neighbour: needs a GPU, skipped", flush=True)
+        return
+    spec, cand = repeat_cases(base.device, args.cases)[0]
+    task, code = task_for(spec), cand.read_text()
+    arms: dict[str, list] = {"quiet": [], "profiling": []}
+    os.environ[sandbox.ZYGOTE_SWITCH] = "0"
+    try:
+        for _ in range(args.repeats):
+            arms["quiet"].append(evaluate(task, code, base))
+            with subprocess.Popen(
+                [sys.executable, "-c", PROFILING_NEIGHBOUR, host_device_lock()],
+                stdout=subprocess.PIPE,
+                text=True,
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            ) as other:
+                try:
+                    if other.stdout.readline().strip() != "ready":
+                        raise RuntimeError(f"the profiling neighbour did not start (rc {other.poll()})")
+                    arms["profiling"].append(evaluate(task, code, base))
+                finally:
+                    other.kill()
+    finally:
+        os.environ.pop(sandbox.ZYGOTE_SWITCH, None)
+    entry: dict = {"task": task.task_id, "candidate": cand.name}
+    for name, verdicts in arms.items():
+        med, spread = _spread([v.speedup for v in verdicts])
+        ref = [v.reference_time.median_ms for v in verdicts if v.reference_time]
+        entry[name] = {"median": med, "spread": spread, "runs": [row(v) for v in verdicts]}
+        print(
+            f"neighbour {task.task_id} {cand.name}, {name}: "
+            + ", ".join(f"{v.speedup:.4f}" if v.speedup else "-" for v in verdicts)
+            + (f"  spread {spread:.2%}" if spread is not None else "")
+            + (f"  reference median {statistics.median(ref):.4f} ms" if ref else "")
+            + "".join(
+                f"  [{v.status.value}: {(v.error or ', '.join(v.flags))[:120]}]"
+                for v in verdicts
+                if v.speedup is None
+            ),
+            flush=True,
+        )
+    if entry["quiet"]["median"] and entry["profiling"]["median"]:
+        entry["profiling_over_quiet"] = entry["profiling"]["median"] / entry["quiet"]["median"]
+        print(f"neighbour: profiling / quiet median speedup {entry['profiling_over_quiet']:.4f}", flush=True)
+    report["neighbour"] = entry
+    save()
 
 
 DRIFT_MAX_SECONDS = 30.0  # the drift timing's cap per arm: far above 3000 rounds of a 1.5 ms matmul

@@ -17,7 +17,7 @@ from benchmark.evaluate.anticheat import static
 from benchmark.evaluate.candidate import BUILD_CLOCK, LIGHT_CU_ENV, PCH_ENV
 from benchmark.evaluate.reference_store import ReferenceStore, StoreKey
 from benchmark.evaluate.sandbox import run_job
-from benchmark.evaluate.timing import TRACE_ENV, TimingConfig, write_trace
+from benchmark.evaluate.timing import REFERENCE_DRIFT_CAP, TRACE_ENV, TimingConfig, write_trace
 from benchmark.records import atomic_write_text
 from benchmark.task import Task, sha256_text
 from benchmark.verdict import Correctness, Phases, Status, TimingStats, Verdict
@@ -81,9 +81,6 @@ def _ratio(num: TimingStats | None, den: TimingStats | None) -> float | None:
     return num.median_ms / den.median_ms
 
 
-REFERENCE_DRIFT_CAP = 1.1  # the interleaved reference counts at most this much slower than alone
-
-
 def speedup(
     ref: TimingStats | None,
     ref_alone: TimingStats | None,
@@ -94,7 +91,8 @@ def speedup(
     cancels: the median over rounds of the two calls' ratio (`paired`, `timing.paired_ratio`), else
     the ratio of their medians. The reference also ran alone before the candidate was imported;
     where the interleaved one is slower than that by more than REFERENCE_DRIFT_CAP, the cap stands in
-    for it, so a candidate that slows the reference while it is loaded gains at most 10%."""
+    for it, so a candidate that slows the reference while it is loaded gains at most 10% (the worker
+    times again first where the cap binds, `timing.least_drifted`)."""
     if ref is None or cand is None or cand.median_ms <= 0:
         return None
     capped = 1.0 if ref_alone is None else min(1.0, REFERENCE_DRIFT_CAP * ref_alone.median_ms / ref.median_ms)
@@ -391,6 +389,8 @@ def _environment(r: dict) -> dict[str, str]:
     if r.get("warmup"):
         w = r["warmup"]  # how long the timing warmed up, and whether every arm's call time settled in it
         env["timing_warmup"] = f"{w['rounds']} rounds, {w['seconds']:.3f} s, settled {w['settled']}"
+    if r.get("timing_tries"):
+        env["timing_tries"] = str(r["timing_tries"])  # the reference drifted beyond the cap in the first
     return env
 
 

@@ -62,6 +62,9 @@ class TimingConfig:
     # latency, which moves from process to process, is not timed on an idle GPU. False: the call is
     # launched on an idle device, its launch latency timed (the protocol before the pool).
     launch_behind_flush: bool = True
+    # Interleaved timings tried again (the device lock released between tries) while the reference in
+    # them runs slower than alone beyond REFERENCE_DRIFT_CAP; the try with the fastest reference counts.
+    drift_retries: int = 2
 
     def brief(self) -> TimingConfig:
         """A short timing of the same protocol: enough for a bound (the reference's time alone, which
@@ -347,6 +350,31 @@ class Timer:
             round_starts,
             warmup,
         )
+
+
+REFERENCE_DRIFT_CAP = 1.1  # the interleaved reference counts at most this much slower than alone
+
+
+def drifted(timed: Interleaved, alone_ms: float | None) -> bool:
+    """Whether the interleaved reference (arm 0) ran slower than the reference alone beyond the cap."""
+    return alone_ms is not None and timed.stats[0].median_ms > REFERENCE_DRIFT_CAP * alone_ms
+
+
+def least_drifted(
+    attempt: Callable[[], Interleaved], alone_ms: float | None, retries: int
+) -> tuple[Interleaved, int]:
+    """The interleaved timing, tried again up to `retries` times while its reference drifted beyond
+    the cap (`drifted`), and the number of tries. On the H200 the interleaved reference of a host-bound
+    model ran 0.55-1.54x its time alone, at random between runs, with the other lanes' host load; the
+    cap read that as the candidate slowing the reference (the reference itself, as candidate, scored
+    0.71). A candidate that does slow the reference slows it in every try; the try with the fastest
+    reference counts, so retrying never gains a candidate more than the cap allows."""
+    best, tries = attempt(), 1
+    while tries <= retries and drifted(best, alone_ms):
+        timed, tries = attempt(), tries + 1
+        if timed.stats[0].median_ms < best.stats[0].median_ms:
+            best = timed
+    return best, tries
 
 
 SPREAD_BLOCKS = 5  # consecutive blocks of rounds whose ratios give the spread

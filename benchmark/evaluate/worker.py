@@ -69,7 +69,7 @@ from benchmark.evaluate.reference_store import (
     tensor_bytes,
     unpack,
 )
-from benchmark.evaluate.timing import TRACE_ENV, Timer, TimingConfig, trace_record
+from benchmark.evaluate.timing import TRACE_ENV, Timer, TimingConfig, least_drifted, trace_record
 from benchmark.task import import_file
 
 POISON_MIN_BYTES = 256 * 2**20  # poisoned even where the reference freed less
@@ -438,8 +438,7 @@ class Evaluation:
             return "incorrect", failure
         t0 = time.monotonic()
         if self.timer:
-            with self.lock.exclusive():
-                self.time_candidate(program, model, ref)
+            self.time_candidate(program, model, ref)
         self.phases["timing_s"] = time.monotonic() - t0
         with self.lock.shared():
             stale = self.check_stateful(program, model, ref)
@@ -510,35 +509,54 @@ class Evaluation:
         return None
 
     def time_candidate(self, program: TaskProgram, model, ref) -> None:
-        """Time the candidate interleaved with the reference on the same input sets, then recheck
-        the timed calls' outputs."""
+        """Time the candidate interleaved with the reference on the same input sets, holding the device
+        alone, again while the reference drifted beyond the cap (`timing.least_drifted`; the lock is
+        released between tries, so another moment's host load is timed), then recheck the timed calls'
+        outputs."""
         job = self.job
         kept: dict[int, object] = {}
         sets = [program.inputs(s) for s in timing_seeds(self.seed)]
         arms = [model_arm(self.reference_model, sets), model_arm(model, sets, keep=kept)]
-        with torch.no_grad():
-            timed = self.alone(lambda: self.timer.interleaved(arms))
+
+        covers: dict[int, float] = {}  # each try's launch cover, by the id of its timing
+
+        def attempt():
+            kept.clear()
+            with self.lock.exclusive(), torch.no_grad():
+                timed = self.alone(lambda: self.timer.interleaved(arms))
+            # every try's outputs and streams are checked, whichever try counts
+            for k, (expected, exact) in enumerate(zip(ref["timed"], ref["timed_exact"], strict=True)):
+                if (
+                    k in kept
+                    and not compare_outputs(
+                        expected, kept[k], job.get("atol"), job.get("rtol"), exact=exact
+                    ).ok
+                ):
+                    self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")
+            ref_gap, gap = self.timer.last_stream_gaps_ms
+            if self.device.type == "cuda" and gap > ref_gap + max(0.05, 0.25 * timed.stats[1].median_ms):
+                self.flag(
+                    "side_stream", f"{gap:.3f} ms of device work finished after the current stream was done"
+                )
+            covers[id(timed)] = self.timer.cover_ms
+            return timed
+
+        alone = self.result.get("reference_alone_time")
+        timed, tries = least_drifted(
+            attempt, alone["median_ms"] if alone else None, self.timer.config.drift_retries
+        )
+        if tries > 1:
+            self.result["timing_tries"] = tries
         ref_stats, stats = timed.stats
         self.result["reference_time"] = asdict(ref_stats)
         self.result["candidate_time"] = asdict(stats)
         self.result["paired_speedup"] = timed.ratio
         self.result["speedup_spread"] = timed.ratio_spread
         if self.device.type == "cuda" and self.timer.config.launch_behind_flush:
-            self.result["launch_cover_ms"] = self.timer.cover_ms
+            self.result["launch_cover_ms"] = covers[id(timed)]
         self.result["warmup"] = asdict(timed.warmup)
         if os.environ.get(TRACE_ENV):
-            self.result["timing_trace"] = trace_record(timed, self.timer.cover_ms)
-        for k, (expected, exact) in enumerate(zip(ref["timed"], ref["timed_exact"], strict=True)):
-            if (
-                k in kept
-                and not compare_outputs(expected, kept[k], job.get("atol"), job.get("rtol"), exact=exact).ok
-            ):
-                self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")
-        ref_gap, gap = self.timer.last_stream_gaps_ms
-        if self.device.type == "cuda" and gap > ref_gap + max(0.05, 0.25 * stats.median_ms):
-            self.flag(
-                "side_stream", f"{gap:.3f} ms of device work finished after the current stream was done"
-            )
+            self.result["timing_trace"] = trace_record(timed, covers[id(timed)])
 
     def check_stateful(self, program: TaskProgram, model, ref) -> str | None:
         """Catch a memoized output: after the timed calls, call the candidate on a seen input rewritten

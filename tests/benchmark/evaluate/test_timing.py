@@ -2,6 +2,7 @@ import statistics
 import time
 
 import pytest
+import torch
 
 from benchmark.evaluate.timing import (
     LAUNCH_COVER_MAX_MS,
@@ -107,7 +108,8 @@ def test_ratio_spread_needs_enough_rounds():
 
 
 def test_speedup_caps_a_reference_slowed_beside_the_candidate():
-    from benchmark.evaluate.harness import REFERENCE_DRIFT_CAP, speedup
+    from benchmark.evaluate.harness import speedup
+    from benchmark.evaluate.timing import REFERENCE_DRIFT_CAP
     from benchmark.verdict import TimingStats
 
     def t(ms: float) -> TimingStats:
@@ -120,6 +122,43 @@ def test_speedup_caps_a_reference_slowed_beside_the_candidate():
     )  # sabotage gains 10% at most
     assert speedup(t(2.0), None, t(1.0)) == 2.0
     assert speedup(None, t(2.0), t(1.0)) is None
+
+
+def _interleaved(ref_ms: float, cand_ms: float = 1.0):
+    from benchmark.evaluate.timing import Interleaved, Warmup
+    from benchmark.verdict import TimingStats
+
+    def t(ms: float) -> TimingStats:
+        return TimingStats(runs=10, median_ms=ms, mean_ms=ms, std_ms=0.0, min_ms=ms, max_ms=ms, rel_err=0.0)
+
+    return Interleaved(
+        [t(ref_ms), t(cand_ms)], ref_ms / cand_ms, 0.0, [[ref_ms], [cand_ms]], [0.0], Warmup(1, 0.0, True)
+    )
+
+
+@pytest.mark.parametrize(
+    ("refs", "alone", "tries", "counted"),
+    [
+        ([2.0, 9.0], 2.0, 1, 2.0),  # within the cap: timed once
+        ([3.0, 2.1, 9.0], 2.0, 2, 2.1),  # a host-load spell: the second try counts
+        ([3.0, 2.9, 3.2], 2.0, 3, 2.9),  # slowed in every try: the fastest reference counts, still capped
+        ([3.0, 9.0], None, 1, 3.0),  # no time alone: nothing to drift from
+    ],
+)
+def test_least_drifted_times_again_while_the_reference_drifts(refs, alone, tries, counted):
+    from benchmark.evaluate.timing import least_drifted
+
+    given = iter(refs)
+    timed, n = least_drifted(lambda: _interleaved(next(given)), alone, retries=2)
+    assert (n, timed.stats[0].median_ms) == (tries, counted)
+
+
+def test_least_drifted_without_retries_times_once():
+    from benchmark.evaluate.timing import least_drifted
+
+    given = iter([5.0, 1.0])
+    timed, n = least_drifted(lambda: _interleaved(next(given)), 1.0, retries=0)
+    assert (n, timed.stats[0].median_ms) == (1, 5.0)
 
 
 def test_brief_config_times_a_third_of_the_calls():
@@ -329,3 +368,60 @@ def test_on_cuda_the_warmup_after_its_first_calls_runs_as_the_timed_rounds(monke
     assert out.warmup.rounds > 3 and len(made) == len(warm) + 2 * 4
     assert all(behind for behind, _ in made)
     assert {cover for _, cover in warm} == {timing.launch_cover_ms(0.0, 4.0)} == {2.0}
+
+
+class _ScriptedTimer:
+    """Stands in for Timer in the worker: each interleaved timing runs every arm's calls once (so the
+    candidate's outputs are kept for the recheck) and reports the next scripted reference time."""
+
+    def __init__(self, refs: list[float]):
+        self.config = TimingConfig(contention_wait_s=0.0)
+        self.refs = iter(refs)
+        self.cover_ms, self.last_stream_gaps_ms = 0.1, [0.0, 0.0]
+        self.tries = 0
+
+    def interleaved(self, arms):
+        self.tries += 1
+        for call, prepare in arms:
+            prepare(0)
+            call(0)
+        return _interleaved(next(self.refs))
+
+
+def _worker_timing(refs: list[float], candidate, alone_ms: float = 2.0):
+    from types import SimpleNamespace
+
+    from benchmark.evaluate import worker
+
+    ev = worker.Evaluation({"device": "cpu", "seed": 0})
+    ev.timer = _ScriptedTimer(refs)
+    ev.reference_model = lambda x: x * 2
+    ev.result["reference_alone_time"] = {"median_ms": alone_ms}
+    x = torch.arange(4.0)
+    program = SimpleNamespace(inputs=lambda seed: (x,))
+    ref = {"timed": [x * 2], "timed_exact": [None]}
+    ev.time_candidate(program, candidate, ref)
+    return ev
+
+
+def test_the_worker_times_again_while_the_reference_drifts_and_keeps_the_fastest_reference():
+    ev = _worker_timing([3.0, 2.1], lambda x: x * 2)
+    assert ev.timer.tries == 2 and ev.result["timing_tries"] == 2
+    assert ev.result["reference_time"]["median_ms"] == 2.1 and not ev.result["flags"]
+
+
+def test_the_worker_checks_the_outputs_of_every_try():
+    calls = []
+
+    def wrong_in_the_first_try(x):
+        calls.append(1)
+        return x * 2 if len(calls) > 1 else x * 3
+
+    ev = _worker_timing([3.0, 2.1], wrong_in_the_first_try)
+    assert ev.result["reference_time"]["median_ms"] == 2.1
+    assert "timed_output_mismatch" in ev.result["flags"]
+
+
+def test_the_worker_times_once_within_the_cap():
+    ev = _worker_timing([2.1], lambda x: x * 2)
+    assert ev.timer.tries == 1 and "timing_tries" not in ev.result

@@ -60,9 +60,9 @@ def row(md: str, start: str) -> str:
     return next(line for line in md.splitlines() if line.startswith(start))
 
 
-def run_file(path: Path, arms: dict, seed: int = 0, sft: dict | None = None) -> Path:
+def run_file(path: Path, arms: dict, seed: int = 0, sft: dict | None = None, rl_lr: float = 1e-5) -> Path:
     results = {
-        "settings": {"seed": seed},
+        "settings": {"seed": seed, "rl_lr": rl_lr},
         "data": {"test": 12, "rl": 12},
         "sft": sft,
         "before": {split: evaluation(BEFORE) for split in ("rl", "test")},
@@ -249,6 +249,9 @@ def test_merge_refuses_calls_that_do_not_compare(tmp_path):
     for second in (other_seed, again):
         with pytest.raises(SystemExit):
             rl_demo.merge([first, second])
+    other_lr = run_file(tmp_path / "d.json", {"no_bdr": arm(BEFORE, AFTER)}, rl_lr=1e-4)
+    with pytest.raises(SystemExit, match="another rl_lr"):
+        rl_demo.merge([first, other_lr])
 
 
 # ---------------------------------------------------------------------------------------- --sft-arms

@@ -164,6 +164,19 @@ def _spread(speedups: list) -> tuple[float | None, float | None]:
     return med, ((max(ok) - min(ok)) / med if med else None)
 
 
+def speedup_list(verdicts) -> str:
+    return ", ".join(f"{v.speedup:.4f}" if v.speedup else "-" for v in verdicts)
+
+
+def failures(verdicts) -> str:
+    """What each run without a speedup ended with, for the printed line."""
+    return "".join(
+        f"  [{v.status.value}: {(v.error or ', '.join(v.flags))[:120]}]"
+        for v in verdicts
+        if v.speedup is None
+    )
+
+
 def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     """Each case evaluated `--repeats` times in a freshly spawned interpreter each (the path before
     warm workers), then as many times through the Verifier's pool (children forked from the zygote,
@@ -211,7 +224,7 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             }
             print(
                 f"{task.task_id} {cand.name} ({protocol}) via {name}: "
-                + ", ".join(f"{s:.4f}" if s else "-" for s in speedups)
+                + speedup_list(verdicts)
                 + (f"  spread {spread:.2%}" if spread is not None else "")
                 + (
                     f" (ratio of the arms' medians: {entry[name]['ratio_of_medians_spread']:.2%})"
@@ -221,11 +234,7 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 + (f"  within-run median {statistics.median(within):.2%}" if within else "")
                 + f"  rounds {', '.join(str(v.candidate_time.runs) for v in verdicts if v.candidate_time)}"
                 + f"  warm-up {'; '.join(v.env.get('timing_warmup', '-') for v in verdicts)}"
-                + "".join(
-                    f"  [{v.status.value}: {(v.error or ', '.join(v.flags))[:120]}]"
-                    for v in verdicts
-                    if v.speedup is None
-                ),
+                + failures(verdicts),
                 flush=True,
             )
         if entry["spawned"]["median"] and entry["pool"]["median"]:
@@ -291,14 +300,10 @@ def neighbour(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
         entry[name] = {"median": med, "spread": spread, "runs": [row(v) for v in verdicts]}
         print(
             f"neighbour {task.task_id} {cand.name}, {name}: "
-            + ", ".join(f"{v.speedup:.4f}" if v.speedup else "-" for v in verdicts)
+            + speedup_list(verdicts)
             + (f"  spread {spread:.2%}" if spread is not None else "")
             + (f"  reference median {statistics.median(ref):.4f} ms" if ref else "")
-            + "".join(
-                f"  [{v.status.value}: {(v.error or ', '.join(v.flags))[:120]}]"
-                for v in verdicts
-                if v.speedup is None
-            ),
+            + failures(verdicts),
             flush=True,
         )
     if entry["quiet"]["median"] and entry["profiling"]["median"]:

@@ -283,7 +283,10 @@ def neighbour(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 stdout=subprocess.PIPE,
                 text=True,
                 cwd=ROOT,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                env={
+                    **os.environ,
+                    "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+                },
             ) as other:
                 try:
                     if other.stdout.readline().strip() != "ready":

@@ -390,7 +390,7 @@ def _environment(r: dict) -> dict[str, str]:
         w = r["warmup"]  # how long the timing warmed up, and whether every arm's call time settled in it
         env["timing_warmup"] = f"{w['rounds']} rounds, {w['seconds']:.3f} s, settled {w['settled']}"
     if r.get("timing_tries"):
-        env["timing_tries"] = str(r["timing_tries"])  # the reference drifted beyond the cap in the first
+        env["timing_tries"] = str(r["timing_tries"])  # timed again: the reference drifted beyond the cap
     return env
 
 

@@ -477,7 +477,7 @@ def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             "candidate": cand.name,
             "rounds": timed.stats[0].runs,
             "seconds": end - t0,
-            "launch_cover_ms": timer.cover_ms if device.type == "cuda" else None,
+            "launch_cover_ms": timed.cover_ms if device.type == "cuda" else None,
             "speedup": timed.ratio,
             **drift_blocks(timed.samples, args.drift_block),
             "telemetry": block_telemetry(telemetry, timed.round_starts, args.drift_block, end)

@@ -127,12 +127,12 @@ TRACE_ENV = "SOLBENCH_TIMING_TRACE"  # a folder: with it set, each candidate tim
 # round by round (scripts/bench_harness.py sets it for its repeats; nothing else does)
 
 
-def trace_record(timed: Interleaved, cover_ms: float) -> dict:
+def trace_record(timed: Interleaved) -> dict:
     """One interleaved timing, round by round, as the child sends it back under TRACE_ENV."""
     return {
         "ratio": timed.ratio,
         "ratio_spread": timed.ratio_spread,
-        "cover_ms": cover_ms,
+        "cover_ms": timed.cover_ms,
         "warmup": dataclasses.asdict(timed.warmup),
         "samples_ms": timed.samples,
         "round_starts": timed.round_starts,
@@ -177,6 +177,8 @@ class Interleaved:
     samples: list[list[float]]  # each arm's ms per round, in round order: how its time moved over the timing
     round_starts: list[float]  # time.monotonic() at the start of each timed round
     warmup: Warmup
+    cover_ms: float  # the device-side wait each timed call was launched behind (`launch_cover_ms`)
+    stream_gaps_ms: list[float]  # per arm, the median device work that trailed its current stream
 
 
 class Timer:
@@ -191,7 +193,6 @@ class Timer:
         if self.cuda and config.flush_l2:
             l2 = torch.cuda.get_device_properties(self.device).L2_cache_size or 64 * 2**20
             self._flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=self.device)
-        self.last_stream_gaps_ms: list[float] = []  # median trailing device work per arm in the last timing
         self._cycles_per_ms: float | None = None  # of `torch.cuda._sleep`, measured once
         self.cover_ms = (
             LAUNCH_COVER_MS  # device-side wait ahead of each call behind the flush, set per timing
@@ -341,7 +342,6 @@ class Timer:
             )
             if i >= cfg.min_runs and (stable or elapsed > cfg.max_seconds * n):
                 break
-        self.last_stream_gaps_ms = [statistics.median(g) for g in gaps]
         return Interleaved(
             [summarize(s) for s in samples],
             paired_ratio(*samples) if n == 2 else None,
@@ -349,6 +349,8 @@ class Timer:
             samples,
             round_starts,
             warmup,
+            self.cover_ms,
+            [statistics.median(g) for g in gaps],
         )
 
 

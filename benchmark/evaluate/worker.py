@@ -518,8 +518,6 @@ class Evaluation:
         sets = [program.inputs(s) for s in timing_seeds(self.seed)]
         arms = [model_arm(self.reference_model, sets), model_arm(model, sets, keep=kept)]
 
-        covers: dict[int, float] = {}  # each try's launch cover, by the id of its timing
-
         def attempt():
             kept.clear()
             with self.lock.exclusive(), torch.no_grad():
@@ -533,12 +531,11 @@ class Evaluation:
                     ).ok
                 ):
                     self.flag("timed_output_mismatch", f"the output of timing input set {k} is wrong")
-            ref_gap, gap = self.timer.last_stream_gaps_ms
+            ref_gap, gap = timed.stream_gaps_ms
             if self.device.type == "cuda" and gap > ref_gap + max(0.05, 0.25 * timed.stats[1].median_ms):
                 self.flag(
                     "side_stream", f"{gap:.3f} ms of device work finished after the current stream was done"
                 )
-            covers[id(timed)] = self.timer.cover_ms
             return timed
 
         alone = self.result.get("reference_alone_time")
@@ -553,10 +550,10 @@ class Evaluation:
         self.result["paired_speedup"] = timed.ratio
         self.result["speedup_spread"] = timed.ratio_spread
         if self.device.type == "cuda" and self.timer.config.launch_behind_flush:
-            self.result["launch_cover_ms"] = covers[id(timed)]
+            self.result["launch_cover_ms"] = timed.cover_ms
         self.result["warmup"] = asdict(timed.warmup)
         if os.environ.get(TRACE_ENV):
-            self.result["timing_trace"] = trace_record(timed, covers[id(timed)])
+            self.result["timing_trace"] = trace_record(timed)
 
     def check_stateful(self, program: TaskProgram, model, ref) -> str | None:
         """Catch a memoized output: after the timed calls, call the candidate on a seen input rewritten

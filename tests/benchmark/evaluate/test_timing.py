@@ -77,7 +77,7 @@ def test_interleaved_alternates_the_arms_and_reverses_every_other_round():
     timed = order[2:]  # after one warm-up call of each
     assert timed == [("a", 0), ("b", 0), ("b", 1), ("a", 1), ("a", 2), ("b", 2), ("b", 3), ("a", 3)]
     assert [s.runs for s in out.stats] == [4, 4]
-    assert len(timer.last_stream_gaps_ms) == 2
+    assert len(out.stream_gaps_ms) == 2
 
 
 def test_interleaved_ratio_holds_when_both_arms_slow_down_alike():
@@ -124,7 +124,7 @@ def test_speedup_caps_a_reference_slowed_beside_the_candidate():
     assert speedup(None, t(2.0), t(1.0)) is None
 
 
-def _interleaved(ref_ms: float, cand_ms: float = 1.0):
+def _interleaved(ref_ms: float, cand_ms: float = 1.0, cover_ms: float = 0.1):
     from benchmark.evaluate.timing import Interleaved, Warmup
     from benchmark.verdict import TimingStats
 
@@ -132,7 +132,14 @@ def _interleaved(ref_ms: float, cand_ms: float = 1.0):
         return TimingStats(runs=10, median_ms=ms, mean_ms=ms, std_ms=0.0, min_ms=ms, max_ms=ms, rel_err=0.0)
 
     return Interleaved(
-        [t(ref_ms), t(cand_ms)], ref_ms / cand_ms, 0.0, [[ref_ms], [cand_ms]], [0.0], Warmup(1, 0.0, True)
+        [t(ref_ms), t(cand_ms)],
+        ref_ms / cand_ms,
+        0.0,
+        [[ref_ms], [cand_ms]],
+        [0.0],
+        Warmup(1, 0.0, True),
+        cover_ms,
+        [0.0, 0.0],
     )
 
 
@@ -377,7 +384,6 @@ class _ScriptedTimer:
     def __init__(self, refs: list[float]):
         self.config = TimingConfig(contention_wait_s=0.0)
         self.refs = iter(refs)
-        self.cover_ms, self.last_stream_gaps_ms = 0.1, [0.0, 0.0]
         self.tries = 0
 
     def interleaved(self, arms):
@@ -385,7 +391,8 @@ class _ScriptedTimer:
         for call, prepare in arms:
             prepare(0)
             call(0)
-        return _interleaved(next(self.refs))
+        ref_ms = next(self.refs)
+        return _interleaved(ref_ms, cover_ms=ref_ms / 10)  # each try launched behind a cover of its own
 
 
 def _worker_timing(refs: list[float], candidate, alone_ms: float = 2.0):
@@ -408,6 +415,15 @@ def test_the_worker_times_again_while_the_reference_drifts_and_keeps_the_fastest
     ev = _worker_timing([3.0, 2.1], lambda x: x * 2)
     assert ev.timer.tries == 2 and ev.result["timing_tries"] == 2
     assert ev.result["reference_time"]["median_ms"] == 2.1 and not ev.result["flags"]
+
+
+def test_the_worker_records_the_counted_trys_launch_cover(monkeypatch, tmp_path):
+    from benchmark.evaluate.timing import TRACE_ENV
+
+    monkeypatch.setenv(TRACE_ENV, str(tmp_path))
+    ev = _worker_timing([3.0, 2.5, 2.9], lambda x: x * 2)  # drifted in every try: the second counts
+    assert ev.timer.tries == 3 and ev.result["reference_time"]["median_ms"] == 2.5
+    assert ev.result["timing_trace"]["cover_ms"] == pytest.approx(0.25)  # its own, not the last try's
 
 
 def test_the_worker_checks_the_outputs_of_every_try():

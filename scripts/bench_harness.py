@@ -177,6 +177,26 @@ def failures(verdicts) -> str:
     )
 
 
+def trace_estimates(folder: Path) -> dict:
+    """Other readings of the same timings, from their traces (`TRACE_ENV`, in arrival order): the paired
+    ratio over even and over odd rounds apart (a difference means the two orders of a round, or the
+    blocks they read, differ), and the ratio of the arms' 20th percentiles (the faster calls of each
+    arm: immune to how one arm's calls split between two speeds, where the paired median is not)."""
+    rows = []
+    for path in sorted(folder.glob("*.json")):
+        ref, cand = json.loads(path.read_text())["samples_ms"]
+        rows.append(
+            {
+                "even": paired_ratio(ref[0::2], cand[0::2]),
+                "odd": paired_ratio(ref[1::2], cand[1::2]) if len(ref) > 1 else None,
+                "q20": statistics.quantiles(ref, n=5)[0] / statistics.quantiles(cand, n=5)[0]
+                if len(ref) > 1
+                else None,
+            }
+        )
+    return {"runs": rows, "q20_spread": _spread([r["q20"] for r in rows])[1]}
+
+
 def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     """Each case evaluated `--repeats` times in a freshly spawned interpreter each (the path before
     warm workers), then as many times through the Verifier's pool (children forked from the zygote,
@@ -235,6 +255,15 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 + f"  rounds {', '.join(str(v.candidate_time.runs) for v in verdicts if v.candidate_time)}"
                 + f"  warm-up {'; '.join(v.env.get('timing_warmup', '-') for v in verdicts)}"
                 + failures(verdicts),
+                flush=True,
+            )
+            entry[name]["traces"] = estimates = trace_estimates(traces / name)
+            print(
+                "  traces: paired even / odd rounds "
+                + ", ".join(f"{r['even']:.4f}/{r['odd']:.4f}" for r in estimates["runs"] if r["odd"])
+                + "; 20th-percentile ratio "
+                + ", ".join(f"{r['q20']:.4f}" for r in estimates["runs"] if r["q20"])
+                + (f"  spread {estimates['q20_spread']:.2%}" if estimates["q20_spread"] is not None else ""),
                 flush=True,
             )
         if entry["spawned"]["median"] and entry["pool"]["median"]:
@@ -427,7 +456,7 @@ def block_telemetry(samples: list[dict], starts: list[float], size: int, end: fl
 def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     """Each repeats case timed once, interleaved, for `--drift-rounds` rounds with no early stop, in
     this process (the verdict keeps no per-round samples): the reference and ModelNew built, seeded
-    and fed as the evaluation child does (TaskProgram, timing_seeds, model_arm), under the host's
+    and fed as the evaluation child does (TaskProgram, timing_seeds, paired_arms), under the host's
     device lock held exclusively, as the child times. One warm-up call, no steady check, so the
     blocks show what the GPU does from the first calls on. Per block of `--drift-block` rounds, each
     arm's median, their ratio and, through NVML, the SM clock, power, temperature and clock event
@@ -439,7 +468,7 @@ def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     from benchmark.evaluate.candidate import load_candidate
     from benchmark.evaluate.gpu_lock import DeviceLock
     from benchmark.evaluate.harness import host_device_lock, stage_source
-    from benchmark.evaluate.program import TaskProgram, clone_args, model_arm, pin_precision, timing_seeds
+    from benchmark.evaluate.program import TaskProgram, clone_args, paired_arms, pin_precision, timing_seeds
     from benchmark.evaluate.timing import Timer
 
     pin_precision()
@@ -469,7 +498,7 @@ def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 timer = Timer(base.device, config)
                 with ClockSampler(device) if device.type == "cuda" else contextlib.nullcontext() as clocks:
                     t0 = time.monotonic()
-                    timed = timer.interleaved([model_arm(reference, sets), model_arm(candidate, sets)])
+                    timed = timer.interleaved(paired_arms(reference, candidate, sets))
                     end = time.monotonic()
         telemetry = clocks.samples if clocks else []
         entry = {

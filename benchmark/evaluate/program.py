@@ -91,13 +91,16 @@ def restate_seeds(seed: int) -> list[int]:
     return [seed + 7000, seed + 7001]
 
 
-def model_arm(model, sets: list, keep: dict | None = None) -> Arm:
+def model_arm(model, sets: list, keep: dict | None = None, slot: list | None = None) -> Arm:
     """(call, prepare) timing `model` rotating through the timing input `sets`, each cloned fresh
-    (untimed) before its call. With `keep`, the output of each set's last call is kept for a recheck."""
-    current: list = []
+    (untimed) into `slot` before its call, the slot's previous clone freed first, so the caching
+    allocator hands the clone the block that clone held. With `keep`, the output of each set's last
+    call is kept for a recheck."""
+    current = [] if slot is None else slot
 
     def prepare(i: int) -> None:
-        current[:] = clone_args(sets[i % len(sets)])
+        current.clear()
+        current.extend(clone_args(sets[i % len(sets)]))
 
     def call(i: int) -> None:
         out = model(*current)
@@ -105,6 +108,17 @@ def model_arm(model, sets: list, keep: dict | None = None) -> Arm:
             keep[i % len(sets)] = out
 
     return call, prepare
+
+
+def paired_arms(reference, candidate, sets: list, keep: dict | None = None) -> list[Arm]:
+    """The two arms of an interleaved timing, sharing one input slot, so every call of a round reads
+    its input from the same block. With a slot each, the arms read different blocks (the reference A
+    and B in turn, the candidate B and C, when each clone was made before the last was freed); where a
+    large input's read speed depends on its block, that biases the ratio, and a shared block cancels
+    it. (The suspected cause of the row sum's two speeds 8% apart on the H200, whose speedup scored
+    1.5% low in one fresh run of five in three sessions, with twice the rounds.)"""
+    slot: list = []
+    return [model_arm(reference, sets, slot=slot), model_arm(candidate, sets, keep=keep, slot=slot)]
 
 
 def time_model(

@@ -52,7 +52,7 @@ from benchmark.evaluate.gpu_lock import DeviceLock
 from benchmark.evaluate.program import (
     TaskProgram,
     detach_outputs,
-    model_arm,
+    paired_arms,
     pin_precision,
     restate_seeds,
     time_model,
@@ -516,7 +516,7 @@ class Evaluation:
         job = self.job
         kept: dict[int, object] = {}
         sets = [program.inputs(s) for s in timing_seeds(self.seed)]
-        arms = [model_arm(self.reference_model, sets), model_arm(model, sets, keep=kept)]
+        arms = paired_arms(self.reference_model, model, sets, keep=kept)
 
         def attempt():
             kept.clear()

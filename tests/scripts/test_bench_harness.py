@@ -9,6 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from torch.utils import cpp_extension
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
@@ -121,3 +122,17 @@ def test_repeat_cases_follow_the_order_of_the_keys():
     names = [spec for spec, _ in bh.repeat_cases("cuda", ["gemm", "gelu", "gemm"])]
     assert names == ["level1/gemm_square_bf16.py", "level1/gelu_tanh_fp32.py"]
     assert len(bh.repeat_cases("cuda", None)) == len(bh.REPEAT_CASES["cuda"])
+
+
+def test_trace_estimates_read_even_odd_rounds_and_the_fast_calls(tmp_path):
+    # the candidate's calls split between two speeds 8% apart, the slow one on every odd round
+    ref = [1.10] * 40
+    cand = [1.00 if i % 2 == 0 else 1.08 for i in range(40)]
+    (tmp_path / "1-a.json").write_text(json.dumps({"samples_ms": [ref, cand]}))
+    (tmp_path / "2-b.json").write_text(json.dumps({"samples_ms": [ref, [1.0] * 40]}))
+    got = bh.trace_estimates(tmp_path)
+    first, second = got["runs"]
+    assert first["even"] == pytest.approx(1.10) and first["odd"] == pytest.approx(1.10 / 1.08)
+    assert first["q20"] == pytest.approx(1.10) and second["q20"] == pytest.approx(1.10)
+    assert got["q20_spread"] == pytest.approx(0.0)
+    assert bh.trace_estimates(tmp_path / "absent") == {"runs": [], "q20_spread": None}

@@ -537,6 +537,11 @@ class Deadline(TrainerCallback):
             self.hit = True
 
 
+AFTER_EVAL_RESERVE = 3.0  # the first arm keeps this multiple of the before-RL evaluation for its own: on
+# the H200 an after-RL evaluation ran more than twice as long as the before-RL one (still running at
+# 32 s against 15 s when the stage's limit killed it), its answers being new kernels to build
+
+
 def arm_deadline(deadline: float, eval_cost: float, full_arms_s: list[float], now: float) -> float | None:
     """When an arm stops training: the run's deadline less a reserve for the arm's own evaluation, so
     an arm runs all its steps unless it is slower than the time left; None (skip it rather than cut
@@ -1629,7 +1634,7 @@ def run_rl(args, tokenizer, corpus, tasks, builder, source, deadline: float) -> 
     ]
     dataset = Dataset.from_list(rl_rows)
     args.results["arms"] = {}
-    eval_cost = chosen.eval_s
+    eval_cost = AFTER_EVAL_RESERVE * chosen.eval_s  # until an after-RL evaluation has been timed
     full_arms_s = []  # training time of each arm that ran all its steps
     for name in args.arms:
         stop_at = arm_deadline(deadline, eval_cost, full_arms_s, time.monotonic())
@@ -1642,6 +1647,9 @@ def run_rl(args, tokenizer, corpus, tasks, builder, source, deadline: float) -> 
             model, info = run_arm(name, ARMS[name], model_dir, tokenizer, dataset, source, args, stop_at)
             if not info["stopped_by_deadline"]:
                 full_arms_s.append(info["seconds"])
+            # on disk before the evaluation, so a run killed during it keeps the arm's training and curves
+            args.results["arms"][name] = info | {"error": "stopped during its after-RL evaluation"}
+            write_json(args)
             start = time.monotonic()
             info["after"] = {
                 split: evaluate(model, tokenizer, tasks, builder, source, split, args)

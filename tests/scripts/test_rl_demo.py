@@ -190,13 +190,14 @@ def test_main_runs_every_arm_that_fits_in_full_and_records_the_rest_as_skipped(t
     is 400 s; three arms fit whole, the fourth is skipped rather than cut."""
     clock = SimpleNamespace(now=0.0)
     monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    deadlines = []
 
     def evaluate(model, tokenizer, tasks, builder, source, split, args):
         clock.now += 10.0
         return evaluation(AFTER if model == "trained" else BEFORE)
 
     def run_arm(name, overrides, model_dir, tokenizer, dataset, source, args, deadline):
-        assert deadline == 400.0 - 20.0  # the run's deadline less the last evaluation's cost
+        deadlines.append(deadline)
         clock.now += 100.0
         info = {"steps": 10, "generations": 5, "seconds": 100.0, "stopped_by_deadline": False}
         return "trained", info | {"bdr": {"pushed": 0, "replayed": 0}, "curve": []}
@@ -210,6 +211,9 @@ def test_main_runs_every_arm_that_fits_in_full_and_records_the_rest_as_skipped(t
         lambda path: SimpleNamespace(to=lambda device: "sft"),
     )
     results = rl_demo.main(["--tiny", "--out", str(tmp_path / "out"), "--budget-s", "400"])
+    # the run's deadline less a reserve for the arm's evaluation: before any after-RL evaluation a
+    # multiple of the before-RL one (20 s), then the last after-RL evaluation's cost
+    assert deadlines == [400.0 - rl_demo.AFTER_EVAL_RESERVE * 20.0, 380.0, 380.0]
     arms = results["arms"]
     assert list(arms) == list(rl_demo.ARMS)
     assert arms["no_mirrorpop"] == {"skipped": "budget"}
@@ -219,6 +223,36 @@ def test_main_runs_every_arm_that_fits_in_full_and_records_the_rest_as_skipped(t
         "skipped": "budget"
     }
     assert "| no_mirrorpop | skipped (budget) |" in (tmp_path / "out" / "rl_demo.md").read_text()
+
+
+def test_a_run_killed_during_an_arms_evaluation_keeps_the_arms_training(tmp_path, monkeypatch):
+    clock = SimpleNamespace(now=0.0)
+    monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: clock.now))
+
+    def evaluate(model, tokenizer, tasks, builder, source, split, args):
+        if model == "trained":
+            raise KeyboardInterrupt  # the stage's limit, as a signal would end it
+        clock.now += 10.0
+        return evaluation(BEFORE)
+
+    def run_arm(name, overrides, model_dir, tokenizer, dataset, source, args, deadline):
+        clock.now += 100.0
+        info = {"steps": 10, "generations": 5, "seconds": 100.0, "stopped_by_deadline": False}
+        return "trained", info | {"bdr": {"pushed": 0, "replayed": 0}, "curve": [{"step": 1, "reward": 0.5}]}
+
+    sft = rl_demo.SFTRun(tmp_path, 6, 2.0, 1.0, None, 1.0, False)
+    monkeypatch.setattr(rl_demo, "train_sft", lambda args, tokenizer, corpus, **kwargs: sft)
+    monkeypatch.setattr(rl_demo, "evaluate", evaluate)
+    monkeypatch.setattr(rl_demo, "run_arm", run_arm)
+    monkeypatch.setattr(
+        "transformers.AutoModelForCausalLM.from_pretrained",
+        lambda path: SimpleNamespace(to=lambda device: "sft"),
+    )
+    with pytest.raises(KeyboardInterrupt):
+        rl_demo.main(["--tiny", "--out", str(tmp_path / "out"), "--budget-s", "400", "--arms", "full"])
+    full = json.loads((tmp_path / "out" / "rl_demo.json").read_text())["arms"]["full"]
+    assert full["steps"] == 10 and full["curve"] == [{"step": 1, "reward": 0.5}]
+    assert full["error"] == "stopped during its after-RL evaluation" and "after" not in full
 
 
 # ---------------------------------------------------------------------------------------- --merge

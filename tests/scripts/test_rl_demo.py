@@ -185,22 +185,24 @@ def test_an_arm_trains_to_the_run_deadline_less_its_evaluation_or_is_skipped():
     assert rl_demo.arm_deadline(1000.0, 100.0, [300.0, 200.0], now=750.0) is None  # 150 s < the quickest arm
 
 
-def test_main_runs_every_arm_that_fits_in_full_and_records_the_rest_as_skipped(tmp_path, monkeypatch):
-    """The phases are stand-ins on a fake clock: evaluations take 10 s a split, arms 100 s, the budget
-    is 400 s; three arms fit whole, the fourth is skipped rather than cut."""
-    clock = SimpleNamespace(now=0.0)
-    monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: clock.now))
-    deadlines = []
+def stub_run(monkeypatch, tmp_path: Path, trained_evaluation=None) -> SimpleNamespace:
+    """main's phases stood in for on a fake clock: SFT instant, evaluations 10 s a split, arms 100 s
+    (the model they return is "trained"); `trained_evaluation` replaces the trained model's
+    evaluation. Records each arm's deadline."""
+    seen = SimpleNamespace(now=0.0, deadlines=[])
+    monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: seen.now))
 
     def evaluate(model, tokenizer, tasks, builder, source, split, args):
-        clock.now += 10.0
+        if model == "trained" and trained_evaluation:
+            return trained_evaluation()
+        seen.now += 10.0
         return evaluation(AFTER if model == "trained" else BEFORE)
 
     def run_arm(name, overrides, model_dir, tokenizer, dataset, source, args, deadline):
-        deadlines.append(deadline)
-        clock.now += 100.0
+        seen.deadlines.append(deadline)
+        seen.now += 100.0
         info = {"steps": 10, "generations": 5, "seconds": 100.0, "stopped_by_deadline": False}
-        return "trained", info | {"bdr": {"pushed": 0, "replayed": 0}, "curve": []}
+        return "trained", info | {"bdr": {"pushed": 0, "replayed": 0}, "curve": [{"step": 1, "reward": 0.5}]}
 
     sft = rl_demo.SFTRun(tmp_path, 6, 2.0, 1.0, None, 1.0, False)
     monkeypatch.setattr(rl_demo, "train_sft", lambda args, tokenizer, corpus, **kwargs: sft)
@@ -210,10 +212,16 @@ def test_main_runs_every_arm_that_fits_in_full_and_records_the_rest_as_skipped(t
         "transformers.AutoModelForCausalLM.from_pretrained",
         lambda path: SimpleNamespace(to=lambda device: "sft"),
     )
+    return seen
+
+
+def test_main_runs_every_arm_that_fits_in_full_and_records_the_rest_as_skipped(tmp_path, monkeypatch):
+    """The budget is 400 s; three arms fit whole, the fourth is skipped rather than cut."""
+    seen = stub_run(monkeypatch, tmp_path)
     results = rl_demo.main(["--tiny", "--out", str(tmp_path / "out"), "--budget-s", "400"])
     # the run's deadline less a reserve for the arm's evaluation: before any after-RL evaluation a
     # multiple of the before-RL one (20 s), then the last after-RL evaluation's cost
-    assert deadlines == [400.0 - rl_demo.AFTER_EVAL_RESERVE * 20.0, 380.0, 380.0]
+    assert seen.deadlines == [400.0 - rl_demo.AFTER_EVAL_RESERVE * 20.0, 380.0, 380.0]
     arms = results["arms"]
     assert list(arms) == list(rl_demo.ARMS)
     assert arms["no_mirrorpop"] == {"skipped": "budget"}
@@ -226,28 +234,10 @@ def test_main_runs_every_arm_that_fits_in_full_and_records_the_rest_as_skipped(t
 
 
 def test_a_run_killed_during_an_arms_evaluation_keeps_the_arms_training(tmp_path, monkeypatch):
-    clock = SimpleNamespace(now=0.0)
-    monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    def killed():
+        raise KeyboardInterrupt  # the stage's limit, as a signal would end it
 
-    def evaluate(model, tokenizer, tasks, builder, source, split, args):
-        if model == "trained":
-            raise KeyboardInterrupt  # the stage's limit, as a signal would end it
-        clock.now += 10.0
-        return evaluation(BEFORE)
-
-    def run_arm(name, overrides, model_dir, tokenizer, dataset, source, args, deadline):
-        clock.now += 100.0
-        info = {"steps": 10, "generations": 5, "seconds": 100.0, "stopped_by_deadline": False}
-        return "trained", info | {"bdr": {"pushed": 0, "replayed": 0}, "curve": [{"step": 1, "reward": 0.5}]}
-
-    sft = rl_demo.SFTRun(tmp_path, 6, 2.0, 1.0, None, 1.0, False)
-    monkeypatch.setattr(rl_demo, "train_sft", lambda args, tokenizer, corpus, **kwargs: sft)
-    monkeypatch.setattr(rl_demo, "evaluate", evaluate)
-    monkeypatch.setattr(rl_demo, "run_arm", run_arm)
-    monkeypatch.setattr(
-        "transformers.AutoModelForCausalLM.from_pretrained",
-        lambda path: SimpleNamespace(to=lambda device: "sft"),
-    )
+    stub_run(monkeypatch, tmp_path, trained_evaluation=killed)
     with pytest.raises(KeyboardInterrupt):
         rl_demo.main(["--tiny", "--out", str(tmp_path / "out"), "--budget-s", "400", "--arms", "full"])
     full = json.loads((tmp_path / "out" / "rl_demo.json").read_text())["arms"]["full"]

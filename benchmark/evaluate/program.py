@@ -111,12 +111,13 @@ def model_arm(model, sets: list, keep: dict | None = None, slot: list | None = N
 
 
 def paired_arms(reference, candidate, sets: list, keep: dict | None = None) -> list[Arm]:
-    """The two arms of an interleaved timing, sharing one input slot, so every call of a round reads
-    its input from the same block. With a slot each, the arms read different blocks (the reference A
-    and B in turn, the candidate B and C, when each clone was made before the last was freed); where a
-    large input's read speed depends on its block, that biases the ratio, and a shared block cancels
-    it. (The suspected cause of the row sum's two speeds 8% apart on the H200, whose speedup scored
-    1.5% low in one fresh run of five in three sessions, with twice the rounds.)"""
+    """The two arms of an interleaved timing, sharing one input slot: each clone is made just after
+    the other arm's was freed, so the caching allocator hands both calls of a round the same block
+    wherever no other block of its size is free then (an input larger than each output, as a
+    reduction's). With a slot each, the arms read different blocks (the reference A and B in turn,
+    the candidate B and C, when each clone was made before the last was freed), and where a large
+    input's read speed depended on its block, that would bias the ratio. (Suspected for the row sum's
+    two speeds on the H200; its traces showed them with one block for every call.)"""
     slot: list = []
     return [model_arm(reference, sets, slot=slot), model_arm(candidate, sets, keep=keep, slot=slot)]
 

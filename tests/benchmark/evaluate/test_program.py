@@ -66,9 +66,17 @@ def test_an_arm_alone_keeps_its_own_slot():
     assert [v for _, v in model.seen] == [0.0, 0.0]
 
 
+class RowSum(Reader):
+    """An output far smaller than the input, so no output block can take the input's place."""
+
+    def forward(self, x):
+        super().forward(x)
+        return x.view(256, -1).sum(dim=1)
+
+
 @pytest.mark.gpu
 def test_on_cuda_both_arms_read_the_same_block_in_every_round():
-    ref, cand = Reader(), Reader()
+    ref, cand = RowSum(), RowSum()
     timer = Timer("cuda", TimingConfig(min_runs=12, max_runs=12, warmup_seconds=0.0, steady_max_seconds=0.0))
     with torch.no_grad():
         timer.interleaved(paired_arms(ref, cand, sets_on("cuda"), keep={}))

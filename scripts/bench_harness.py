@@ -31,6 +31,8 @@ import threading
 import time
 from pathlib import Path
 
+from trace_split import ESTIMATORS, SLOW
+
 from benchmark.evaluate.harness import EvalConfig, default_device, evaluate
 from benchmark.evaluate.timing import TRACE_ENV, paired_ratio
 from benchmark.suite import BUILTIN_SUITE
@@ -177,24 +179,27 @@ def failures(verdicts) -> str:
     )
 
 
+OTHER_ESTIMATORS = [name for name in ESTIMATORS if name != "paired median"]  # the verdict's is the speedup
+
+
 def trace_estimates(folder: Path) -> dict:
     """Other readings of the same timings, from their traces (`TRACE_ENV`, in arrival order): the paired
-    ratio over even and over odd rounds apart (a difference means the two orders of a round, or the
-    blocks they read, differ), and the ratio of the arms' 20th percentiles (the faster calls of each
-    arm: immune to how one arm's calls split between two speeds, where the paired median is not)."""
+    ratio over even and over odd rounds apart (a difference means the two orders of a round differ),
+    and trace_split's other estimators (the arms' low percentiles, their fast-speed medians: immune to
+    how one arm's calls split between two speeds, where the paired median is not), each with its
+    spread over the runs, so one call compares them on the same timings."""
     rows = []
     for path in sorted(folder.glob("*.json")):
         ref, cand = json.loads(path.read_text())["samples_ms"]
-        rows.append(
-            {
-                "even": paired_ratio(ref[0::2], cand[0::2]),
-                "odd": paired_ratio(ref[1::2], cand[1::2]) if len(ref) > 1 else None,
-                "q20": statistics.quantiles(ref, n=5)[0] / statistics.quantiles(cand, n=5)[0]
-                if len(ref) > 1
-                else None,
-            }
-        )
-    return {"runs": rows, "q20_spread": _spread([r["q20"] for r in rows])[1]}
+        row = {"even": paired_ratio(ref[0::2], cand[0::2]), "odd": None}
+        if len(ref) > 1:
+            row["odd"] = paired_ratio(ref[1::2], cand[1::2])
+            row |= {name: ESTIMATORS[name](ref, cand, SLOW) for name in OTHER_ESTIMATORS}
+        rows.append(row)
+    return {
+        "runs": rows,
+        "spreads": {name: _spread([r.get(name) for r in rows])[1] for name in OTHER_ESTIMATORS},
+    }
 
 
 def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
@@ -260,12 +265,17 @@ def repeats(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             entry[name]["traces"] = estimates = trace_estimates(traces / name)
             print(
                 "  traces: paired even / odd rounds "
-                + ", ".join(f"{r['even']:.4f}/{r['odd']:.4f}" for r in estimates["runs"] if r["odd"])
-                + "; 20th-percentile ratio "
-                + ", ".join(f"{r['q20']:.4f}" for r in estimates["runs"] if r["q20"])
-                + (f"  spread {estimates['q20_spread']:.2%}" if estimates["q20_spread"] is not None else ""),
+                + ", ".join(f"{r['even']:.4f}/{r['odd']:.4f}" for r in estimates["runs"] if r["odd"]),
                 flush=True,
             )
+            for other in OTHER_ESTIMATORS:
+                spread = estimates["spreads"][other]
+                print(
+                    f"  traces: {other} ratio "
+                    + ", ".join(f"{r[other]:.4f}" for r in estimates["runs"] if r.get(other))
+                    + (f"  spread {spread:.2%}" if spread is not None else ""),
+                    flush=True,
+                )
         if entry["spawned"]["median"] and entry["pool"]["median"]:
             entry["pool_over_spawned"] = entry["pool"]["median"] / entry["spawned"]["median"]
             print(

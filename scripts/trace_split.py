@@ -24,6 +24,7 @@ from pathlib import Path
 
 from benchmark.evaluate.timing import paired_ratio
 
+SLOW = 0.04  # a call this much above its arm's median is slow (the row sum's slow speed: 8-9% above)
 SPLITS = ((0.0, 0.0), (0.2, 0.2), (0.2, 0.5), (0.5, 0.2), (0.1, 0.4), (0.3, 0.6))  # (reference, candidate)
 
 
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument(
         "traces", type=Path, help="a timing-trace folder of one case, or a .jsonl.gz of its traces"
     )
-    p.add_argument("--slow", type=float, default=0.04, help="a call this much above its arm's median is slow")
+    p.add_argument("--slow", type=float, default=SLOW, help="a call this much above its arm's median is slow")
     p.add_argument("--resamples", type=int, default=300)
     p.add_argument(
         "--rounds", type=int, default=180, help="rounds per synthetic run (the row sum timed 156-181)"

@@ -133,6 +133,8 @@ def test_trace_estimates_read_even_odd_rounds_and_the_fast_calls(tmp_path):
     got = bh.trace_estimates(tmp_path)
     first, second = got["runs"]
     assert first["even"] == pytest.approx(1.10) and first["odd"] == pytest.approx(1.10 / 1.08)
-    assert first["q20"] == pytest.approx(1.10) and second["q20"] == pytest.approx(1.10)
-    assert got["q20_spread"] == pytest.approx(0.0)
-    assert bh.trace_estimates(tmp_path / "absent") == {"runs": [], "q20_spread": None}
+    for name in ("20th percentiles", "fast-speed medians"):  # the fast calls alone, in both runs
+        assert first[name] == pytest.approx(1.10) and second[name] == pytest.approx(1.10)
+        assert got["spreads"][name] == pytest.approx(0.0)
+    assert "paired median" not in got["spreads"]  # that one is the verdict's speedup
+    assert bh.trace_estimates(tmp_path / "absent")["runs"] == []

@@ -94,8 +94,8 @@ def restate_seeds(seed: int) -> list[int]:
 def model_arm(model, sets: list, keep: dict | None = None, slot: list | None = None) -> Arm:
     """(call, prepare) timing `model` rotating through the timing input `sets`, each cloned fresh
     (untimed) into `slot` before its call, the slot's previous clone freed first, so the caching
-    allocator hands the clone the block that clone held. With `keep`, the output of each set's last
-    call is kept for a recheck."""
+    allocator can hand the new clone the block the last one held. With `keep`, the output of each
+    set's last call is kept for a recheck."""
     current = [] if slot is None else slot
 
     def prepare(i: int) -> None:

@@ -1,7 +1,8 @@
 """KernelBench's own evaluator, from its public repository and unchanged, on SOLBench's candidates for
 SOLBench's tasks (KernelBench-format files), timed per sample: the figure our verifier's speed is
 compared with. Nothing of KernelBench is copied into this repository: its files live in a checkout
-(`.kb`, git-ignored; `fetch` fills it from a mirror at the commit in .kb/COMMIT).
+(`.kb`, git-ignored; `fetch` fills it from a mirror at the commit in .kb/COMMIT, by default the one every
+figure so far was measured with, PINNED_COMMIT).
 
     python scripts/kernelbench_eval.py fetch --mirror PATH/TO/KernelBench.git --into .kb
     python scripts/kernelbench_eval.py run --kernelbench .kb --mix b --variant V --count 3 --out OUT
@@ -45,6 +46,7 @@ EVALUATOR_FILES = (
     "src/kernelbench/dataset.py",
     "src/kernelbench/utils.py",
 )
+PINNED_COMMIT = "423217d"  # KernelBench's commit of every comparison in docs/gpu-results.md
 ABSENT_CLIENTS = {"openai": ("OpenAI",), "litellm": ("completion",)}
 # scripts/eval_from_generations.py's EvalConfig defaults, and run_and_check's architecture for an H200
 SETTINGS = {
@@ -79,9 +81,21 @@ class Sample:
     placeholders: str = ""  # the clients that were placeholders in its process
 
 
-def fetch(mirror: Path, into: Path) -> list[str]:
-    """Write KernelBench's evaluator files, unchanged, from a bare mirror at the commit in INTO/COMMIT."""
-    commit = (into / "COMMIT").read_text().strip()
+def fetch(mirror: Path, into: Path, commit: str | None = None) -> list[str]:
+    """Write KernelBench's evaluator files, unchanged, from a bare mirror at `commit` (default: the one
+    in INTO/COMMIT, else PINNED_COMMIT), and its full hash to INTO/COMMIT."""
+    if commit is None:
+        commit = (into / "COMMIT").read_text().strip() if (into / "COMMIT").is_file() else PINNED_COMMIT
+    found = subprocess.run(
+        ["git", "--git-dir", str(mirror), "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if found.returncode != 0:
+        raise SystemExit(f"error: {mirror} has no commit {commit} (a bare clone of KernelBench is needed)")
+    commit = found.stdout.strip()
+    into.mkdir(parents=True, exist_ok=True)
+    (into / "COMMIT").write_text(commit + "\n")
     written = []
     for rel in EVALUATOR_FILES:
         text = subprocess.run(
@@ -346,6 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument(
         "--into", type=Path, default=Path(".kb"), help="the checkout (its COMMIT names the commit)"
     )
+    f.add_argument(
+        "--commit", help=f"the commit to write (default: INTO/COMMIT, else {PINNED_COMMIT}, the measured one)"
+    )
     r = sub.add_parser("run", help="time their evaluator on a seeded subset of one of our mixes")
     r.add_argument("--kernelbench", type=Path, default=Path(".kb"), help="KernelBench checkout")
     r.add_argument("--mix", default="b", choices=("a", "b", "c", "all"), help="bench_verifier.py's mix")
@@ -380,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     o.add_argument("job", type=Path)
     args = p.parse_args(argv)
     if args.command == "fetch":
-        for rel in fetch(args.mirror, args.into):
+        for rel in fetch(args.mirror, args.into, args.commit):
             print(f"wrote {args.into / rel}")
         return 0
     if args.command == "one":

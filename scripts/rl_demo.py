@@ -12,11 +12,13 @@ an improvement is claimed only where that interval excludes zero. `--merge` comb
 rl_demo.json of several calls (some arms each, the same seed) into one report, without a GPU.
 
 The arms' SFT model passes a gate: while it passes less than --sft-min-pass of the RL split it is
-trained again with the next training seed, up to --sft-attempts, and otherwise the best is kept (GPU
-training is not deterministic: one recipe and seed passed 94%, 19% and 9% of the test split in three
-H200 runs). `--sft-cache DIR` keeps the gated model and its before-RL evaluation under a hash of
-everything that determines them, so the calls of one machine with the same settings skip SFT and
-start their arms from one model, and a merged report of them compares arms across calls.
+trained again with the next training seed, up to --sft-attempts, and otherwise the best is kept. SFT
+trains reproducibly (`reproducible_training`: before it, one recipe and seed passed 94%, 19% and 9% of
+the test split in three H200 runs), and every model's `weights_digest` is recorded, so calls on fresh
+machines of one GPU model that train the same recipe show that they made one model. `--sft-cache DIR`
+keeps the gated model and its before-RL evaluation under a hash of everything that determines them, so
+the calls of one machine with the same settings skip SFT; a merged report compares arms across calls
+that used one cache entry or models of one digest.
 
 `--sft-arms` compares SFT recipes instead (no RL): one model per arm and training seed
 (`--sft-seeds`), each scored on the test split. One training run of this tiny model on a GPU swings
@@ -56,12 +58,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import dataclasses
 import hashlib
 import json
 import logging
 import math
 import operator
+import os
 import platform
 import random
 import shutil
@@ -634,9 +638,50 @@ class SFTRun:
     nll_last: float | None  # CuSeT's unweighted loss (cuset/nll), the one comparable with plain SFT's
     seconds: float
     stopped_by_deadline: bool
+    weights: str | None = None  # `weights_digest` of the model: equal digests, one model
 
     def summary(self) -> dict:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "model_dir"}
+
+
+@contextlib.contextmanager
+def reproducible_training():
+    """Training in which one recipe and seed make the same model bit for bit on one GPU model and
+    software stack. Without it they did not (one seed passed 94%, 19% and 9% of the test split in three
+    H200 runs), so the arms of calls on fresh machines never started from one model. Ops that have
+    only a nondeterministic CUDA kernel warn rather than fail (torch lists NLLLoss, whose reduction
+    here runs in one block); attention runs in the math kernel, since the flash and memory-efficient
+    backward kernels are deterministic only in the strict mode. cuBLAS reads its workspace setting
+    when the process makes its handle, at its first matmul on the GPU: this process's is in training."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    before = (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+    )
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        with sdpa_kernel(SDPBackend.MATH):
+            yield
+    finally:
+        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
+
+
+def weights_digest(model_dir: Path) -> str:
+    """A hash of the model's tensors (name, dtype, shape and bytes, in name order): two trainings made
+    one model where their digests agree, which is how calls on different machines show that their
+    arms started from the same SFT model."""
+    from safetensors import safe_open
+
+    h = hashlib.sha256()
+    for path in sorted(Path(model_dir).glob("*.safetensors")):
+        with safe_open(str(path), framework="pt") as f:
+            for name in sorted(f.keys()):
+                t = f.get_tensor(name).contiguous()
+                h.update(f"{name}:{t.dtype}:{tuple(t.shape)}".encode())
+                h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()[:16]
 
 
 def train_sft(
@@ -687,25 +732,28 @@ def train_sft(
         callbacks=[stop],
     )
     start = time.monotonic()
-    trainer.train()
+    with reproducible_training():
+        trainer.train()
     seconds = round(time.monotonic() - start, 1)
     losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
     nll = [e["cuset/nll"] for e in trainer.state.log_history if "cuset/nll" in e]
+    model_dir = save_final_model(trainer)
     return SFTRun(
-        model_dir=save_final_model(trainer),
+        model_dir=model_dir,
         steps=trainer.state.global_step,
         loss_first=losses[0],
         loss_last=losses[-1],
         nll_last=nll[-1] if nll else None,
         seconds=seconds,
         stopped_by_deadline=stop.hit,
+        weights=weights_digest(model_dir),
     )
 
 
 # ---------------------------------------------------------------------------------------- SFT gate and cache
 
 SEED_STRIDE = 1000  # attempt k of the SFT gate (from 1) trains with --seed + SEED_STRIDE * (k - 1)
-SFT_CACHE_VERSION = 1  # bump when train_sft or evaluate change what an entry holds: older entries then miss
+SFT_CACHE_VERSION = 2  # bump when train_sft or evaluate change what an entry holds: older entries then miss
 # settings that make the runs of two --sft-arms calls the same experiment: the tasks, the corpus, the
 # recipe and the evaluation (the training seeds, arms and budget may differ)
 SFT_POOLED_SETTINGS = (
@@ -825,9 +873,8 @@ def train_gated(
     """SFT and the before-RL evaluation, tried again with the next training seed while the model
     passes less than --sft-min-pass of the RL split, up to --sft-attempts in all. Keeps the first
     model that meets the minimum, else the best by RL-split pass rate (the earliest of equals), with
-    a warning. GPU training is not deterministic: the same recipe and seed passed 94%, 19% and 9% of
-    the test split in three H200 runs, and a model that fails every RL task gives RL nothing to learn
-    from. Choosing on the RL split is sound: RL trains on those tasks anyway, and the test split, on
+    a warning. Training seeds differ widely (plain SFT passed 0% to 53% of the test split over six of
+    them), and a model that fails every RL task gives RL nothing to learn from. Choosing on the RL split is sound: RL trains on those tasks anyway, and the test split, on
     which every claim is made, plays no part in the choice. Returns the model and why it must not be
     cached (None: it may): a gate the budget stopped did not run its course."""
     from transformers import AutoModelForCausalLM
@@ -1209,7 +1256,8 @@ def sft_origin(sft: dict | None) -> str:
         f"{sft['attempt']} of {sft['attempts_made']} kept, training seed {sft['seed']}, RL pass "
         f"{fmt(sft['rl_pass_rate'], True)}"
     )
-    return f"{where}; {gate}" + (f"; {sft['stopped']}" if sft["gate"] == "failed" else "")
+    weights = f"; weights {sft['weights']}" if sft.get("weights") else ""
+    return f"{where}; {gate}" + (f"; {sft['stopped']}" if sft["gate"] == "failed" else "") + weights
 
 
 def sft_entry(sft: dict | None) -> tuple[str, str] | None:
@@ -1220,9 +1268,13 @@ def sft_entry(sft: dict | None) -> tuple[str, str] | None:
 
 
 def one_sft_model(calls: list[dict]) -> bool:
-    """Whether every call's arms started from one SFT model: one call, or all from one cache entry."""
+    """Whether every call's arms started from one SFT model: one call, all from one cache entry, or
+    all from models of one `weights_digest` (reproducible training on fresh machines)."""
+    if len(calls) == 1:
+        return True
     entries = [sft_entry(c.get("sft")) for c in calls]
-    return len(calls) == 1 or (entries[0] is not None and all(e == entries[0] for e in entries))
+    weights = [(c.get("sft") or {}).get("weights") for c in calls]
+    return any(v[0] is not None and all(x == v[0] for x in v) for v in (entries, weights))
 
 
 def tables(results: dict) -> str:
@@ -1265,16 +1317,23 @@ def tables(results: dict) -> str:
             f"- call {i}: {sft_origin(c.get('sft'))}\n" for i, c in enumerate(calls, 1)
         )
         entry = sft_entry(calls[0].get("sft"))
-        if one_sft_model(calls) and entry:
+        same_entry = entry is not None and all(sft_entry(c.get("sft")) == entry for c in calls)
+        if len(calls) == 1:
+            note += "\nOne call: every arm started from its SFT model.\n"
+        elif same_entry:
             note += (
                 f"\nAll calls started from one SFT model (cache entry {entry[0]}, created {entry[1]}): "
                 "their arms compare.\n"
             )
         elif one_sft_model(calls):
-            note += "\nOne call: every arm started from its SFT model.\n"
+            note += (
+                f"\nAll calls started from one SFT model (weights {calls[0]['sft']['weights']} in every "
+                "call, trained alike): their arms compare.\n"
+            )
         else:
             note += (
-                "\nNot one SFT model: the calls trained their own or used different cache entries, so "
+                "\nNot one SFT model: the calls trained models of different weights or used different "
+                "cache entries, so "
                 "each arm compares only with its own call's before-RL row, and arms of different calls do "
                 "not compare (one SFT recipe passed 94%, 19% and 9% of the test split in three H200 runs).\n"
             )

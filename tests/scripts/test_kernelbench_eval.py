@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import kernelbench_eval as ke  # noqa: E402
 
@@ -102,3 +104,8 @@ def test_fetch_writes_the_files_unchanged_from_a_mirror(kernelbench_stand_in, tm
     (into / "COMMIT").write_text(commit + "\n")
     assert ke.fetch(repo / ".git", into) == list(ke.EVALUATOR_FILES)
     assert all((into / rel).read_text() == text for rel, text in texts.items())
+    fresh = tmp_path / "fresh"  # no COMMIT yet: the one asked for, written out in full
+    assert ke.fetch(repo / ".git", fresh, commit[:7]) == list(ke.EVALUATOR_FILES)
+    assert (fresh / "COMMIT").read_text().strip() == commit
+    with pytest.raises(SystemExit, match="has no commit 0000000"):
+        ke.fetch(repo / ".git", tmp_path / "other", "0000000")

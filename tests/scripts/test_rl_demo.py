@@ -345,6 +345,7 @@ def stub_sft(monkeypatch) -> SimpleNamespace:
     monkeypatch.setattr(rl_demo, "build_model", lambda *a, seed, **k: seen.inits.append(seed))
     monkeypatch.setattr(rl_demo, "save_model_folder", lambda model, tokenizer, path: path)
     monkeypatch.setattr(rl_demo, "save_final_model", lambda trainer: Path(trainer.args.output_dir))
+    monkeypatch.setattr(rl_demo, "weights_digest", lambda path: f"weights of {Path(path).parent.name}")
     monkeypatch.setattr(rl_demo, "evaluate", evaluate)
     monkeypatch.setattr(rl_demo, "run_arm", no_rl)
     monkeypatch.setattr(  # a model is its arm's name: output_dir is sft-arms/ARM/seed-S
@@ -386,6 +387,7 @@ def test_main_trains_each_sft_arm_with_its_config_and_compares_it_with_plain_on_
         "nll_last": None,
         "seconds": 100.0,
         "stopped_by_deadline": False,
+        "weights": "weights of plain",
     }
     assert arms["cuset"]["runs"]["0"]["sft"]["nll_last"] == 0.5
     assert set(arms["plain"]["runs"]["0"]["eval"]) == {"test"} and "differences" not in arms["plain"]
@@ -825,6 +827,59 @@ def test_merge_says_whether_every_call_started_from_one_sft_model(tmp_path):
     assert "trained in the call (no gate or cache recorded)" in rl_demo.tables(rl_demo.merge([first, old]))
 
 
+def test_merge_compares_calls_on_fresh_machines_whose_models_have_one_digest(tmp_path):
+    """Two cache entries (two machines), one weights digest: reproducible training made one model, and
+    the report says so; another digest is another model."""
+    a = {**sft_record("aaaaaaaaaaaaaaaa", "2026-12-05T10:00:00+00:00", reused=False), "weights": "0f0f"}
+    b = {**sft_record("aaaaaaaaaaaaaaaa", "2026-12-06T10:00:00+00:00", reused=False), "weights": "0f0f"}
+    first = run_file(tmp_path / "a.json", {"full": arm(BEFORE, AFTER)}, sft=a)
+    second = run_file(tmp_path / "b.json", {"no_bdr": arm(BEFORE, AFTER)}, sft=b)
+    merged = rl_demo.merge([first, second])
+    assert merged["one_sft_model"] is True
+    md = rl_demo.tables(merged)
+    assert "All calls started from one SFT model (weights 0f0f in every call, trained alike)" in md
+    assert "training seed 0, RL pass 75%; weights 0f0f" in md
+    other = run_file(tmp_path / "c.json", {"no_bdr": arm(BEFORE, AFTER)}, sft={**b, "weights": "1e1e"})
+    assert rl_demo.merge([first, other])["one_sft_model"] is False
+    unrecorded = run_file(tmp_path / "d.json", {"no_bdr": arm(BEFORE, AFTER)}, sft={**b, "weights": None})
+    assert rl_demo.merge([first, unrecorded])["one_sft_model"] is False
+
+
+def test_the_weights_digest_sees_every_tensor_and_nothing_else(tmp_path):
+    import torch
+    from synthetic import build_model, build_tokenizer, save_model_folder
+
+    tokenizer = build_tokenizer()
+    model = build_model(len(tokenizer), seed=0)
+    first = rl_demo.weights_digest(save_model_folder(model, tokenizer, tmp_path / "a"))
+    assert rl_demo.weights_digest(save_model_folder(model, tokenizer, tmp_path / "b")) == first
+    assert (
+        rl_demo.weights_digest(
+            save_model_folder(build_model(len(tokenizer), seed=1), tokenizer, tmp_path / "c")
+        )
+        != first
+    )
+    with torch.no_grad():
+        model.model.norm.weight[0] += 1e-3
+    assert rl_demo.weights_digest(save_model_folder(model, tokenizer, tmp_path / "d")) != first
+
+
+def test_reproducible_training_asks_for_deterministic_kernels_and_gives_the_settings_back(monkeypatch):
+    import torch
+
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    cuda = torch.backends.cuda
+    assert not torch.are_deterministic_algorithms_enabled() and cuda.flash_sdp_enabled()
+    with rl_demo.reproducible_training():
+        assert torch.are_deterministic_algorithms_enabled()
+        assert torch.is_deterministic_algorithms_warn_only_enabled()
+        assert (
+            cuda.math_sdp_enabled() and not cuda.flash_sdp_enabled() and not cuda.mem_efficient_sdp_enabled()
+        )
+        assert rl_demo.os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
+    assert not torch.are_deterministic_algorithms_enabled() and cuda.flash_sdp_enabled()
+
+
 def test_an_entry_is_written_whole_or_not_at_all(tmp_path):
     """The entry is built beside its place and renamed into it: a failure half-way (here the model
     folder is missing) leaves neither an entry nor a temporary folder."""
@@ -993,6 +1048,9 @@ def test_a_partial_entry_is_trained_afresh_and_replaced(first_call, tmp_path, mo
     assert (cache / key / "model" / "model.safetensors").is_file()
     assert [p.name for p in cache.iterdir()] == [key]  # the unusable entry is gone, no temporary folder left
     assert json.loads((cache / key / "entry.json").read_text())["before"] == results["before"]
+    # trained again alike: the same model, by its weights digest, so arms of both calls compare
+    assert results["sft"]["weights"] == first_call.results["sft"]["weights"]
+    assert rl_demo.weights_digest(cache / key / "model") == results["sft"]["weights"]
 
 
 @pytest.mark.slow
@@ -1012,4 +1070,5 @@ def test_the_gate_trains_again_below_the_minimum_and_keeps_the_best(tmp_path, mo
         "all 2 attempts below the minimum",
     )
     assert results["before"]["rl"]["pass_rate"] == best["rl_pass_rate"]
+    assert attempts[0]["weights"] != attempts[1]["weights"]  # another seed, another model
     assert started_from == [out / ("sft" if best["attempt"] == 1 else "sft-attempt-2")]

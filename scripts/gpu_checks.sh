@@ -91,7 +91,9 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # rl: the RL demonstration (issue 18); RL_ARMS (e.g. "full") runs only those arms, each its whole step
 # count (or skipped where the stage's time cannot hold it): calls with the same seed cover the full
 # method and its ablations, and `scripts/rl_demo.py --merge A.json B.json` makes one report of them.
-# The SFT model (gated: trained again while it passes under half the RL split, 3 tries at most) and its
+# RL_SFT_SEEDS (e.g. "1000 2000") are the training seeds the SFT gate tries, in order (SFT is reproducible, so
+# seeds known to fail can be left out). The SFT model (gated: trained again while it passes under half the RL
+# split, 3 tries at most) and its
 # before-RL evaluation are kept in RL_SFT_CACHE (default /tmp/rl-sft-cache), so back-to-back calls on the
 # same warm machine share one SFT model and skip SFT; the folder lives outside $OUT on purpose ($OUT is
 # emptied after each call, and weights do not come back), and a fresh machine trains again (unless restored).
@@ -108,7 +110,7 @@ stage rl "${RL_S:-480}" bash -c '
         echo "rl: SFT cache restored from $RL_SFT_RESTORE: $(ls "$RL_SFT_CACHE")"
     fi
     python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 25 - SECONDS )) ${RL_ARMS:+--arms $RL_ARMS} \
-        --sft-cache "$RL_SFT_CACHE"; rc=$?
+        ${RL_SFT_SEEDS:+--sft-seeds $RL_SFT_SEEDS} --sft-cache "$RL_SFT_CACHE"; rc=$?
     if [ -n "${RL_SFT_KEEP:-}" ] && [ -d "$RL_SFT_CACHE" ]; then
         mkdir -p "$KEEP" && (cd "$RL_SFT_CACHE" && tar -cf - [!.]*) | split -b 15M - "$KEEP"/rl-sft-cache.tar.part-
         echo "rl: SFT cache kept: $(ls "$KEEP" | tr "\n" " ")"

@@ -752,7 +752,9 @@ def train_sft(
 
 # ---------------------------------------------------------------------------------------- SFT gate and cache
 
-SEED_STRIDE = 1000  # attempt k of the SFT gate (from 1) trains with --seed + SEED_STRIDE * (k - 1)
+SEED_STRIDE = (
+    1000  # by default, attempt k of the SFT gate (from 1) trains with --seed + SEED_STRIDE * (k - 1)
+)
 SFT_CACHE_VERSION = 2  # bump when train_sft or evaluate change what an entry holds: older entries then miss
 # settings that make the runs of two --sft-arms calls the same experiment: the tasks, the corpus, the
 # recipe and the evaluation (the training seeds, arms and budget may differ)
@@ -770,7 +772,7 @@ SFT_POOLED_SETTINGS = (
     "model_shape",
 )
 # settings that determine the SFT model and its before-RL evaluation: part of the cache key
-SFT_KEY_SETTINGS = (*SFT_POOLED_SETTINGS, "sft_min_pass", "sft_attempts")
+SFT_KEY_SETTINGS = (*SFT_POOLED_SETTINGS, "sft_min_pass", "sft_attempts", "sft_seeds")
 # settings every RL call of a merged report shares, so that its arms differ in the arm alone
 RL_MERGE_SETTINGS = (
     *SFT_KEY_SETTINGS,
@@ -888,7 +890,7 @@ def train_gated(
             if stopped:
                 log.warning("SFT gate: no attempt %d (%s)", number, stopped)
                 break
-        seed = args.seed + SEED_STRIDE * (number - 1)
+        seed = args.sft_seeds[number - 1]
         start = time.monotonic()
         folder = "sft" if number == 1 else f"sft-attempt-{number}"
         run = train_sft(args, tokenizer, corpus, folder=folder, seed=seed)
@@ -1539,10 +1541,12 @@ def parse_args(argv=None):
         nargs="+",
         type=int,
         metavar="S",
-        help="with --sft-arms: train each arm once per training seed (the init model and the trainer's "
-        "data order; default: --seed alone), seed after seed, every arm within a seed; the task split, "
-        "corpus and evaluation sampling stay those of --seed, and arm - plain intervals resample seeds "
-        "as well as tasks",
+        help="training seeds (the init model and the trainer's data order; the task split, corpus and "
+        "evaluation sampling stay those of --seed). With --sft-arms: train each arm once per seed "
+        "(default: --seed alone), seed after seed, every arm within a seed, and arm - plain intervals "
+        "resample seeds as well as tasks. In RL mode: the seeds the SFT gate tries, in this order, one "
+        "attempt each (default: --sft-attempts of them, --seed and on in steps of 1000); training is "
+        "reproducible, so a seed whose model is known to pass the gate can go first",
     )
     p.add_argument(
         "--merge",
@@ -1670,9 +1674,12 @@ def parse_args(argv=None):
         if args.sft_cache is not None:
             p.error("--sft-cache is for RL mode: --sft-arms trains its own model per arm and seed")
     elif args.sft_seeds:
-        p.error("--sft-seeds needs --sft-arms")
+        args.sft_seeds = list(dict.fromkeys(args.sft_seeds))
+        args.sft_attempts = len(args.sft_seeds)
     if args.sft_attempts < 1:
         p.error(f"--sft-attempts must be at least 1, not {args.sft_attempts}")
+    if not args.sft_arms and not args.sft_seeds:
+        args.sft_seeds = [args.seed + SEED_STRIDE * k for k in range(args.sft_attempts)]
     if (args.group * args.prompts_per_step) % 2:
         p.error("--group x --prompts-per-step must be even (two optimizer steps per generation)")
     return args

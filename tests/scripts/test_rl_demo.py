@@ -289,11 +289,7 @@ def test_sft_arms_need_plain_and_run_it_first_and_train_at_seed_by_default(tmp_p
     seeds = ["--sft-arms", "plain", "--sft-seeds", "2", "0", "2"]
     assert rl_demo.parse_args(["--out", str(tmp_path), *seeds]).sft_seeds == [2, 0]
     assert rl_demo.parse_args(["--out", str(tmp_path)]).sft_arms is None
-    for wrong in (
-        ["--sft-arms", "cuset"],
-        ["--sft-arms", "plain", "no_such_arm"],
-        ["--sft-seeds", "1"],  # seeds without SFT arms
-    ):
+    for wrong in (["--sft-arms", "cuset"], ["--sft-arms", "plain", "no_such_arm"]):
         with pytest.raises(SystemExit):
             rl_demo.parse_args(["--out", str(tmp_path), *wrong])
 
@@ -729,6 +725,19 @@ def test_the_gate_trains_again_with_the_next_seed_until_the_rl_split_passes(tmp_
     md = (out / "rl_demo.md").read_text()
     assert "SFT model: trained in the call, not cached (no --sft-cache); gate passed (minimum 50%" in md
     assert "attempt 2 of 2 kept, training seed 1003, RL pass 75%" in md
+
+
+def test_the_gate_tries_the_seeds_it_is_given_in_their_order(tmp_path, monkeypatch):
+    assert rl_demo.parse_args(["--out", str(tmp_path), "--seed", "3", "--sft-attempts", "2"]).sft_seeds == [
+        3,
+        1003,
+    ]
+    seen = stub_gate(monkeypatch, tmp_path, {"sft": 8, "sft-attempt-2": 24, "sft-attempt-3": 32})
+    results = rl_demo.main(
+        ["--tiny", "--out", str(tmp_path / "out"), "--arms", "full", "--sft-seeds", "2000", "5"]
+    )
+    assert seen.trained == [("sft", 2000), ("sft-attempt-2", 5)]
+    assert results["sft"]["seed"] == 5 and results["sft"]["attempts_allowed"] == 2
 
 
 def test_the_gate_keeps_the_best_attempt_when_none_passes_and_says_it_failed(tmp_path, monkeypatch, caplog):

@@ -92,7 +92,7 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # count (or skipped where the stage's time cannot hold it): calls with the same seed cover the full
 # method and its ablations, and `scripts/rl_demo.py --merge A.json B.json` makes one report of them.
 # RL_SFT_SEEDS (e.g. "1000 2000") are the training seeds the SFT gate tries, in order (SFT is reproducible, so
-# seeds known to fail can be left out). The SFT model (gated: trained again while it passes under half the RL
+# seeds known to fail can be left out); SFT_VALUES=wide trains SFT on the wide constants (rl and cuset stages). The SFT model (gated: trained again while it passes under half the RL
 # split, 3 tries at most) and its
 # before-RL evaluation are kept in RL_SFT_CACHE (default /tmp/rl-sft-cache), so back-to-back calls on the
 # same warm machine share one SFT model and skip SFT; the folder lives outside $OUT on purpose ($OUT is
@@ -110,7 +110,7 @@ stage rl "${RL_S:-480}" bash -c '
         echo "rl: SFT cache restored from $RL_SFT_RESTORE: $(ls "$RL_SFT_CACHE")"
     fi
     python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 25 - SECONDS )) ${RL_ARMS:+--arms $RL_ARMS} \
-        ${RL_SFT_SEEDS:+--sft-seeds $RL_SFT_SEEDS} --sft-cache "$RL_SFT_CACHE"; rc=$?
+        ${RL_SFT_SEEDS:+--sft-seeds $RL_SFT_SEEDS} ${SFT_VALUES:+--sft-values $SFT_VALUES} --sft-cache "$RL_SFT_CACHE"; rc=$?
     if [ -n "${RL_SFT_KEEP:-}" ] && [ -d "$RL_SFT_CACHE" ]; then
         mkdir -p "$KEEP" && (cd "$RL_SFT_CACHE" && tar -cf - [!.]*) | split -b 15M - "$KEEP"/rl-sft-cache.tar.part-
         echo "rl: SFT cache kept: $(ls "$KEEP" | tr "\n" " ")"
@@ -124,7 +124,7 @@ stage rl "${RL_S:-480}" bash -c '
 # `scripts/rl_demo.py --merge A.json B.json`. Not in the default list: run it by name.
 stage cuset "${CUSET_S:-480}" python3 scripts/rl_demo.py --out "$OUT/cuset" --budget-s $(( ${CUSET_S:-480} - 20 )) \
     --sft-arms ${CUSET_ARMS:-plain cuset cuset_no_masking cuset_no_regions} ${CUSET_STEPS:+--sft-steps $CUSET_STEPS} \
-    ${CUSET_SEEDS:+--sft-seeds $CUSET_SEEDS}
+    ${CUSET_SEEDS:+--sft-seeds $CUSET_SEEDS} ${SFT_VALUES:+--sft-values $SFT_VALUES}
 # speed: the suite's wall time, the verifier's three mixes (per GPU-hour, latency, verdicts = benchmark.check)
 # and KernelBench's own evaluator (from .kb, its missing dependencies from .whl/kernelbench) on mix b's
 # candidates, one table at the end (docs/verifier.md, "The speed stage"). Alone it fits one 9-minute call.

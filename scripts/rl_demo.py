@@ -117,6 +117,11 @@ ACTS = {
 }
 A_VALUES = (0.5, 1.5, 2.0, 2.5, 3.0, -1.0, -1.5, -2.0)
 B_VALUES = (-1.0, -0.5, -0.25, 0.25, 0.5, 0.75, 1.0, 1.5)
+# --sft-values wide: every nonzero multiple of 0.25 within [-3, 3] for a and [-2, 2] for b (the grid's among them)
+WIDE_A_VALUES = tuple(k / 4 for k in range(-12, 13) if k)
+WIDE_B_VALUES = tuple(k / 4 for k in range(-8, 9) if k)
+SFT_VALUES = {"grid": (A_VALUES, B_VALUES), "wide": (WIDE_A_VALUES, WIDE_B_VALUES)}
+SFT_ROWS_PER_TASK = {"grid": 3, "wide": 1}  # about 1,100 and 2,300 rows
 BLOCKS = (16, 64, 256, 1024, 4096)  # launch sizes of the SFT answers, drawn uniformly: the speed RL can learn
 ARMS = {
     "full": {},
@@ -224,10 +229,21 @@ def answer(spec: Spec, code: str) -> str:
     return f"```python\n{code.rstrip()}\n```"
 
 
-def family(seed: int, n_rl: int, n_test: int) -> dict[str, list[Spec]]:
-    specs = [Spec(act, a, b) for act in ACTS for a in A_VALUES for b in B_VALUES]
-    random.Random(seed).shuffle(specs)
-    return {"test": specs[:n_test], "rl": specs[n_test : n_test + n_rl], "sft": specs[n_test + n_rl :]}
+def family(seed: int, n_rl: int, n_test: int, sft_values: str = "grid") -> dict[str, list[Spec]]:
+    """The test and RL tasks, drawn from the grid (the same for either --sft-values), and the SFT tasks:
+    the rest of the grid, or every combination of the wide values not held out (`SFT_VALUES`), in a
+    seeded order."""
+    grid = [Spec(act, a, b) for act in ACTS for a in A_VALUES for b in B_VALUES]
+    random.Random(seed).shuffle(grid)
+    held_out = grid[: n_test + n_rl]
+    if sft_values == "grid":
+        sft = grid[n_test + n_rl :]
+    else:
+        a_values, b_values = SFT_VALUES[sft_values]
+        sft = [Spec(act, a, b) for act in ACTS for a in a_values for b in b_values]
+        sft = [spec for spec in sft if spec not in held_out]
+        random.Random(seed).shuffle(sft)
+    return {"test": held_out[:n_test], "rl": held_out[n_test:], "sft": sft}
 
 
 def write_tasks(splits: dict[str, list[Spec]], root: Path) -> dict[str, tuple[Task, Spec]]:
@@ -249,13 +265,15 @@ def write_tasks(splits: dict[str, list[Spec]], root: Path) -> dict[str, tuple[Ta
 # ---------------------------------------------------------------------------------------- the SFT corpus
 
 
-def wrong_variant(spec: Spec, rng: random.Random) -> tuple[str, Verdict]:
-    """A plausible mistake (wrong constant or act) and the verdict the verifier would give it."""
+def wrong_variant(spec: Spec, rng: random.Random, values: str = "grid") -> tuple[str, Verdict]:
+    """A plausible mistake (wrong constant, from the corpus's values, or act) and the verdict the
+    verifier would give it."""
+    a_values, b_values = SFT_VALUES[values]
     kind = rng.choice(["a", "b", "act"])
     if kind == "a":
-        code = solution(spec, a=rng.choice([v for v in A_VALUES if v != spec.a]))
+        code = solution(spec, a=rng.choice([v for v in a_values if v != spec.a]))
     elif kind == "b":
-        code = solution(spec, b=rng.choice([v for v in B_VALUES if v != spec.b]))
+        code = solution(spec, b=rng.choice([v for v in b_values if v != spec.b]))
     else:
         code = solution(spec, act=rng.choice([k for k in ACTS if k != spec.act]))
     verdict = Verdict.unmeasured(
@@ -270,7 +288,13 @@ def wrong_variant(spec: Spec, rng: random.Random) -> tuple[str, Verdict]:
 
 
 def sft_corpus(
-    tasks: dict, builder: PromptBuilder, split: str, samples_per_task: int, repair: float, seed: int
+    tasks: dict,
+    builder: PromptBuilder,
+    split: str,
+    samples_per_task: int,
+    repair: float,
+    seed: int,
+    values: str = "grid",
 ):
     """Chat rows in the SFT schema: the real first-turn prompt, the canonical answer; a share of
     them are repair dialogues (a wrong answer, the feedback template's message, the right one)."""
@@ -280,7 +304,7 @@ def sft_corpus(
         for _ in range(samples_per_task):
             messages = list(builder.first_turn(task))
             if rng.random() < repair:
-                code, verdict = wrong_variant(spec, rng)
+                code, verdict = wrong_variant(spec, rng, values)
                 messages = list(builder.next_turn(tuple(messages), answer(spec, code), verdict, turns=3))
             messages.append(
                 {"role": "assistant", "content": answer(spec, solution(spec, rng.choice(BLOCKS)))}
@@ -770,8 +794,11 @@ SFT_POOLED_SETTINGS = (
     "sft_lr",
     "sft_batch",
     "model_shape",
+    "sft_values",
 )
 # settings that determine the SFT model and its before-RL evaluation: part of the cache key
+# what a setting was in the files of calls made before it existed
+SETTINGS_BEFORE = {"sft_values": "grid"}
 SFT_KEY_SETTINGS = (*SFT_POOLED_SETTINGS, "sft_min_pass", "sft_attempts", "sft_seeds")
 # settings every RL call of a merged report shares, so that its arms differ in the arm alone
 RL_MERGE_SETTINGS = (
@@ -1400,6 +1427,11 @@ def svg_curves(results: dict, key: str = "kernel/pass_rate", width: int = 640, h
     )
 
 
+def setting(results: dict, key: str):
+    """A call's setting as its rl_demo.json records it, or what it was before the setting existed."""
+    return results["settings"].get(key, SETTINGS_BEFORE.get(key))
+
+
 def merge(files: list[Path]) -> dict:
     """One report of the arms of several calls with the same seed and tasks. An arm keeps the
     differences against its own call's "before" (its "call" says which); an arm that ran in one call
@@ -1419,7 +1451,7 @@ def merge(files: list[Path]) -> dict:
     if all(sft):
         return merge_sft_arms(files, loaded)
     for f, r in zip(files, loaded, strict=True):
-        changed = [k for k in RL_MERGE_SETTINGS if r["settings"].get(k) != first["settings"].get(k)]
+        changed = [k for k in RL_MERGE_SETTINGS if setting(r, k) != setting(first, k)]
         if changed:
             raise SystemExit(
                 f"{f} ran RL with another {', '.join(changed)} than {files[0]}: its arms do not compare"
@@ -1463,7 +1495,7 @@ def merge_sft_arms(files: list[Path], loaded: list[dict]) -> dict:
     first = loaded[0]
     for f, r in zip(files, loaded, strict=True):
         for key in SFT_POOLED_SETTINGS:
-            mine, theirs = r["settings"].get(key), first["settings"].get(key)
+            mine, theirs = setting(r, key), setting(first, key)
             if mine != theirs:
                 raise SystemExit(
                     f"{f} ran with {key} {mine!r}, {files[0]} with {theirs!r}: their SFT runs do not pool "
@@ -1618,6 +1650,17 @@ def parse_args(argv=None):
     g.add_argument("--max-new", type=int, default=None, help="completion token limit (default 288, tiny 48)")
     g = p.add_argument_group("training")
     g.add_argument("--sft-lr", type=float, default=1e-3, help="SFT learning rate (from scratch, hence high)")
+    g.add_argument(
+        "--sft-values",
+        choices=list(SFT_VALUES),
+        default="grid",
+        help="the constants of the SFT tasks. grid (default): the test and RL tasks' 8 x 8 values of a and b, "
+        "every combination not held out, 3 rows each (360 tasks); plain SFT then passed 0-53%% of the test "
+        "split over seeds, answering the unseen combinations with wrong constants. wide: every nonzero "
+        "multiple of 0.25 in [-3, 3] for a and [-2, 2] for b, each combination not held out once (2,280 "
+        "tasks), too many to recall one by one, so that reading the constants is what fits them. The test "
+        "and RL tasks are the same either way",
+    )
     g.add_argument("--sft-batch", type=int, default=None, help="SFT batch (default 16, tiny 4)")
     g.add_argument(
         "--rl-lr",
@@ -1820,10 +1863,18 @@ def main(argv=None) -> dict:
         },
         "timing": {},
     }
-    splits = family(args.seed, args.rl_tasks, args.test_tasks)
+    splits = family(args.seed, args.rl_tasks, args.test_tasks, args.sft_values)
     tasks = write_tasks(splits, args.out / "tasks")
     builder = PromptBuilder(PromptConfig(backend="cuda-raw"))
-    corpus = sft_corpus(tasks, builder, "sft", samples_per_task=3, repair=0.3, seed=args.seed)
+    corpus = sft_corpus(
+        tasks,
+        builder,
+        "sft",
+        SFT_ROWS_PER_TASK[args.sft_values],
+        repair=0.3,
+        seed=args.seed,
+        values=args.sft_values,
+    )
     texts = [m["content"] for row in corpus[:600] for m in row["messages"]]
     tokenizer = build_tokenizer(vocab_size=2048 if not args.tiny else 1024, corpus=texts)
     args.results["data"] = {k: len(v) for k, v in splits.items()} | {

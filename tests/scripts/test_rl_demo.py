@@ -591,12 +591,43 @@ def test_merge_refuses_sft_calls_that_do_not_pool(tmp_path):
     cases = {
         "another seed": sft_file(tmp_path / "b.json", {"plain": {1: outcomes(6)}}, seed=1),
         "sft_steps": sft_file(tmp_path / "c.json", {"plain": {1: outcomes(6)}}, sft_steps=800),
+        "sft_values 'wide'": sft_file(tmp_path / "w.json", {"plain": {1: outcomes(6)}}, sft_values="wide"),
         "ran in two of the files": sft_file(tmp_path / "d.json", {"plain": {0: outcomes(30)}}),
         "mix --sft-arms and RL calls": run_file(tmp_path / "e.json", {"full": arm(BEFORE, AFTER)}),
     }
     for message, second in cases.items():
         with pytest.raises(SystemExit, match=message):
             rl_demo.merge([first, second])
+    # a file from before --sft-values ran on the grid
+    grid = sft_file(tmp_path / "g.json", {"plain": {1: outcomes(6)}}, sft_values="grid")
+    assert sorted(rl_demo.merge([first, grid])["sft_arms"]["plain"]["runs"]) == ["0", "1"]
+
+
+def test_wide_sft_tasks_hold_out_the_same_test_and_rl_tasks_and_every_value_of_theirs():
+    grid, wide = rl_demo.family(0, 8, 16), rl_demo.family(0, 8, 16, "wide")
+    assert (wide["test"], wide["rl"]) == (grid["test"], grid["rl"])
+    assert len(grid["sft"]) == 360 and len(wide["sft"]) == len(set(wide["sft"])) == 6 * 24 * 16 - 24
+    assert not set(wide["sft"]) & set(grid["test"] + grid["rl"])
+    held = grid["test"] + grid["rl"]
+    assert {s.a for s in held} <= {s.a for s in wide["sft"]} and {s.b for s in held} <= {
+        s.b for s in wide["sft"]
+    }
+    assert rl_demo.family(1, 8, 16, "wide")["sft"] != wide["sft"]  # the order is seeded
+
+
+def test_wide_sft_corpus_has_a_row_per_task_and_its_mistakes_use_its_values(tmp_path):
+    from benchmark.prompts import PromptBuilder, PromptConfig
+
+    splits = rl_demo.family(0, 2, 2, "wide")
+    tasks = rl_demo.write_tasks({"sft": splits["sft"][:40]}, tmp_path)
+    builder = PromptBuilder(PromptConfig(backend="cuda-raw"))
+    rows = rl_demo.sft_corpus(tasks, builder, "sft", rl_demo.SFT_ROWS_PER_TASK["wide"], 1.0, 0, "wide")
+    assert sorted(r["task_id"] for r in rows) == sorted(tasks)
+    wrong = [rl_demo.read_answer(r["messages"][-3]["content"].split("```python\n")[1]) for r in rows]
+    off_grid = [a for _, a, b, _ in wrong if a not in rl_demo.A_VALUES] + [
+        b for _, a, b, _ in wrong if b not in rl_demo.B_VALUES
+    ]
+    assert off_grid  # the repair dialogues' wrong constants come from the wide values too
 
 
 H200_CUSET = Path(__file__).resolve().parents[2] / "docs" / "rl-demo" / "cuset-2026-12-03.json"

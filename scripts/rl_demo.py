@@ -776,9 +776,8 @@ def train_sft(
 
 # ---------------------------------------------------------------------------------------- SFT gate and cache
 
-SEED_STRIDE = (
-    1000  # by default, attempt k of the SFT gate (from 1) trains with --seed + SEED_STRIDE * (k - 1)
-)
+# by default, attempt k of the SFT gate (from 1) trains with --seed + SEED_STRIDE * (k - 1)
+SEED_STRIDE = 1000
 SFT_CACHE_VERSION = 2  # bump when train_sft or evaluate change what an entry holds: older entries then miss
 # settings that make the runs of two --sft-arms calls the same experiment: the tasks, the corpus, the
 # recipe and the evaluation (the training seeds, arms and budget may differ)
@@ -796,9 +795,9 @@ SFT_POOLED_SETTINGS = (
     "model_shape",
     "sft_values",
 )
-# settings that determine the SFT model and its before-RL evaluation: part of the cache key
 # what a setting was in the files of calls made before it existed
 SETTINGS_BEFORE = {"sft_values": "grid"}
+# settings that determine the SFT model and its before-RL evaluation: part of the cache key
 SFT_KEY_SETTINGS = (*SFT_POOLED_SETTINGS, "sft_min_pass", "sft_attempts", "sft_seeds")
 # settings every RL call of a merged report shares, so that its arms differ in the arm alone
 RL_MERGE_SETTINGS = (
@@ -903,8 +902,9 @@ def train_gated(
     passes less than --sft-min-pass of the RL split, up to --sft-attempts in all. Keeps the first
     model that meets the minimum, else the best by RL-split pass rate (the earliest of equals), with
     a warning. Training seeds differ widely (plain SFT passed 0% to 53% of the test split over six of
-    them), and a model that fails every RL task gives RL nothing to learn from. Choosing on the RL split is sound: RL trains on those tasks anyway, and the test split, on
-    which every claim is made, plays no part in the choice. Returns the model and why it must not be
+    them), and a model that fails every RL task gives RL nothing to learn from. Choosing on the RL
+    split is sound: RL trains on those tasks anyway, and the test split, on which every claim is made,
+    plays no part in the choice. Returns the model and why it must not be
     cached (None: it may): a gate the budget stopped did not run its course."""
     from transformers import AutoModelForCausalLM
 
@@ -1296,14 +1296,23 @@ def sft_entry(sft: dict | None) -> tuple[str, str] | None:
     return (cache["key"], cache["created"]) if cache.get("created") else None
 
 
-def one_sft_model(calls: list[dict]) -> bool:
-    """Whether every call's arms started from one SFT model: one call, all from one cache entry, or
-    all from models of one `weights_digest` (reproducible training on fresh machines)."""
+def shared_sft_model(calls: list[dict]) -> str | None:
+    """How every call's arms started from one SFT model: "one call", "entry" (all from one cache
+    entry) or "weights" (models of one `weights_digest`: reproducible training on fresh machines);
+    None where they did not."""
     if len(calls) == 1:
-        return True
+        return "one call"
     entries = [sft_entry(c.get("sft")) for c in calls]
     weights = [(c.get("sft") or {}).get("weights") for c in calls]
-    return any(v[0] is not None and all(x == v[0] for x in v) for v in (entries, weights))
+    for how, values in (("entry", entries), ("weights", weights)):
+        if values[0] is not None and all(v == values[0] for v in values):
+            return how
+    return None
+
+
+def one_sft_model(calls: list[dict]) -> bool:
+    """Whether every call's arms started from one SFT model (`shared_sft_model`)."""
+    return shared_sft_model(calls) is not None
 
 
 def tables(results: dict) -> str:
@@ -1345,16 +1354,16 @@ def tables(results: dict) -> str:
         note += "\nSFT model of each call:\n\n" + "".join(
             f"- call {i}: {sft_origin(c.get('sft'))}\n" for i, c in enumerate(calls, 1)
         )
-        entry = sft_entry(calls[0].get("sft"))
-        same_entry = entry is not None and all(sft_entry(c.get("sft")) == entry for c in calls)
-        if len(calls) == 1:
+        shared = shared_sft_model(calls)
+        if shared == "one call":
             note += "\nOne call: every arm started from its SFT model.\n"
-        elif same_entry:
+        elif shared == "entry":
+            key, created = sft_entry(calls[0]["sft"])
             note += (
-                f"\nAll calls started from one SFT model (cache entry {entry[0]}, created {entry[1]}): "
+                f"\nAll calls started from one SFT model (cache entry {key}, created {created}): "
                 "their arms compare.\n"
             )
-        elif one_sft_model(calls):
+        elif shared == "weights":
             note += (
                 f"\nAll calls started from one SFT model (weights {calls[0]['sft']['weights']} in every "
                 "call, trained alike): their arms compare.\n"
@@ -1709,6 +1718,8 @@ def parse_args(argv=None):
         if tiny
         else dict(hidden_size=384, num_layers=6, num_heads=6, num_kv_heads=2, intermediate_size=1024)
     )
+    if args.sft_attempts < 1:
+        p.error(f"--sft-attempts must be at least 1, not {args.sft_attempts}")
     if args.sft_arms:
         if "plain" not in args.sft_arms:
             p.error("--sft-arms needs plain: every other arm is compared with it")
@@ -1716,13 +1727,10 @@ def parse_args(argv=None):
         args.sft_seeds = list(dict.fromkeys(args.sft_seeds or [args.seed]))
         if args.sft_cache is not None:
             p.error("--sft-cache is for RL mode: --sft-arms trains its own model per arm and seed")
-    elif args.sft_seeds:
-        args.sft_seeds = list(dict.fromkeys(args.sft_seeds))
+    else:  # the gate's seeds: one attempt each
+        gate = args.sft_seeds or [args.seed + SEED_STRIDE * k for k in range(args.sft_attempts)]
+        args.sft_seeds = list(dict.fromkeys(gate))
         args.sft_attempts = len(args.sft_seeds)
-    if args.sft_attempts < 1:
-        p.error(f"--sft-attempts must be at least 1, not {args.sft_attempts}")
-    if not args.sft_arms and not args.sft_seeds:
-        args.sft_seeds = [args.seed + SEED_STRIDE * k for k in range(args.sft_attempts)]
     if (args.group * args.prompts_per_step) % 2:
         p.error("--group x --prompts-per-step must be even (two optimizer steps per generation)")
     return args

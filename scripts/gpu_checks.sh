@@ -93,10 +93,12 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # method and its ablations, and `scripts/rl_demo.py --merge A.json B.json` makes one report of them.
 # RL_SFT_SEEDS (e.g. "1000 2000") are the training seeds the SFT gate tries, in order (SFT is reproducible,
 # so seeds known to fail can be left out); SFT_VALUES=wide trains SFT on the wide constants (rl and cuset
-# stages). The SFT model (gated: trained again while it passes under half the RL split, 3 tries at most)
-# and its before-RL evaluation are kept in RL_SFT_CACHE (default /tmp/rl-sft-cache), so back-to-back calls on the
-# same warm machine share one SFT model and skip SFT; the folder lives outside $OUT on purpose ($OUT is
-# emptied after each call, and weights do not come back), and a fresh machine trains again (unless restored).
+# stages). The SFT model is gated (trained again while it passes under half the RL split, 3 tries at most;
+# where none passes, no arm runs), and every attempt's model and before-RL evaluation are kept in
+# RL_SFT_CACHE (default /tmp/rl-sft-cache), so back-to-back calls on the same warm machine never train a
+# seed twice: a call the gate filled leaves its model to the next, which runs the arms. The folder lives
+# outside $OUT on purpose ($OUT is emptied after each call, and weights do not come back), and a fresh
+# machine trains again (unless restored).
 # To share it with a later session's fresh machine: RL_SFT_KEEP=1 brings the cache back beside the archive
 # (weights included, in parts of 15 MiB: rl-sft-cache.tar.part-aa, -ab, ...), and RL_SFT_RESTORE=DIR (a folder
 # holding those parts, carried) unpacks them into the cache before rl_demo runs.

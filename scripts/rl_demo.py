@@ -12,13 +12,15 @@ an improvement is claimed only where that interval excludes zero. `--merge` comb
 rl_demo.json of several calls (some arms each, the same seed) into one report, without a GPU.
 
 The arms' SFT model passes a gate: while it passes less than --sft-min-pass of the RL split it is
-trained again with the next training seed, up to --sft-attempts, and otherwise the best is kept. SFT
-trains reproducibly (`reproducible_training`: before it, one recipe and seed passed 94%, 19% and 9% of
-the test split in three H200 runs), and every model's `weights_digest` is recorded, so calls on fresh
-machines of one GPU model that train the same recipe show that they made one model. `--sft-cache DIR`
-keeps the gated model and its before-RL evaluation under a hash of everything that determines them, so
-the calls of one machine with the same settings skip SFT; a merged report compares arms across calls
-that used one cache entry or models of one digest.
+trained again with the next training seed, up to --sft-attempts; where none passes, no arm runs (RL
+from a model that has not learned the task says nothing of RL). SFT trains reproducibly
+(`reproducible_training`: before it, one recipe and seed passed 94%, 19% and 9% of the test split in
+three H200 runs), and every model's `weights_digest` is recorded, so calls on fresh machines of one GPU
+model that train the same recipe show that they made one model. `--sft-cache DIR` keeps every
+attempt's model and before-RL evaluation under a hash of everything that determines them, its training
+seed included, so the calls of one machine with the same settings never train a seed twice, and a call
+cut short leaves its attempts to the next; a merged report compares arms across calls that used one
+cache entry or models of one digest.
 
 `--sft-arms` compares SFT recipes instead (no RL): one model per arm and training seed
 (`--sft-seeds`), each scored on the test split. One training run of this tiny model on a GPU swings
@@ -570,13 +572,15 @@ AFTER_EVAL_RESERVE = 3.0  # the first arm keeps this multiple of the before-RL e
 # 32 s against 15 s when the stage's limit killed it), its answers being new kernels to build
 
 
-def arm_deadline(deadline: float, eval_cost: float, full_arms_s: list[float], now: float) -> float | None:
+def arm_deadline(
+    deadline: float, eval_cost: float, full_arms_s: list[float], now: float, first_s: float = 0.0
+) -> float | None:
     """When an arm stops training: the run's deadline less a reserve for the arm's own evaluation, so
     an arm runs all its steps unless it is slower than the time left; None (skip it rather than cut
-    it) when that time is shorter than the quickest arm that ran all its steps (before the first arm:
-    when there is none). Arms cut at different steps would not compare."""
+    it) when that time is shorter than the quickest arm that ran all its steps, or before any has, than
+    first_s (--arm-s). Arms cut at different steps would not compare."""
     end = deadline - eval_cost
-    return end if end - now > min(full_arms_s, default=0.0) else None
+    return end if end - now > min(full_arms_s, default=first_s) else None
 
 
 CURVE_KEYS = (
@@ -778,7 +782,7 @@ def train_sft(
 
 # by default, attempt k of the SFT gate (from 1) trains with --seed + SEED_STRIDE * (k - 1)
 SEED_STRIDE = 1000
-SFT_CACHE_VERSION = 2  # bump when train_sft or evaluate change what an entry holds: older entries then miss
+SFT_CACHE_VERSION = 3  # bump when train_sft or evaluate change what an entry holds: older entries then miss
 # settings that make the runs of two --sft-arms calls the same experiment: the tasks, the corpus, the
 # recipe and the evaluation (the training seeds, arms and budget may differ)
 SFT_POOLED_SETTINGS = (
@@ -797,11 +801,10 @@ SFT_POOLED_SETTINGS = (
 )
 # what a setting was in the files of calls made before it existed
 SETTINGS_BEFORE = {"sft_values": "grid"}
-# settings that determine the SFT model and its before-RL evaluation: part of the cache key
-SFT_KEY_SETTINGS = (*SFT_POOLED_SETTINGS, "sft_min_pass", "sft_attempts", "sft_seeds")
-# settings every RL call of a merged report shares, so that its arms differ in the arm alone
+# settings every RL call of a merged report shares, so that its arms differ in the arm alone; whether
+# they started from one SFT model is the models' to say (`shared_sft_model`), not the gate's settings
 RL_MERGE_SETTINGS = (
-    *SFT_KEY_SETTINGS,
+    *SFT_POOLED_SETTINGS,
     "rl_generations",
     "group",
     "prompts_per_step",
@@ -814,8 +817,20 @@ MODEL_FOLDER = "model"
 
 
 @dataclasses.dataclass(frozen=True)
+class CacheUse:
+    """An attempt's "cache" in rl_demo.json: the --sft-cache entry its model is, or would have been."""
+
+    key: str
+    dir: str
+    reused: bool
+    created: str | None  # ISO time the entry was written; None: not written (see not_written)
+    not_written: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class SFTAttempt:
-    """One try of the SFT gate: its training run and the before-RL evaluation of its model."""
+    """One try of the SFT gate: its training run and the before-RL evaluation of its model, trained in
+    the call or read from the cache (`cache`)."""
 
     number: int  # from 1
     seed: int  # the training seed (init and data order)
@@ -823,6 +838,7 @@ class SFTAttempt:
     before: dict  # `evaluate` of the "rl" and "test" splits
     eval_s: float
     wall_s: float  # train_sft and the evaluation: what another attempt is expected to take
+    cache: CacheUse | None = None
 
     @property
     def rl_pass_rate(self) -> float:
@@ -838,6 +854,7 @@ class SFTAttempt:
             "wall_s": self.wall_s,
             "rl_pass_rate": self.rl_pass_rate,
             "test_pass_rate": self.before["test"]["pass_rate"],
+            **({"cache": dataclasses.asdict(self.cache)} if self.cache else {}),
         }
 
 
@@ -857,21 +874,10 @@ class GateResult:
 
 
 @dataclasses.dataclass(frozen=True)
-class CacheUse:
-    """rl_demo.json's "sft"."cache": the entry a call's SFT model is, or would have been."""
-
-    key: str
-    dir: str
-    reused: bool
-    created: str | None  # ISO time the entry was written; None: not written (see not_written)
-    not_written: str | None = None
-
-
-@dataclasses.dataclass(frozen=True)
 class SFTModel:
-    """The SFT model every RL arm of a call starts from, trained in the call or taken from the cache:
-    its folder, rl_demo.json's "sft" record (the kept attempt's loss summary and `GateResult`), every
-    attempt's record and the kept model's before-RL evaluation."""
+    """The SFT model every RL arm of a call starts from: its folder, rl_demo.json's "sft" record (the
+    kept attempt's loss summary, its cache use and `GateResult`), every attempt's record and the kept
+    model's before-RL evaluation."""
 
     model_dir: Path
     sft: dict
@@ -879,70 +885,83 @@ class SFTModel:
     before: dict
     eval_s: float  # one before-RL evaluation: the reserve each arm keeps for its own (`arm_deadline`)
 
+    @property
+    def passed(self) -> bool:
+        return self.sft["gate"] == "passed"
 
-def no_time_for_attempt(attempts: list[SFTAttempt], args, deadline: float, now: float) -> str | None:
-    """Why another SFT attempt cannot start (None: it can): the time left must hold one more attempt
-    as long as the longest so far and then one arm (--sft-gate-arm-s). A model that has learned the
-    task comes first: arms it leaves no time for are skipped, and the next call on the same machine
-    runs them from the cached model (--sft-cache)."""
+
+def no_time_for_attempt(attempts: list[SFTAttempt], deadline: float, now: float) -> str | None:
+    """Why another SFT attempt cannot be trained (None: it can): the time left must hold one as long as
+    the longest so far. Arms are not reserved for: a model that has learned the task comes first, and
+    every attempt is cached, so a later call on the same machine runs the arms from it."""
     attempt_s = max(a.wall_s for a in attempts)
     left = deadline - now
-    if left >= attempt_s + args.sft_gate_arm_s:
+    if left >= attempt_s:
         return None
-    return (
-        f"budget: {left:.0f} s left, less than another attempt ({attempt_s:.0f} s) and one arm "
-        f"({args.sft_gate_arm_s:.0f} s)"
-    )
+    return f"budget: {left:.0f} s left, less than another attempt ({attempt_s:.0f} s)"
 
 
-def train_gated(
-    args, tokenizer, corpus, tasks, builder, source, deadline: float
-) -> tuple[SFTModel, str | None]:
-    """SFT and the before-RL evaluation, tried again with the next training seed while the model
-    passes less than --sft-min-pass of the RL split, up to --sft-attempts in all. Keeps the first
-    model that meets the minimum, else the best by RL-split pass rate (the earliest of equals), with
-    a warning. Training seeds differ widely (plain SFT passed 0% to 53% of the test split over six of
-    them), and a model that fails every RL task gives RL nothing to learn from. Choosing on the RL
-    split is sound: RL trains on those tasks anyway, and the test split, on which every claim is made,
-    plays no part in the choice. Returns the model and why it must not be
-    cached (None: it may): a gate the budget stopped did not run its course."""
+def train_attempt(args, tokenizer, corpus, tasks, builder, source, number: int, seed: int) -> SFTAttempt:
+    """One attempt of the gate: SFT at the training seed, then its model evaluated on both splits."""
     from transformers import AutoModelForCausalLM
 
     device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
+    start = time.monotonic()
+    run = train_sft(
+        args, tokenizer, corpus, folder="sft" if number == 1 else f"sft-attempt-{number}", seed=seed
+    )
+    eval_start = time.monotonic()
+    model = AutoModelForCausalLM.from_pretrained(run.model_dir).to(device)
+    before = {
+        split: evaluate(model, tokenizer, tasks, builder, source, split, args) for split in ("rl", "test")
+    }
+    del model
+    now = time.monotonic()
+    timing = args.results["timing"]
+    timing["sft_s"] = round(timing.get("sft_s", 0.0) + eval_start - start, 1)
+    timing["eval_before_s"] = round(timing.get("eval_before_s", 0.0) + now - eval_start, 1)
+    return SFTAttempt(number, seed, run, before, round(now - eval_start, 1), round(now - start, 1))
+
+
+def train_gated(
+    args, tokenizer, corpus, tasks, builder, source, deadline: float, cache: SFTCache | None
+) -> SFTModel:
+    """SFT and the before-RL evaluation, tried again with the next training seed (--sft-seeds) while
+    the model passes less than --sft-min-pass of the RL split. Keeps the first model that meets the
+    minimum, else the best by RL-split pass rate (the earliest of equals), with a warning. Training
+    seeds differ widely (plain SFT passed 0% to 53% of the test split over six of them), and a model
+    that fails every RL task gives RL nothing to learn from. Choosing on the RL split is sound: RL
+    trains on those tasks anyway, and the test split, on which every claim is made, plays no part in
+    the choice. With a cache every attempt is read from it where it is there and stored as soon as
+    it is made, so a call cut short leaves its attempts to the next one."""
     attempts: list[SFTAttempt] = []
     stopped = None
-    for number in range(1, args.sft_attempts + 1):
-        if attempts:
-            stopped = no_time_for_attempt(attempts, args, deadline, time.monotonic())
+    for number, seed in enumerate(args.sft_seeds, 1):
+        start = time.monotonic()
+        attempt = cache.load(number, seed) if cache else None
+        if attempt is not None:
+            timing = args.results["timing"]
+            timing["sft_cache_load_s"] = round(
+                timing.get("sft_cache_load_s", 0.0) + time.monotonic() - start, 1
+            )
+        else:
+            stopped = no_time_for_attempt(attempts, deadline, start) if attempts else None
             if stopped:
                 log.warning("SFT gate: no attempt %d (%s)", number, stopped)
                 break
-        seed = args.sft_seeds[number - 1]
-        start = time.monotonic()
-        folder = "sft" if number == 1 else f"sft-attempt-{number}"
-        run = train_sft(args, tokenizer, corpus, folder=folder, seed=seed)
-        eval_start = time.monotonic()
-        model = AutoModelForCausalLM.from_pretrained(run.model_dir).to(device)
-        before = {
-            split: evaluate(model, tokenizer, tasks, builder, source, split, args) for split in ("rl", "test")
-        }
-        del model
-        now = time.monotonic()
-        attempts.append(
-            SFTAttempt(number, seed, run, before, round(now - eval_start, 1), round(now - start, 1))
-        )
-        timing = args.results["timing"]
-        timing["sft_s"] = round(timing.get("sft_s", 0.0) + eval_start - start, 1)
-        timing["eval_before_s"] = round(timing.get("eval_before_s", 0.0) + now - eval_start, 1)
+            attempt = train_attempt(args, tokenizer, corpus, tasks, builder, source, number, seed)
+            if cache:
+                attempt = cache.store(attempt)
+        attempts.append(attempt)
         args.results["sft_attempts"] = [a.record() for a in attempts]
         write_json(args)
-        if attempts[-1].rl_pass_rate >= args.sft_min_pass:
+        if attempt.rl_pass_rate >= args.sft_min_pass:
             break
         log.warning(
             "SFT attempt %d (training seed %d) passes %.0f%% of the RL split, below the minimum %.0f%%",
             number,
             seed,
-            100 * attempts[-1].rl_pass_rate,
+            100 * attempt.rl_pass_rate,
             100 * args.sft_min_pass,
         )
     passed = attempts[-1].rl_pass_rate >= args.sft_min_pass
@@ -951,8 +970,7 @@ def train_gated(
     if not passed:
         stopped = stopped or f"all {len(attempts)} attempts below the minimum"
         log.warning(
-            "SFT gate failed (%s): the arms start from the best attempt, %d (%.0f%% of the RL split, "
-            "minimum %.0f%%), and say little about RL",
+            "SFT gate failed (%s): the best attempt is %d (%.0f%% of the RL split, minimum %.0f%%)",
             stopped,
             kept.number,
             100 * kept.rl_pass_rate,
@@ -961,22 +979,17 @@ def train_gated(
     gate = GateResult(
         gate="passed" if passed else "failed",
         min_pass=args.sft_min_pass,
-        attempts_allowed=args.sft_attempts,
+        attempts_allowed=len(args.sft_seeds),
         attempts_made=len(attempts),
         attempt=kept.number,
         seed=kept.seed,
         rl_pass_rate=kept.rl_pass_rate,
         stopped=stopped,
     )
-    chosen = SFTModel(
-        model_dir=kept.run.model_dir,
-        sft={**kept.run.summary(), **dataclasses.asdict(gate)},
-        attempts=[a.record() for a in attempts],
-        before=kept.before,
-        eval_s=kept.eval_s,
-    )
-    cut_short = not passed and len(attempts) < args.sft_attempts
-    return chosen, f"the gate stopped short ({stopped})" if cut_short else None
+    record = {**kept.run.summary(), **dataclasses.asdict(gate)}
+    if kept.cache:
+        record["cache"] = dataclasses.asdict(kept.cache)
+    return SFTModel(kept.run.model_dir, record, [a.record() for a in attempts], kept.before, kept.eval_s)
 
 
 def digest(text: str) -> str:
@@ -998,10 +1011,11 @@ def tokenizer_digest(tokenizer) -> str:
 
 
 def sft_key_material(args, corpus: list[dict], tokenizer, tasks: dict, builder) -> dict:
-    """Everything that determines the SFT model and its before-RL evaluation, which the cache key
-    hashes: the SFT_KEY_SETTINGS and digests of the corpus, the tokenizer and the evaluated tasks
-    and prompts, so that a change to the task family or the prompt template misses the cache even
-    where the settings are the same. Code changes to training or evaluation bump SFT_CACHE_VERSION."""
+    """Everything but the training seed that determines an attempt's model and its before-RL
+    evaluation, which the cache key hashes (`SFTCache.material`): the SFT_POOLED_SETTINGS and digests
+    of the corpus, the tokenizer and the evaluated tasks and prompts, so that a change to the task
+    family or the prompt template misses the cache even where the settings are the same. Code changes
+    to training or evaluation bump SFT_CACHE_VERSION."""
     evaluated = sorted(
         [task.task_id, spec.task_source(), list(builder.first_turn(task))]
         for task, spec in tasks.values()
@@ -1009,7 +1023,7 @@ def sft_key_material(args, corpus: list[dict], tokenizer, tasks: dict, builder) 
     )
     material = {
         "version": SFT_CACHE_VERSION,
-        "settings": {k: getattr(args, k) for k in SFT_KEY_SETTINGS},
+        "settings": {k: getattr(args, k) for k in SFT_POOLED_SETTINGS},
         "corpus": digest(json.dumps(corpus, sort_keys=True)),
         "tokenizer": tokenizer_digest(tokenizer),
         "tasks": digest(json.dumps(evaluated)),
@@ -1025,18 +1039,19 @@ class UnusableEntry(Exception):
     """What makes a cache entry unusable (it is then trained afresh and replaced)."""
 
 
-def read_sft_entry(folder: Path, material: dict) -> tuple[SFTModel, str]:
-    """The SFT model of the complete entry in folder and when it was written; raises UnusableEntry
-    (or whatever loading its model raised) where it is partial, corrupt or of other settings."""
+ENTRY_FIELDS = ("created", "material", "run", "before", "eval_s", "wall_s")
+
+
+def read_sft_entry(folder: Path, material: dict, number: int, seed: int) -> SFTAttempt:
+    """The attempt stored in folder, as attempt `number` of this call; raises UnusableEntry (or
+    whatever loading its model raised) where the entry is partial, corrupt or of other settings."""
     from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
     path = folder / ENTRY_FILE
     if not path.is_file():
         raise UnusableEntry(f"no {ENTRY_FILE}")
     entry = json.loads(path.read_text())
-    missing = [
-        k for k in ("created", "material", "sft", "sft_attempts", "before", "eval_s") if k not in entry
-    ]
+    missing = [k for k in ENTRY_FIELDS if k not in entry]
     if missing:
         raise UnusableEntry(f"{ENTRY_FILE} lacks {', '.join(missing)}")
     if entry["material"] != material:
@@ -1054,83 +1069,91 @@ def read_sft_entry(folder: Path, material: dict) -> tuple[SFTModel, str]:
     # pre-tokenizer instead of the one trained here
     if tokenizer_digest(PreTrainedTokenizerFast.from_pretrained(model_dir)) != material["tokenizer"]:
         raise UnusableEntry("its saved tokenizer is not this run's")
-    model = SFTModel(model_dir, entry["sft"], entry["sft_attempts"], entry["before"], entry["eval_s"])
-    return model, entry["created"]
+    cache = CacheUse(folder.name, str(folder), reused=True, created=entry["created"])
+    run = SFTRun(model_dir=model_dir, **entry["run"])
+    return SFTAttempt(number, seed, run, entry["before"], entry["eval_s"], entry["wall_s"], cache)
 
 
-def load_sft_entry(folder: Path, material: dict) -> tuple[SFTModel, str] | None:
-    """`read_sft_entry`, or None where there is no entry or (with a warning) an unusable one."""
-    if not folder.exists():
-        return None
-    try:
-        return read_sft_entry(folder, material)
-    except Exception as e:  # noqa: BLE001 - whatever is wrong with an entry, it is trained afresh
-        log.warning("SFT cache entry %s ignored, training afresh: %s: %s", folder, type(e).__name__, e)
-        return None
-
-
-def write_sft_entry(cache: Path, key: str, material: dict, chosen: SFTModel) -> str:
-    """Store chosen as cache/key, atomically: built in a temporary folder beside it, then renamed, so
+def write_sft_entry(folder: Path, material: dict, attempt: SFTAttempt) -> str:
+    """Store the attempt as folder, atomically: built in a temporary folder beside it, then renamed, so
     a call killed half-way leaves no entry (a leftover dot-folder is never read); an unusable entry
     already there is replaced. Returns the entry's creation time (ISO, UTC)."""
+    cache, key = folder.parent, folder.name
     cache.mkdir(parents=True, exist_ok=True)
     created = datetime.now(UTC).isoformat(timespec="seconds")
     tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", suffix=".tmp", dir=cache))
     try:
-        shutil.copytree(chosen.model_dir, tmp / MODEL_FOLDER)
+        shutil.copytree(attempt.run.model_dir, tmp / MODEL_FOLDER)
         entry = {
             "key": key,
             "created": created,
             "material": material,
-            "sft": chosen.sft,
-            "sft_attempts": chosen.attempts,
-            "before": chosen.before,
-            "eval_s": chosen.eval_s,
+            "run": attempt.run.summary(),
+            "before": attempt.before,
+            "eval_s": attempt.eval_s,
+            "wall_s": attempt.wall_s,
         }
         (tmp / ENTRY_FILE).write_text(json.dumps(entry, indent=2, default=str))
-        final = cache / key
-        if final.exists():
+        if folder.exists():
             stale = cache / f".{key}.{uuid.uuid4().hex}.stale"
-            final.rename(stale)
-            tmp.rename(final)
+            folder.rename(stale)
+            tmp.rename(folder)
             shutil.rmtree(stale, ignore_errors=True)
         else:
-            tmp.rename(final)
+            tmp.rename(folder)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)  # already gone where the rename succeeded
     return created
 
 
+@dataclasses.dataclass(frozen=True)
+class SFTCache:
+    """--sft-cache: one entry per gate attempt, under a hash of everything that determines its model
+    and before-RL evaluation (`material`) and its training seed, so calls on one machine with the same
+    settings never train a seed twice, whichever seeds each tries and wherever an earlier one stopped."""
+
+    root: Path
+    material: dict  # `sft_key_material`: all but the seed
+
+    def folder(self, seed: int) -> tuple[Path, dict]:
+        material = {**self.material, "seed": seed}
+        return self.root / sft_cache_key(material), material
+
+    def load(self, number: int, seed: int) -> SFTAttempt | None:
+        """The stored attempt of this seed, or None where there is none or (with a warning) an
+        unusable one."""
+        folder, material = self.folder(seed)
+        if not folder.exists():
+            return None
+        try:
+            attempt = read_sft_entry(folder, material, number, seed)
+        except Exception as e:  # noqa: BLE001 - whatever is wrong with an entry, it is trained afresh
+            log.warning("SFT cache entry %s ignored, training afresh: %s: %s", folder, type(e).__name__, e)
+            return None
+        log.info("SFT attempt %d (training seed %d) from the cache entry %s", number, seed, folder)
+        return attempt
+
+    def store(self, attempt: SFTAttempt) -> SFTAttempt:
+        """The attempt, written to the cache, with its cache use (why not, where writing failed)."""
+        folder, material = self.folder(attempt.seed)
+        try:
+            use = CacheUse(folder.name, str(folder), False, write_sft_entry(folder, material, attempt))
+        except OSError as e:
+            log.warning("SFT attempt %d not cached in %s: %s", attempt.number, folder, e)
+            use = CacheUse(
+                folder.name, str(folder), False, None, f"writing it failed: {type(e).__name__}: {e}"
+            )
+        return dataclasses.replace(attempt, cache=use)
+
+
 def sft_model(args, tokenizer, corpus, tasks, builder, source, deadline: float) -> SFTModel:
-    """The arms' SFT model: with --sft-cache, the complete entry of this run's key where there is one
-    (no SFT training, no before-RL evaluation), else trained through the gate (`train_gated`) and
-    stored there. Records "sft" (with "cache": key, created, reused), "sft_attempts" and "before"."""
-    if args.sft_cache is None:
-        chosen, _ = train_gated(args, tokenizer, corpus, tasks, builder, source, deadline)
-        args.results["sft"] = chosen.sft
-    else:
-        material = sft_key_material(args, corpus, tokenizer, tasks, builder)
-        key = sft_cache_key(material)
-        folder = args.sft_cache / key
-        start = time.monotonic()
-        found = load_sft_entry(folder, material)
-        if found is not None:
-            chosen, created = found
-            args.results["timing"]["sft_cache_load_s"] = round(time.monotonic() - start, 1)
-            log.info("SFT model and its evaluation from the cache entry %s (created %s)", folder, created)
-            cache = CacheUse(key, str(folder), reused=True, created=created)
-        else:
-            chosen, not_written = train_gated(args, tokenizer, corpus, tasks, builder, source, deadline)
-            created = None
-            if not_written is None:
-                try:
-                    created = write_sft_entry(args.sft_cache, key, material, chosen)
-                except OSError as e:
-                    not_written = f"writing it failed: {type(e).__name__}: {e}"
-            if not_written:
-                log.warning("SFT model not cached in %s: %s", folder, not_written)
-            cache = CacheUse(key, str(folder), reused=False, created=created, not_written=not_written)
-        args.results["sft"] = {**chosen.sft, "cache": dataclasses.asdict(cache)}
+    """The arms' SFT model, through the gate (`train_gated`), each attempt from or into --sft-cache
+    where one is given. Records "sft", "sft_attempts" and "before"."""
+    cache = None
+    if args.sft_cache is not None:
+        cache = SFTCache(args.sft_cache, sft_key_material(args, corpus, tokenizer, tasks, builder))
+    chosen = train_gated(args, tokenizer, corpus, tasks, builder, source, deadline, cache)
+    args.results["sft"] = chosen.sft
     args.results["sft_attempts"] = chosen.attempts
     args.results["before"] = chosen.before
     write_json(args)
@@ -1626,22 +1649,24 @@ def parse_args(argv=None):
         type=float,
         default=0.5,
         help="the SFT gate: train again (next training seed) while the SFT model passes less than this "
-        "share of the RL split (default 0.5; 0: never)",
+        "share of the RL split (default 0.5; 0: never); where no model meets it the arms are skipped",
     )
     g.add_argument(
         "--sft-attempts",
         type=int,
         default=3,
-        help="SFT trainings the gate may make in all (default 3); none meets --sft-min-pass: the best "
-        "is kept and the gate recorded as failed",
+        help="SFT trainings the gate may make in all (default 3); none meets --sft-min-pass: the gate "
+        "is recorded as failed and no arm runs",
     )
     g.add_argument(
-        "--sft-gate-arm-s",
+        "--arm-s",
         type=float,
         default=None,
-        help="seconds the gate keeps for one arm when deciding whether another SFT attempt fits the "
-        "budget (default 200: H200 arms trained 72-217 s and evaluated in 17 s; tiny 60); arms left "
-        "without time are skipped and run in a later call from the cached model",
+        help="training seconds one RL arm is expected to take: the first arm of a call starts only where "
+        "that much is left after its evaluation's reserve, later ones by the quickest arm that ran all "
+        "its steps, so that no arm is cut short (default 240: full arms on the H200 trained 72-217 s at "
+        "--rl-lr 1e-4 and about 240-310 s at 3e-5; tiny 60); a skipped arm runs in a later call from "
+        "the cached model",
     )
     g = p.add_argument_group("tasks and sampling")
     g.add_argument("--rl-tasks", type=int, default=None, help="tasks RL trains on (default 8, tiny 2)")
@@ -1706,7 +1731,7 @@ def parse_args(argv=None):
         group=4 if tiny else 8,
         max_new=48 if tiny else 288,
         sft_batch=4 if tiny else 16,
-        sft_gate_arm_s=60.0 if tiny else 200.0,
+        arm_s=60.0 if tiny else 240.0,
     )
     for k, v in defaults.items():
         if getattr(args, k) is None:
@@ -1743,6 +1768,10 @@ def run_rl(args, tokenizer, corpus, tasks, builder, source, deadline: float) -> 
 
     chosen = sft_model(args, tokenizer, corpus, tasks, builder, source, deadline)
     model_dir = chosen.model_dir
+    if not chosen.passed:  # RL from a model that has not learned the task says nothing of RL
+        args.results["arms"] = {name: {"skipped": "the SFT gate failed"} for name in args.arms}
+        write_json(args)
+        return
 
     rl_rows = [
         {"prompt": list(builder.first_turn(t)), "task_id": t.task_id}
@@ -1754,7 +1783,7 @@ def run_rl(args, tokenizer, corpus, tasks, builder, source, deadline: float) -> 
     eval_cost = AFTER_EVAL_RESERVE * chosen.eval_s  # until an after-RL evaluation has been timed
     full_arms_s = []  # training time of each arm that ran all its steps
     for name in args.arms:
-        stop_at = arm_deadline(deadline, eval_cost, full_arms_s, time.monotonic())
+        stop_at = arm_deadline(deadline, eval_cost, full_arms_s, time.monotonic(), args.arm_s)
         if stop_at is None:
             log.warning("arm %s skipped: too little time left in the budget", name)
             args.results["arms"][name] = {"skipped": "budget"}

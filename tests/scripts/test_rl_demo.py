@@ -183,6 +183,9 @@ def test_an_arm_trains_to_the_run_deadline_less_its_evaluation_or_is_skipped():
     assert rl_demo.arm_deadline(1000.0, 100.0, [], now=950.0) is None
     assert rl_demo.arm_deadline(1000.0, 100.0, [300.0, 200.0], now=600.0) == 900.0
     assert rl_demo.arm_deadline(1000.0, 100.0, [300.0, 200.0], now=750.0) is None  # 150 s < the quickest arm
+    # before any arm ran all its steps, the expected arm (--arm-s) must fit
+    assert rl_demo.arm_deadline(1000.0, 100.0, [], now=600.0, first_s=250.0) == 900.0
+    assert rl_demo.arm_deadline(1000.0, 100.0, [], now=700.0, first_s=250.0) is None
 
 
 def stub_run(monkeypatch, tmp_path: Path, trained_evaluation=None) -> SimpleNamespace:
@@ -694,11 +697,14 @@ def sft_record(key: str | None, created: str | None, reused: bool, gate: str = "
     return record
 
 
-def stub_gate(monkeypatch, tmp_path: Path, rl_passes: dict[str, int]) -> SimpleNamespace:
+def stub_gate(
+    monkeypatch, tmp_path: Path, rl_passes: dict[str, int], cacheable: bool = False
+) -> SimpleNamespace:
     """run_rl with train_sft, evaluate and the arms stood in for on a fake clock: an SFT training takes
     100 s, an evaluation 10 s a split, an arm 50 s. An attempt's model is its folder (sft,
     sft-attempt-2, ...), and passes rl_passes[folder] of 32 samples on either split. Records each
-    training's (folder, seed) and the model each arm started from."""
+    training's (folder, seed) and the model each arm started from. `cacheable`: a cache entry of these
+    empty model folders reads back (its tokenizer check stood in for)."""
     seen = SimpleNamespace(now=0.0, trained=[], arm_models=[])
     monkeypatch.setattr(rl_demo, "time", SimpleNamespace(monotonic=lambda: seen.now))
 
@@ -726,6 +732,9 @@ def stub_gate(monkeypatch, tmp_path: Path, rl_passes: dict[str, int]) -> SimpleN
         "transformers.AutoModelForCausalLM.from_pretrained",
         lambda path: SimpleNamespace(to=lambda device: Path(path).name),
     )
+    if cacheable:
+        monkeypatch.setattr("transformers.PreTrainedTokenizerFast.from_pretrained", lambda path: None)
+        monkeypatch.setattr(rl_demo, "tokenizer_digest", lambda tokenizer: "the tokenizer")
     return seen
 
 
@@ -771,55 +780,70 @@ def test_the_gate_tries_the_seeds_it_is_given_in_their_order(tmp_path, monkeypat
     assert results["sft"]["seed"] == 5 and results["sft"]["attempts_allowed"] == 2
 
 
-def test_the_gate_keeps_the_best_attempt_when_none_passes_and_says_it_failed(tmp_path, monkeypatch, caplog):
+def test_where_no_attempt_passes_the_gate_fails_keeps_the_best_and_runs_no_arm(tmp_path, monkeypatch, caplog):
     seen = stub_gate(monkeypatch, tmp_path, {"sft": 8, "sft-attempt-2": 16, "sft-attempt-3": 16})
     out = tmp_path / "out"
-    results = rl_demo.main(["--tiny", "--out", str(out), "--arms", "full", "--sft-min-pass", "0.9"])
+    results = rl_demo.main(["--tiny", "--out", str(out), "--arms", "full", "no_bdr", "--sft-min-pass", "0.9"])
     assert seen.trained == [("sft", 0), ("sft-attempt-2", 1000), ("sft-attempt-3", 2000)]
-    assert seen.arm_models == ["sft-attempt-2"]  # the best, the earliest of equals
+    assert seen.arm_models == []
+    assert results["arms"] == {name: {"skipped": "the SFT gate failed"} for name in ("full", "no_bdr")}
     sft = results["sft"]
     assert (sft["gate"], sft["attempt"], sft["attempts_made"]) == ("failed", 2, 3)
     assert sft["stopped"] == "all 3 attempts below the minimum"
     assert [a["rl_pass_rate"] for a in results["sft_attempts"]] == [0.25, 0.5, 0.5]
     assert "SFT gate failed" in caplog.text
+    md = (out / "rl_demo.md").read_text()
     assert (
-        "gate failed (minimum 90% of the RL split): attempt 2 of 3 kept" in (out / "rl_demo.md").read_text()
+        "gate failed (minimum 90% of the RL split): attempt 2 of 3 kept" in md
+    )  # the best, the earliest of equals
+    assert "| full | skipped (the SFT gate failed) |" in md
+
+
+def test_the_gate_trains_while_an_attempt_fits_and_a_call_cut_short_leaves_its_attempts_to_the_next(
+    tmp_path, monkeypatch
+):
+    """An attempt takes 120 s (training and two evaluations). With 300 s, the first two fail and 60 s
+    are left, short of a third: the gate stops, failed, and no arm runs. Every attempt is in the
+    cache, so the next call reads both (no training) and trains only the third, which passes; its arm
+    then runs. Arms are not reserved for: a model that has learned the task comes first."""
+    seen = stub_gate(
+        monkeypatch, tmp_path, {"sft": 8, "sft-attempt-2": 8, "sft-attempt-3": 24}, cacheable=True
     )
-
-
-def test_the_gate_stops_where_another_attempt_and_an_arm_do_not_fit_and_caches_nothing(tmp_path, monkeypatch):
-    """An attempt takes 120 s; with 500 s, after the first 380 s are left, short of another attempt and
-    one arm of 300 s (420 s): the gate stops, keeps the one model, and the cache stays empty, as a
-    later call may do better. With 200 s an arm the second attempt runs, though the call's two arms
-    then no longer both fit: a model that learned the task comes first."""
-    seen = stub_gate(monkeypatch, tmp_path, {"sft": 8, "sft-attempt-2": 24})
     cache = tmp_path / "cache"
-    args = ["--tiny", "--arms", "full", "no_bdr", "--budget-s", "500", "--sft-cache", str(cache)]
-    results = rl_demo.main([*args, "--out", str(tmp_path / "a"), "--sft-gate-arm-s", "300"])
-    assert seen.trained == [("sft", 0)] and seen.arm_models == ["sft", "sft"]
+    args = ["--tiny", "--arms", "full", "--sft-cache", str(cache)]
+    results = rl_demo.main([*args, "--out", str(tmp_path / "a"), "--budget-s", "300"])
+    assert seen.trained == [("sft", 0), ("sft-attempt-2", 1000)] and seen.arm_models == []
     sft = results["sft"]
-    assert sft["gate"] == "failed" and sft["attempts_made"] == 1
-    assert sft["stopped"] == "budget: 380 s left, less than another attempt (120 s) and one arm (300 s)"
-    assert sft["cache"]["reused"] is False and sft["cache"]["created"] is None
-    assert sft["cache"]["not_written"].startswith("the gate stopped short (budget: 380 s left")
-    assert not cache.exists() or not any(cache.iterdir())
-    assert "not cached (the gate stopped short" in (tmp_path / "a" / "rl_demo.md").read_text()
+    assert sft["gate"] == "failed" and sft["attempts_made"] == 2
+    assert sft["stopped"] == "budget: 60 s left, less than another attempt (120 s)"
+    assert [a["cache"]["reused"] for a in results["sft_attempts"]] == [False, False]
+    assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == 2
 
     seen.now, seen.trained = 0.0, []
-    results = rl_demo.main([*args, "--out", str(tmp_path / "b"), "--sft-gate-arm-s", "200"])
-    assert seen.trained == [("sft", 0), ("sft-attempt-2", 1000)]
-    assert results["sft"]["gate"] == "passed"
+    results = rl_demo.main([*args, "--out", str(tmp_path / "b"), "--budget-s", "300"])
+    assert seen.trained == [("sft-attempt-3", 2000)] and seen.arm_models == ["sft-attempt-3"]
+    assert [a["cache"]["reused"] for a in results["sft_attempts"]] == [True, True, False]
+    assert [a["rl_pass_rate"] for a in results["sft_attempts"]] == [0.25, 0.25, 0.75]
+    assert results["sft"]["gate"] == "passed" and results["sft"]["cache"]["reused"] is False
+    assert results["timing"]["sft_s"] == 100.0 and "sft_cache_load_s" in results["timing"]
+
+
+def test_the_first_arm_is_skipped_rather_than_cut_where_the_expected_arm_does_not_fit(tmp_path, monkeypatch):
+    """The gate passes at the first attempt (120 s of 300); the arm's evaluation reserve is 3 x 20 s,
+    so 120 s are left to train: enough for --arm-s 100, not for 150."""
+    seen = stub_gate(monkeypatch, tmp_path, {"sft": 24})
+    args = ["--tiny", "--arms", "full", "--budget-s", "300"]
+    results = rl_demo.main([*args, "--out", str(tmp_path / "a"), "--arm-s", "150"])
+    assert seen.arm_models == [] and results["arms"]["full"] == {"skipped": "budget"}
+    seen.now = 0.0
+    results = rl_demo.main([*args, "--out", str(tmp_path / "b"), "--arm-s", "100"])
+    assert seen.arm_models == ["sft"] and results["arms"]["full"]["steps"] == 10
 
 
 def test_gate_and_cache_options(tmp_path):
     args = rl_demo.parse_args(["--out", str(tmp_path)])
-    assert (args.sft_cache, args.sft_min_pass, args.sft_attempts, args.sft_gate_arm_s) == (
-        None,
-        0.5,
-        3,
-        200.0,
-    )
-    assert rl_demo.parse_args(["--out", str(tmp_path), "--tiny"]).sft_gate_arm_s == 60.0
+    assert (args.sft_cache, args.sft_min_pass, args.sft_attempts, args.arm_s) == (None, 0.5, 3, 240.0)
+    assert rl_demo.parse_args(["--out", str(tmp_path), "--tiny"]).arm_s == 60.0
     for wrong in (["--sft-attempts", "0"], ["--sft-arms", "plain", "--sft-cache", str(tmp_path)]):
         with pytest.raises(SystemExit):
             rl_demo.parse_args(["--out", str(tmp_path), *wrong])
@@ -923,58 +947,44 @@ def test_reproducible_training_asks_for_deterministic_kernels_and_gives_the_sett
 def test_an_entry_is_written_whole_or_not_at_all(tmp_path):
     """The entry is built beside its place and renamed into it: a failure half-way (here the model
     folder is missing) leaves neither an entry nor a temporary folder."""
-    chosen = rl_demo.SFTModel(tmp_path / "no-model", {}, [], {}, 1.0)
+    run = rl_demo.SFTRun(tmp_path / "no-model", 6, 2.0, 1.0, None, 1.0, False)
+    attempt = rl_demo.SFTAttempt(1, 0, run, {}, 1.0, 2.0)
     cache = tmp_path / "cache"
     with pytest.raises(FileNotFoundError):
-        rl_demo.write_sft_entry(cache, "k", {}, chosen)
+        rl_demo.write_sft_entry(cache / "k", {}, attempt)
     assert list(cache.iterdir()) == []
 
 
 def test_an_unusable_entry_says_what_is_wrong_with_it(tmp_path, caplog):
-    material = {"version": 1, "settings": {"sft_steps": 6}, "corpus": "c", "tokenizer": "t", "tasks": "x"}
-    folder = tmp_path / "k"
-    assert rl_demo.load_sft_entry(folder, material) is None and not caplog.text  # no entry: no warning
+    base = {"version": 1, "settings": {"sft_steps": 6}, "corpus": "c", "tokenizer": "t", "tasks": "x"}
+    cache = rl_demo.SFTCache(tmp_path, base)
+    folder, material = cache.folder(seed=0)
+    assert material == {**base, "seed": 0} and cache.folder(seed=1)[0] != folder  # an entry per seed
+    assert cache.load(1, 0) is None and not caplog.text  # no entry: no warning
     folder.mkdir()
+    whole = {"created": "t", "material": material, "run": {}, "before": {"rl": {}, "test": {}}, "eval_s": 1.0}
     cases = {
         "no entry.json": None,
         "JSONDecodeError": "{",
-        "entry.json lacks sft_attempts, before": {
-            "created": "t",
-            "material": material,
-            "sft": {},
-            "eval_s": 1,
-        },
-        "made with other settings than this run's": {
-            "created": "t",
-            "material": {**material, "settings": {"sft_steps": 5}},
-            "sft": {},
-            "sft_attempts": [],
-            "before": {},
-            "eval_s": 1.0,
+        "entry.json lacks before, wall_s": {k: v for k, v in whole.items() if k != "before"},
+        "made with other seed, settings than this run's": {
+            **whole,
+            "wall_s": 2.0,
+            "material": {**material, "settings": {"sft_steps": 5}, "seed": 1000},
         },
         "its before-RL evaluation covers ['rl'], not rl and test": {
-            "created": "t",
-            "material": material,
-            "sft": {},
-            "sft_attempts": [],
+            **whole,
+            "wall_s": 2.0,
             "before": {"rl": {}},
-            "eval_s": 1.0,
         },
-        "OSError": {  # no model folder
-            "created": "t",
-            "material": material,
-            "sft": {},
-            "sft_attempts": [],
-            "before": {"rl": {}, "test": {}},
-            "eval_s": 1.0,
-        },
+        "OSError": {**whole, "wall_s": 2.0},  # no model folder
     }
     for message, entry in cases.items():
         (folder / "entry.json").unlink(missing_ok=True)
         if entry is not None:
             (folder / "entry.json").write_text(entry if isinstance(entry, str) else json.dumps(entry))
         caplog.clear()
-        assert rl_demo.load_sft_entry(folder, material) is None
+        assert cache.load(1, 0) is None
         assert "ignored, training afresh" in caplog.text and message in caplog.text, message
 
 
@@ -1030,7 +1040,12 @@ def test_a_first_call_trains_once_and_stores_the_model_with_its_evaluation(first
     assert [p.name for p in first_call.cache.iterdir()] == [cache["key"]]  # no temporary folder left
     stored = json.loads((entry / "entry.json").read_text())
     assert stored["before"] == first_call.results["before"] and stored["created"] == cache["created"]
-    assert stored["sft_attempts"] == first_call.results["sft_attempts"]
+    attempt = first_call.results["sft_attempts"][0]
+    assert (
+        stored["run"]["weights"] == sft["weights"] == attempt["weights"]
+        and stored["wall_s"] == attempt["wall_s"]
+    )
+    assert attempt["cache"] == cache
     assert (entry / "model" / "model.safetensors").is_file() and (
         entry / "model" / "tokenizer.json"
     ).is_file()
@@ -1051,7 +1066,11 @@ def test_a_second_call_with_the_same_settings_reuses_the_model_and_its_evaluatio
     first = first_call.results
     key = first["sft"]["cache"]["key"]
     assert results["sft"]["cache"] == {**first["sft"]["cache"], "reused": True}
-    assert results["before"] == first["before"] and results["sft_attempts"] == first["sft_attempts"]
+    assert results["before"] == first["before"]
+    assert [{**a, "cache": None} for a in results["sft_attempts"]] == [
+        {**a, "cache": None} for a in first["sft_attempts"]
+    ]
+    assert results["sft_attempts"][0]["cache"]["reused"] is True
     assert {k: v for k, v in results["sft"].items() if k != "cache"} == {
         k: v for k, v in first["sft"].items() if k != "cache"
     }
@@ -1096,7 +1115,7 @@ def test_a_partial_entry_is_trained_afresh_and_replaced(first_call, tmp_path, mo
 @pytest.mark.slow
 def test_the_gate_trains_again_below_the_minimum_and_keeps_the_best(tmp_path, monkeypatch):
     """Real --tiny SFT with a minimum no model can meet: two attempts with seeds 0 and 1000, the gate
-    failed, the better on the RL split kept (the first of equals)."""
+    failed, the better on the RL split kept (the first of equals), and no arm run."""
     started_from = stub_arms(monkeypatch)
     out = tmp_path / "out"
     results = rl_demo.main(tiny(out, None, "--sft-min-pass", "1.01", "--sft-attempts", "2"))
@@ -1111,4 +1130,4 @@ def test_the_gate_trains_again_below_the_minimum_and_keeps_the_best(tmp_path, mo
     )
     assert results["before"]["rl"]["pass_rate"] == best["rl_pass_rate"]
     assert attempts[0]["weights"] != attempts[1]["weights"]  # another seed, another model
-    assert started_from == [out / ("sft" if best["attempt"] == 1 else "sft-attempt-2")]
+    assert started_from == [] and results["arms"] == {"full": {"skipped": "the SFT gate failed"}}

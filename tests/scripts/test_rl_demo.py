@@ -86,7 +86,7 @@ def test_evaluate_keeps_every_sample_by_task_and_the_aggregates_follow_from_them
     }
     monkeypatch.setattr(rl_demo, "generate", lambda *a: [["fast", "slow"], ["wrong", "fast"]])
     source = SimpleNamespace(score=lambda rows, texts, turns: [outcomes[t] for t in texts])
-    args = SimpleNamespace(eval_samples=2, eval_temperature=0.7, max_new=16, seed=0)
+    args = SimpleNamespace(eval_samples=2, test_samples=2, eval_temperature=0.7, max_new=16, seed=0)
     builder = rl_demo.PromptBuilder(rl_demo.PromptConfig(backend="cuda-raw"))
     result = rl_demo.evaluate(None, None, tasks, builder, source, "test", args)
     assert result["per_task"] == {
@@ -98,6 +98,27 @@ def test_evaluate_keeps_every_sample_by_task_and_the_aggregates_follow_from_them
     assert result["fast_1"] == 0.5
     assert result["speedup_geomean"] == pytest.approx(2.0 ** (1 / 3))
     assert json.loads(json.dumps(result))["per_task"] == result["per_task"]
+
+
+def test_the_test_split_is_sampled_test_samples_times_and_the_rl_split_eval_samples(tmp_path, monkeypatch):
+    tasks = rl_demo.write_tasks(rl_demo.family(0, n_rl=2, n_test=2), tmp_path)
+    asked = []
+
+    def generate(model, tokenizer, prompts, n, temperature, max_new, seed):
+        asked.append(n)
+        return [["fast"] * n for _ in prompts]
+
+    monkeypatch.setattr(rl_demo, "generate", generate)
+    source = SimpleNamespace(
+        score=lambda rows, texts, turns: [Score(2.0, "pass", speedup=2.0) for _ in texts]
+    )
+    args = SimpleNamespace(eval_samples=2, test_samples=8, eval_temperature=0.7, max_new=16, seed=0)
+    builder = rl_demo.PromptBuilder(rl_demo.PromptConfig(backend="cuda-raw"))
+    assert rl_demo.evaluate(None, None, tasks, builder, source, "test", args)["samples"] == 16
+    assert rl_demo.evaluate(None, None, tasks, builder, source, "rl", args)["samples"] == 4
+    assert asked == [8, 2]
+    assert rl_demo.parse_args(["--out", str(tmp_path)]).test_samples == 8
+    assert rl_demo.parse_args(["--out", str(tmp_path), "--tiny"]).test_samples == 2
 
 
 # ---------------------------------------------------------------------------------------- paired intervals

@@ -903,6 +903,12 @@ def no_time_for_attempt(attempts: list[SFTAttempt], deadline: float, now: float)
     return f"budget: {left:.0f} s left, less than another attempt ({attempt_s:.0f} s)"
 
 
+def add_time(args, key: str, seconds: float) -> None:
+    """Add seconds to rl_demo.json's timing[key]: the gate's attempts sum into one figure each."""
+    timing = args.results["timing"]
+    timing[key] = round(timing.get(key, 0.0) + seconds, 1)
+
+
 def train_attempt(args, tokenizer, corpus, tasks, builder, source, number: int, seed: int) -> SFTAttempt:
     """One attempt of the gate: SFT at the training seed, then its model evaluated on both splits."""
     from transformers import AutoModelForCausalLM
@@ -919,9 +925,8 @@ def train_attempt(args, tokenizer, corpus, tasks, builder, source, number: int, 
     }
     del model
     now = time.monotonic()
-    timing = args.results["timing"]
-    timing["sft_s"] = round(timing.get("sft_s", 0.0) + eval_start - start, 1)
-    timing["eval_before_s"] = round(timing.get("eval_before_s", 0.0) + now - eval_start, 1)
+    add_time(args, "sft_s", eval_start - start)
+    add_time(args, "eval_before_s", now - eval_start)
     return SFTAttempt(number, seed, run, before, round(now - eval_start, 1), round(now - start, 1))
 
 
@@ -942,10 +947,7 @@ def train_gated(
         start = time.monotonic()
         attempt = cache.load(number, seed) if cache else None
         if attempt is not None:
-            timing = args.results["timing"]
-            timing["sft_cache_load_s"] = round(
-                timing.get("sft_cache_load_s", 0.0) + time.monotonic() - start, 1
-            )
+            add_time(args, "sft_cache_load_s", time.monotonic() - start)
         else:
             stopped = no_time_for_attempt(attempts, deadline, start) if attempts else None
             if stopped:

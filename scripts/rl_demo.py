@@ -1468,6 +1468,11 @@ def setting(results: dict, key: str):
     return results["settings"].get(key, SETTINGS_BEFORE.get(key))
 
 
+def gpu_of(results: dict) -> str | None:
+    """The GPU a call ran on (None in files from before it was recorded, and on the CPU)."""
+    return results.get("environment", {}).get("gpu")
+
+
 def merge(files: list[Path]) -> dict:
     """One report of the arms of several calls with the same seed and tasks. An arm keeps the
     differences against its own call's "before" (its "call" says which); an arm that ran in one call
@@ -1484,6 +1489,8 @@ def merge(files: list[Path]) -> dict:
     for f, r in zip(files, loaded, strict=True):
         if r["settings"]["seed"] != first["settings"]["seed"] or r.get("data") != first.get("data"):
             raise SystemExit(f"{f} ran another seed or task split than {files[0]}: not comparable")
+        if gpu_of(r) != gpu_of(first):  # speedups, hence rewards and verdicts of speed, are the GPU's
+            raise SystemExit(f"{f} ran on {gpu_of(r)}, {files[0]} on {gpu_of(first)}: not comparable")
     if all(sft):
         return merge_sft_arms(files, loaded)
     for f, r in zip(files, loaded, strict=True):

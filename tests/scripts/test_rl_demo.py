@@ -60,9 +60,17 @@ def row(md: str, start: str) -> str:
     return next(line for line in md.splitlines() if line.startswith(start))
 
 
-def run_file(path: Path, arms: dict, seed: int = 0, sft: dict | None = None, rl_lr: float = 1e-5) -> Path:
+def run_file(
+    path: Path,
+    arms: dict,
+    seed: int = 0,
+    sft: dict | None = None,
+    rl_lr: float = 1e-5,
+    gpu: str = "NVIDIA H200",
+) -> Path:
     results = {
         "settings": {"seed": seed, "rl_lr": rl_lr},
+        "environment": {"gpu": gpu},
         "data": {"test": 12, "rl": 12},
         "sft": sft,
         "before": {split: evaluation(BEFORE) for split in ("rl", "test")},
@@ -300,6 +308,9 @@ def test_merge_refuses_calls_that_do_not_compare(tmp_path):
     other_lr = run_file(tmp_path / "d.json", {"no_bdr": arm(BEFORE, AFTER)}, rl_lr=1e-4)
     with pytest.raises(SystemExit, match="another rl_lr"):
         rl_demo.merge([first, other_lr])
+    other_gpu = run_file(tmp_path / "e.json", {"no_bdr": arm(BEFORE, AFTER)}, gpu="NVIDIA H100 80GB HBM3")
+    with pytest.raises(SystemExit, match="ran on NVIDIA H100 80GB HBM3"):
+        rl_demo.merge([first, other_gpu])
 
 
 # ---------------------------------------------------------------------------------------- --sft-arms

@@ -99,8 +99,9 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # seed twice: a call the gate filled leaves its model to the next, which runs the arms. The folder lives
 # outside $OUT on purpose ($OUT is emptied after each call, and weights do not come back), and a fresh
 # machine trains again (unless restored).
-# To share it with a later session's fresh machine: RL_SFT_KEEP=1 brings the cache back beside the archive
-# (weights included, in parts of 15 MiB: rl-sft-cache.tar.part-aa, -ab, ...), and RL_SFT_RESTORE=DIR (a folder
+# To share it with a later session's fresh machine: RL_SFT_KEEP=1 brings the cache entry of the arms' model
+# back beside the archive (the one attempt the gate kept, weights included, about 39 MB: every attempt would
+# not fit what comes back; in parts of 15 MiB: rl-sft-cache.tar.part-aa, -ab, ...), and RL_SFT_RESTORE=DIR (a folder
 # holding those parts, carried) unpacks them into the cache before rl_demo runs.
 # The trainers import pydantic, which the image lacks: its wheels (pydantic, pydantic-core,
 # annotated-types, typing-inspection, typing-extensions) travel in .whl beside the shared ones.
@@ -113,9 +114,11 @@ stage rl "${RL_S:-480}" bash -c '
     fi
     python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 25 - SECONDS )) ${RL_ARMS:+--arms $RL_ARMS} \
         ${RL_SFT_SEEDS:+--sft-seeds $RL_SFT_SEEDS} ${SFT_VALUES:+--sft-values $SFT_VALUES} --sft-cache "$RL_SFT_CACHE"; rc=$?
-    if [ -n "${RL_SFT_KEEP:-}" ] && [ -d "$RL_SFT_CACHE" ]; then
-        mkdir -p "$KEEP" && (cd "$RL_SFT_CACHE" && tar -cf - [!.]*) | split -b 15M - "$KEEP"/rl-sft-cache.tar.part-
-        echo "rl: SFT cache kept: $(ls "$KEEP" | tr "\n" " ")"
+    kept=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"sft\"][\"cache\"][\"key\"])" \
+        "$OUT/rl/rl_demo.json" 2>/dev/null)
+    if [ -n "${RL_SFT_KEEP:-}" ] && [ -n "$kept" ] && [ -d "$RL_SFT_CACHE/$kept" ]; then
+        mkdir -p "$KEEP" && (cd "$RL_SFT_CACHE" && tar -cf - "$kept") | split -b 15M - "$KEEP"/rl-sft-cache.tar.part-
+        echo "rl: SFT cache entry $kept (the arms'"'"' model) kept: $(ls "$KEEP" | tr "\n" " ")"
     fi
     exit $rc'
 # cuset: CuSeT's effect (issue 18): one SFT model per arm of CUSET_ARMS ("plain" first) and training seed

@@ -92,7 +92,8 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # count (or skipped where the stage's time cannot hold it): calls with the same seed cover the full
 # method and its ablations, and `scripts/rl_demo.py --merge A.json B.json` makes one report of them.
 # RL_SFT_SEEDS (e.g. "1000 2000") are the training seeds the SFT gate tries, in order (SFT is reproducible,
-# so seeds known to fail can be left out); SFT_VALUES=wide trains SFT on the wide constants (rl and cuset
+# so seeds known to fail can be left out), RL_SFT_MIN_PASS its minimum share of the RL split (--sft-min-pass,
+# default 0.5); SFT_VALUES=wide trains SFT on the wide constants (rl and cuset
 # stages). The SFT model is gated (trained again while it passes under half the RL split, 3 tries at most;
 # where none passes, no arm runs), and every attempt's model and before-RL evaluation are kept in
 # RL_SFT_CACHE (default /tmp/rl-sft-cache), so back-to-back calls on the same warm machine never train a
@@ -113,7 +114,8 @@ stage rl "${RL_S:-480}" bash -c '
         echo "rl: SFT cache restored from $RL_SFT_RESTORE: $(ls "$RL_SFT_CACHE")"
     fi
     python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 25 - SECONDS )) ${RL_ARMS:+--arms $RL_ARMS} \
-        ${RL_SFT_SEEDS:+--sft-seeds $RL_SFT_SEEDS} ${SFT_VALUES:+--sft-values $SFT_VALUES} --sft-cache "$RL_SFT_CACHE"; rc=$?
+        ${RL_SFT_SEEDS:+--sft-seeds $RL_SFT_SEEDS} ${RL_SFT_MIN_PASS:+--sft-min-pass $RL_SFT_MIN_PASS} \
+        ${SFT_VALUES:+--sft-values $SFT_VALUES} --sft-cache "$RL_SFT_CACHE"; rc=$?
     kept=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"sft\"][\"cache\"][\"key\"])" \
         "$OUT/rl/rl_demo.json" 2>/dev/null)
     if [ -n "${RL_SFT_KEEP:-}" ] && [ -n "$kept" ] && [ -d "$RL_SFT_CACHE/$kept" ]; then

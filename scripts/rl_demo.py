@@ -827,6 +827,7 @@ class CacheUse:
     reused: bool
     created: str | None  # ISO time the entry was written; None: not written (see not_written)
     not_written: str | None = None
+    evaluated_again: str | None = None  # why a reused model's before-RL evaluation was made again
 
 
 @dataclasses.dataclass(frozen=True)
@@ -841,6 +842,7 @@ class SFTAttempt:
     eval_s: float
     wall_s: float  # train_sft and the evaluation: what another attempt is expected to take
     cache: CacheUse | None = None
+    gpu: str | None = None  # where the before-RL evaluation ran: speedups are that GPU's
 
     @property
     def rl_pass_rate(self) -> float:
@@ -911,23 +913,58 @@ def add_time(args, key: str, seconds: float) -> None:
 
 def train_attempt(args, tokenizer, corpus, tasks, builder, source, number: int, seed: int) -> SFTAttempt:
     """One attempt of the gate: SFT at the training seed, then its model evaluated on both splits."""
-    from transformers import AutoModelForCausalLM
 
-    device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
     start = time.monotonic()
     run = train_sft(
         args, tokenizer, corpus, folder="sft" if number == 1 else f"sft-attempt-{number}", seed=seed
     )
     eval_start = time.monotonic()
-    model = AutoModelForCausalLM.from_pretrained(run.model_dir).to(device)
-    before = {
-        split: evaluate(model, tokenizer, tasks, builder, source, split, args) for split in ("rl", "test")
-    }
-    del model
+    before = evaluate_before(args, run.model_dir, tokenizer, tasks, builder, source)
     now = time.monotonic()
     add_time(args, "sft_s", eval_start - start)
     add_time(args, "eval_before_s", now - eval_start)
-    return SFTAttempt(number, seed, run, before, round(now - eval_start, 1), round(now - start, 1))
+    return SFTAttempt(
+        number, seed, run, before, round(now - eval_start, 1), round(now - start, 1), gpu=evaluation_gpu(args)
+    )
+
+
+def evaluate_before(args, model_dir: Path, tokenizer, tasks, builder, source) -> dict:
+    """The before-RL evaluation of an SFT model: `evaluate` on the RL and the test split."""
+    from transformers import AutoModelForCausalLM
+
+    device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
+    model = AutoModelForCausalLM.from_pretrained(model_dir).to(device)
+    return {
+        split: evaluate(model, tokenizer, tasks, builder, source, split, args) for split in ("rl", "test")
+    }
+
+
+def evaluation_gpu(args) -> str | None:
+    """The GPU this call's evaluations time candidates on (None on the CPU, --tiny included)."""
+    return None if args.tiny else args.results["environment"]["gpu"]
+
+
+def evaluated_here(
+    args, attempt: SFTAttempt, tokenizer, tasks, builder, source, cache: SFTCache
+) -> SFTAttempt:
+    """A cached attempt whose before-RL evaluation ran on this call's GPU: as it is, or, where it ran on
+    another, evaluated again here and stored so (the model is reused). Speedups are the GPU's, and an
+    arm's after-RL evaluation runs here, so its differences need a before-RL evaluation from here too."""
+    here = evaluation_gpu(args)
+    if attempt.gpu == here:
+        return attempt
+    why = f"its before-RL evaluation ran on {attempt.gpu or 'an unrecorded device'}, this call's on {here or 'the CPU'}"
+    log.warning(
+        "SFT attempt %d (training seed %d): %s: evaluating it again", attempt.number, attempt.seed, why
+    )
+    start = time.monotonic()
+    before = evaluate_before(args, attempt.run.model_dir, tokenizer, tasks, builder, source)
+    eval_s = round(time.monotonic() - start, 1)
+    add_time(args, "eval_before_s", eval_s)
+    stored = cache.store(dataclasses.replace(attempt, before=before, eval_s=eval_s, gpu=here))
+    return dataclasses.replace(
+        stored, cache=dataclasses.replace(stored.cache, reused=True, evaluated_again=why)
+    )
 
 
 def train_gated(
@@ -948,6 +985,7 @@ def train_gated(
         attempt = cache.load(number, seed) if cache else None
         if attempt is not None:
             add_time(args, "sft_cache_load_s", time.monotonic() - start)
+            attempt = evaluated_here(args, attempt, tokenizer, tasks, builder, source, cache)
         else:
             stopped = no_time_for_attempt(attempts, deadline, start) if attempts else None
             if stopped:
@@ -1075,7 +1113,9 @@ def read_sft_entry(folder: Path, material: dict, number: int, seed: int) -> SFTA
         raise UnusableEntry("its saved tokenizer is not this run's")
     cache = CacheUse(folder.name, str(folder), reused=True, created=entry["created"])
     run = SFTRun(model_dir=model_dir, **entry["run"])
-    return SFTAttempt(number, seed, run, entry["before"], entry["eval_s"], entry["wall_s"], cache)
+    return SFTAttempt(
+        number, seed, run, entry["before"], entry["eval_s"], entry["wall_s"], cache, gpu=entry.get("gpu")
+    )
 
 
 def write_sft_entry(folder: Path, material: dict, attempt: SFTAttempt) -> str:
@@ -1096,6 +1136,7 @@ def write_sft_entry(folder: Path, material: dict, attempt: SFTAttempt) -> str:
             "before": attempt.before,
             "eval_s": attempt.eval_s,
             "wall_s": attempt.wall_s,
+            "gpu": attempt.gpu,
         }
         (tmp / ENTRY_FILE).write_text(json.dumps(entry, indent=2, default=str))
         if folder.exists():
@@ -1303,6 +1344,8 @@ def sft_origin(sft: dict | None) -> str:
         where = "trained in the call, not cached (no --sft-cache)"
     elif cache["reused"]:
         where = f"cache entry {cache['key']} (created {cache['created']}), reused"
+        if cache.get("evaluated_again"):
+            where += f", evaluated again ({cache['evaluated_again']})"
     elif cache["created"]:
         where = f"trained in the call, stored as cache entry {cache['key']} (created {cache['created']})"
     else:

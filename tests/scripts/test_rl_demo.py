@@ -1128,6 +1128,45 @@ def test_a_changed_setting_misses_the_cache(first_call, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+def test_a_model_whose_cached_evaluation_ran_on_another_gpu_is_evaluated_again_and_stored_so(
+    first_call, tmp_path, monkeypatch
+):
+    """Speedups are the GPU's: a cached before-RL evaluation from another GPU (or from before entries
+    recorded theirs) would meet an after-RL one made here. The model is reused, its evaluation made
+    again here and stored, so the next call on this machine reuses both."""
+    stub_arms(monkeypatch)
+    monkeypatch.setattr(
+        rl_demo, "train_sft", lambda *a, **k: pytest.fail("a reused SFT model is not trained")
+    )
+    evaluated = []
+    evaluate_before = rl_demo.evaluate_before
+    monkeypatch.setattr(rl_demo, "evaluate_before", lambda *a: evaluated.append(a[1]) or evaluate_before(*a))
+    cache = copy_cache(first_call, tmp_path)
+    key = first_call.results["sft"]["cache"]["key"]
+    path = cache / key / "entry.json"
+    entry = json.loads(path.read_text())
+    assert entry["gpu"] is None  # --tiny evaluates on the CPU
+    path.write_text(json.dumps(entry | {"gpu": "NVIDIA H200"}))
+
+    results = rl_demo.main(tiny(tmp_path / "here", cache))
+    use = results["sft"]["cache"]
+    assert use["reused"] is True and evaluated == [cache / key / "model"]
+    assert use["evaluated_again"] == "its before-RL evaluation ran on NVIDIA H200, this call's on the CPU"
+    stored = json.loads(path.read_text())
+    assert stored["gpu"] is None and stored["before"] == results["before"]
+    assert stored["run"] == entry["run"]  # the same model, only its evaluation new
+    assert "eval_before_s" in results["timing"]
+    assert (
+        "reused, evaluated again (its before-RL evaluation ran on NVIDIA H200"
+        in (tmp_path / "here" / "rl_demo.md").read_text()
+    )
+
+    again = rl_demo.main(tiny(tmp_path / "again", cache))
+    assert evaluated == [cache / key / "model"]  # stored with this device's evaluation: not made again
+    assert again["sft"]["cache"]["evaluated_again"] is None and again["before"] == results["before"]
+
+
+@pytest.mark.slow
 def test_a_partial_entry_is_trained_afresh_and_replaced(first_call, tmp_path, monkeypatch, caplog):
     stub_arms(monkeypatch)
     cache = copy_cache(first_call, tmp_path)

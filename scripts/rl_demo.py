@@ -606,7 +606,7 @@ def run_arm(
     config = KernelRLConfig(
         output_dir=str(args.out / "arms" / name),
         use_cpu=args.tiny,
-        bf16=torch.cuda.is_available() and not args.tiny,
+        bf16=on_gpu(args),
         gradient_checkpointing=False,
         report_to="none",
         logging_steps=1,
@@ -736,7 +736,7 @@ def train_sft(
     config = KernelSFTConfig(
         output_dir=str(args.out / folder),
         use_cpu=args.tiny,
-        bf16=torch.cuda.is_available() and not args.tiny,
+        bf16=on_gpu(args),
         gradient_checkpointing=False,
         report_to="none",
         logging_steps=max(1, args.sft_steps // 10),
@@ -913,7 +913,6 @@ def add_time(args, key: str, seconds: float) -> None:
 
 def train_attempt(args, tokenizer, corpus, tasks, builder, source, number: int, seed: int) -> SFTAttempt:
     """One attempt of the gate: SFT at the training seed, then its model evaluated on both splits."""
-
     start = time.monotonic()
     run = train_sft(
         args, tokenizer, corpus, folder="sft" if number == 1 else f"sft-attempt-{number}", seed=seed
@@ -932,16 +931,20 @@ def evaluate_before(args, model_dir: Path, tokenizer, tasks, builder, source) ->
     """The before-RL evaluation of an SFT model: `evaluate` on the RL and the test split."""
     from transformers import AutoModelForCausalLM
 
-    device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
-    model = AutoModelForCausalLM.from_pretrained(model_dir).to(device)
+    model = AutoModelForCausalLM.from_pretrained(model_dir).to("cuda" if on_gpu(args) else "cpu")
     return {
         split: evaluate(model, tokenizer, tasks, builder, source, split, args) for split in ("rl", "test")
     }
 
 
+def on_gpu(args) -> bool:
+    """Whether this call trains and evaluates on the GPU (--tiny runs on the CPU wherever it is)."""
+    return torch.cuda.is_available() and not args.tiny
+
+
 def evaluation_gpu(args) -> str | None:
     """The GPU this call's evaluations time candidates on (None on the CPU, --tiny included)."""
-    return None if args.tiny else args.results["environment"]["gpu"]
+    return args.results["environment"]["gpu"] if on_gpu(args) else None
 
 
 def evaluated_here(
@@ -1882,7 +1885,7 @@ def run_sft_arms(args, tokenizer, corpus, tasks, builder, source, deadline: floa
     is skipped (`arm_deadline`), as the RL arms are."""
     from transformers import AutoModelForCausalLM
 
-    device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
+    device = "cuda" if on_gpu(args) else "cpu"
     arms = args.results["sft_arms"] = {name: {"runs": {}} for name in args.sft_arms}
     eval_cost = 0.0  # no evaluation has run before the first run
     full_runs_s = []

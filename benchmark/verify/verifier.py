@@ -165,10 +165,17 @@ class DeviceShare:
 
     def run(self, evaluate: Callable[[], Verdict], shared: bool) -> tuple[Verdict, bool]:
         """`evaluate` in a lane, and once more alone where its device memory ran out while other
-        lanes may have held theirs (`shared`): the verdict, and whether it was run again."""
+        lanes may have held theirs (`shared`): the candidate's (an out-of-memory verdict) or the
+        reference's (a TaskError, raised again where it recurs alone). The verdict, and whether it
+        was run again."""
         with self.lane():
-            verdict = evaluate()
-        if not (shared and verdict.out_of_memory):
+            try:
+                verdict = evaluate()
+            except TaskError as e:
+                if not (shared and e.out_of_memory):
+                    raise
+                verdict = None
+        if verdict is not None and not (shared and verdict.out_of_memory):
             return verdict, False
         with self.alone():
             return evaluate(), True

@@ -702,6 +702,24 @@ def test_a_file_from_before_sft_seeds_reads_as_one_run_per_arm_at_its_seed(tmp_p
     assert not arms["cuset"]["differences"]["test"]["pass_rate"]["improved"]
 
 
+H100_ARMS = Path(__file__).resolve().parents[2] / "docs" / "rl-demo" / "arms-h100-2026-12-05"
+
+
+def test_the_four_h100_arms_merge_as_one_sft_model_with_their_recorded_differences():
+    """The twentieth session's four calls, one arm each from one cached model: the merged report
+    compares them (one SFT model, one GPU) and keeps each call's recorded intervals."""
+    arms = ("full", "no_primeecho", "no_bdr", "no_mirrorpop")
+    files = [H100_ARMS / f"{arm}.json" for arm in arms]
+    merged = rl_demo.merge(files)
+    assert merged["one_sft_model"]
+    ran = {name: arm for name, arm in merged["arms"].items() if "differences" in arm}
+    assert sorted(ran) == sorted(arms)
+    for arm, path in zip(arms, files, strict=True):
+        recorded = json.loads(path.read_text())["arms"][arm]
+        assert recorded["steps"] == ran[arm]["steps"] == 10
+        assert ran[arm]["differences"]["test"] == recorded["differences"]["test"]
+
+
 # ---------------------------------------------------------------------------------------- the SFT gate
 
 

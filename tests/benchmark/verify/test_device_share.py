@@ -1,4 +1,5 @@
-"""A sample whose device memory ran out beside other lanes is run again with the device to itself."""
+"""A sample whose device memory ran out beside other lanes (the candidate's or the reference's) is
+run again with the device to itself."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 
 import pytest
 
+from benchmark.evaluate.harness import TaskError
 from benchmark.task import load_task
 from benchmark.verdict import Status, Verdict
 from benchmark.verify import verifier as verifier_module
@@ -22,11 +24,14 @@ def task(data_dir):
 
 
 class FakeDevice:
-    """Stands in for `evaluate`: the first sample runs out of memory on its first run; every run
-    records how many others were running beside it."""
+    """Stands in for `evaluate`: the first sample runs out of memory on its first run (`task_error`:
+    in the reference, which raises; `always`: on every run); every run records how many others were
+    running beside it."""
 
-    def __init__(self, oom_sample: int = 0):
+    def __init__(self, oom_sample: int = 0, task_error: str | None = None, always: bool = False):
         self.oom_sample = oom_sample
+        self.task_error = task_error
+        self.always = always
         self.lock = threading.Lock()
         self.running = 0
         self.runs: list[tuple[int, int]] = []  # (sample, runs beside it at its start)
@@ -39,19 +44,22 @@ class FakeDevice:
         time.sleep(0.2)
         with self.lock:
             self.running -= 1
-        if sample == self.oom_sample and first:
+        if sample == self.oom_sample and (first or self.always):
+            if self.task_error is not None:
+                raise TaskError(self.task_error)
             return Verdict.unmeasured(Status.RUNTIME_ERROR, OOM, task_id=task.task_id, sample=sample)
         return Verdict.unmeasured(Status.PASS, None, task_id=task.task_id, sample=sample)
 
 
 def run_with(
-    monkeypatch, task, fast_eval, lanes: int, samples: int
-) -> tuple[list[Verdict], FakeDevice, dict]:
-    fake = FakeDevice()
+    monkeypatch, task, fast_eval, lanes: int, samples: int, fake: FakeDevice | None = None
+) -> tuple[list[Verdict | TaskError], FakeDevice, dict]:
+    """Each sample's verdict, or the TaskError its future raised."""
+    fake = fake or FakeDevice()
     monkeypatch.setattr(verifier_module, "evaluate", fake)
     with Verifier(VerifierConfig(eval=fast_eval, lanes_per_device=lanes)) as v:
         futures = [v.submit(task, CODE, sample=k) for k in range(samples)]
-        verdicts = [f.result() for f in futures]
+        verdicts = [f.exception() or f.result() for f in futures]
         stats = dict(v.stats)
     return verdicts, fake, stats
 
@@ -69,6 +77,30 @@ def test_one_lane_keeps_an_out_of_memory_verdict(monkeypatch, task, fast_eval):
     verdicts, fake, stats = run_with(monkeypatch, task, fast_eval, lanes=1, samples=2)
     assert verdicts[0].out_of_memory
     assert [s for s, _ in fake.runs] == [0, 1]
+    assert stats["run_alone"] == 0
+
+
+def test_reference_out_of_memory_beside_other_lanes_is_run_again_alone(monkeypatch, task, fast_eval):
+    fake = FakeDevice(task_error=f"reference failed: {OOM}")
+    verdicts, fake, stats = run_with(monkeypatch, task, fast_eval, lanes=3, samples=6, fake=fake)
+    assert [v.status for v in verdicts] == [Status.PASS] * 6
+    assert [beside for s, beside in fake.runs if s == 0][1:] == [0]
+    assert stats["run_alone"] == 1
+
+
+def test_reference_out_of_memory_alone_is_the_tasks_error(monkeypatch, task, fast_eval):
+    fake = FakeDevice(task_error=f"reference failed: {OOM}", always=True)
+    verdicts, fake, _ = run_with(monkeypatch, task, fast_eval, lanes=3, samples=3, fake=fake)
+    assert isinstance(verdicts[0], TaskError) and verdicts[0].out_of_memory
+    assert [beside for s, beside in fake.runs if s == 0][1:] == [0]  # raised only after the run alone
+    assert [v.status for v in verdicts[1:]] == [Status.PASS] * 2
+
+
+def test_other_task_errors_are_not_run_again(monkeypatch, task, fast_eval):
+    fake = FakeDevice(task_error="reference failed: ValueError('bad shape')")
+    verdicts, fake, stats = run_with(monkeypatch, task, fast_eval, lanes=3, samples=3, fake=fake)
+    assert isinstance(verdicts[0], TaskError) and not verdicts[0].out_of_memory
+    assert [s for s, _ in fake.runs].count(0) == 1
     assert stats["run_alone"] == 0
 
 

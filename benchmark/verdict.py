@@ -13,6 +13,11 @@ SCHEMA_VERSION = 1
 OUT_OF_MEMORY = "out of memory"  # in torch's OutOfMemoryError text, lower-cased
 
 
+def says_out_of_memory(error: str | None) -> bool:
+    """Whether an error's text is torch's out-of-memory error (a candidate's or a reference's)."""
+    return OUT_OF_MEMORY in (error or "").lower()
+
+
 class Status(enum.StrEnum):
     PASS = "pass"
     COMPILE_ERROR = "compile_error"
@@ -138,7 +143,7 @@ class Verdict:
     def out_of_memory(self) -> bool:
         """Whether the sample failed because device memory ran out (torch's message, from the
         candidate or the harness): on a device shared by several lanes, perhaps the neighbours' doing."""
-        return self.status is Status.RUNTIME_ERROR and OUT_OF_MEMORY in (self.error or "").lower()
+        return self.status is Status.RUNTIME_ERROR and says_out_of_memory(self.error)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -20,7 +20,7 @@ from benchmark.evaluate.sandbox import run_job
 from benchmark.evaluate.timing import REFERENCE_DRIFT_CAP, TRACE_ENV, TimingConfig, write_trace
 from benchmark.records import atomic_write_text
 from benchmark.task import Task, sha256_text
-from benchmark.verdict import OUT_OF_MEMORY, Correctness, Phases, Status, TimingStats, Verdict
+from benchmark.verdict import Correctness, Phases, Status, TimingStats, Verdict, says_out_of_memory
 
 DEFAULT_MAGNITUDE = 100.0  # input scale of the extra fp32 trial that exposes precision downgrades
 SOL_MARGIN = 0.9  # a median below this fraction of the speed-of-light floor is impossible
@@ -118,8 +118,8 @@ class TaskError(Exception):
     @property
     def out_of_memory(self) -> bool:
         """Whether the reference ran out of device memory: on a device shared by several lanes,
-        perhaps the neighbours' doing (Verdict.out_of_memory's test, on the task's error)."""
-        return OUT_OF_MEMORY in str(self).lower()
+        perhaps the neighbours' doing."""
+        return says_out_of_memory(str(self))
 
 
 @functools.cache

@@ -171,11 +171,12 @@ class DeviceShare:
         with self.lane():
             try:
                 verdict = evaluate()
+                again = shared and verdict.out_of_memory
             except TaskError as e:
                 if not (shared and e.out_of_memory):
                     raise
-                verdict = None
-        if verdict is not None and not (shared and verdict.out_of_memory):
+                again = True
+        if not again:
             return verdict, False
         with self.alone():
             return evaluate(), True

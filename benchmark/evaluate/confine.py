@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import json
 import os
+import platform
 import resource
 import signal
+import struct
 from dataclasses import asdict, dataclass
 
 CLONE_NEWNET = 0x40000000
@@ -85,3 +88,140 @@ def die_with_parent(parent_pid: int, libc=None) -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent_pid:
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+# The judge and the candidate's process (benchmark.evaluate.judge, benchmark.evaluate.candidate_server).
+
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+SECCOMP_MODE_FILTER = 2
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+AUDIT_ARCH_X86_64 = 0xC000003E
+SECCOMP_RET_ALLOW = 0x7FFF0000
+SECCOMP_RET_ERRNO = 0x00050000
+# x86-64 system calls the candidate's process is refused (EPERM): reaching other processes' memory
+# or descriptors, and profiling them.
+REFUSED_SYSCALLS = {
+    "ptrace": 101,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "kcmp": 312,
+    "pidfd_getfd": 438,
+    "perf_event_open": 298,
+    "pidfd_send_signal": 424,
+    "tkill": 200,
+}
+KILL, TGKILL = 62, 234  # signals: only to itself and its own process group
+
+
+def protect() -> bool:
+    """Make this process non-dumpable: a process without CAP_SYS_PTRACE (the candidate's, which gave
+    it up) can then neither ptrace it nor open its /proc/PID/mem, maps, fds or environ. For the
+    judge and the zygote. Whether it took."""
+    libc = _load_libc()
+    return libc is not None and libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+
+
+@dataclass(frozen=True)
+class Hardening:
+    """What `harden` managed: each is False where the OS refused it (recorded, not fatal)."""
+
+    no_new_privs: bool = False
+    capabilities_dropped: bool = False
+    seccomp: bool = False
+    oom_first: bool = False
+
+    def describe(self) -> str:
+        return ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in asdict(self).items())
+
+
+def harden() -> Hardening:
+    """Give up, for the candidate's process, what would reach other processes: the host's OOM killer
+    takes it before anyone else (oom_score_adj 1000), no new privileges ever, no capabilities at all
+    (root included: no CAP_SYS_PTRACE, so non-dumpable processes are out of reach; no CAP_SYS_ADMIN),
+    and a seccomp filter that refuses the system calls of REFUSED_SYSCALLS and signals to any process
+    but itself. Call after `apply` (its network namespace needs CAP_SYS_ADMIN)."""
+    libc = _load_libc()
+    if libc is None:
+        return Hardening()
+    oom = _write("/proc/self/oom_score_adj", "1000")
+    nnp = libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+    caps = _drop_capabilities(libc)
+    seccomp = nnp and _install_seccomp(libc)
+    return Hardening(nnp, caps, seccomp, oom)
+
+
+def _write(path: str, text: str) -> bool:
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        return True
+    except OSError:
+        return False
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def _drop_capabilities(libc) -> bool:
+    for cap in range(64):  # the bounding set first: dropping it needs CAP_SETPCAP, given up below
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header, data = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0), (_CapData * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        return False
+    try:
+        with open("/proc/self/status") as f:
+            eff = next(line for line in f if line.startswith("CapEff:"))
+        return int(eff.split()[1], 16) == 0
+    except (OSError, StopIteration, ValueError):
+        return False
+
+
+def _bpf(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("HBBI", code, jt, jf, k & 0xFFFFFFFF)
+
+
+def seccomp_program(pid: int) -> bytes:
+    """The filter: x86-64 only (another architecture's calls pass, as where the filter is missing);
+    REFUSED_SYSCALLS get EPERM; kill and tgkill pass only for this process (pid, 0 for its group,
+    -pid for the group it leads); everything else passes."""
+    ld_arch, ld_nr, ld_arg0 = (0x20, 4), (0x20, 0), (0x20, 16)  # BPF_LD|BPF_W|BPF_ABS at seccomp_data offsets
+    jeq, ret = 0x15, 0x06  # BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
+    deny = SECCOMP_RET_ERRNO | errno.EPERM
+    prog = [_bpf(*ld_arch), _bpf(jeq, AUDIT_ARCH_X86_64, 1, 0), _bpf(ret, SECCOMP_RET_ALLOW), _bpf(*ld_nr)]
+    for nr in REFUSED_SYSCALLS.values():
+        prog += [_bpf(jeq, nr, 0, 1), _bpf(ret, deny)]
+    # kill(pid, sig) / tgkill(tgid, tid, sig): the first argument's low 32 bits must be this process
+    allowed = (pid, 0, -pid)
+    for nr in (KILL, TGKILL):
+        checks = [_bpf(jeq, a, len(allowed) - j, 0) for j, a in enumerate(allowed)]
+        prog += [_bpf(jeq, nr, 0, len(checks) + 3), _bpf(*ld_arg0), *checks, _bpf(ret, deny), _bpf(*ld_nr)]
+    prog.append(_bpf(ret, SECCOMP_RET_ALLOW))
+    return b"".join(prog)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _install_seccomp(libc) -> bool:
+    if platform.machine() != "x86_64":
+        return False
+    program = seccomp_program(os.getpid())
+    buffer = ctypes.create_string_buffer(program)
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0

@@ -17,7 +17,7 @@ import contextlib
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -25,8 +25,9 @@ class DeviceLock:
     """One holder's handle on a device's lock (one per process). The lock files are opened here,
     before any candidate code runs, so the sandbox's write refusal never meets them."""
 
-    def __init__(self, path: str | Path | None):
+    def __init__(self, path: str | Path | None, on_wait: Callable[[bool], None] | None = None):
         self.path = Path(path) if path else None
+        self.on_wait = on_wait  # told True when a wait for the lock begins and False when it ends
         self.waited_s = 0.0  # time spent waiting for the lock, for the verdict's phases
         self.held_alone_s = 0.0  # time holding it exclusively: what bounds the throughput of the lanes
         self._turnstile = self._main = -1
@@ -54,9 +55,9 @@ class DeviceLock:
             yield
             return
         t0 = time.monotonic()
-        fcntl.flock(self._turnstile, fcntl.LOCK_EX)  # wait behind any writer already queued
+        self._take(self._turnstile, fcntl.LOCK_EX)  # wait behind any writer already queued
         fcntl.flock(self._turnstile, fcntl.LOCK_UN)
-        fcntl.flock(self._main, fcntl.LOCK_SH)
+        self._take(self._main, fcntl.LOCK_SH)
         self.waited_s += time.monotonic() - t0
         try:
             yield
@@ -69,8 +70,8 @@ class DeviceLock:
             yield
             return
         t0 = time.monotonic()
-        fcntl.flock(self._turnstile, fcntl.LOCK_EX)  # no new readers from here on
-        fcntl.flock(self._main, fcntl.LOCK_EX)  # wait for the readers already in
+        self._take(self._turnstile, fcntl.LOCK_EX)  # no new readers from here on
+        self._take(self._main, fcntl.LOCK_EX)  # wait for the readers already in
         t1 = time.monotonic()
         self.waited_s += t1 - t0
         try:
@@ -79,6 +80,21 @@ class DeviceLock:
             fcntl.flock(self._main, fcntl.LOCK_UN)
             fcntl.flock(self._turnstile, fcntl.LOCK_UN)
             self.held_alone_s += time.monotonic() - t1
+
+    def _take(self, fd: int, mode: int) -> None:
+        """flock(2), telling `on_wait` around a wait (so a wait is charged to no limit)."""
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        if self.on_wait:
+            self.on_wait(True)
+        try:
+            fcntl.flock(fd, mode)
+        finally:
+            if self.on_wait:
+                self.on_wait(False)
 
 
 def _alive(name: str) -> bool:

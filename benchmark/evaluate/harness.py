@@ -1,27 +1,42 @@
-"""The evaluation API: one (task, candidate code) pair in, one Verdict out.
+"""The evaluation API: one (task, candidate code) pair in, one Verdict out, in three stages:
+`prepare` (the checks that need no build and no device), `build` (a build child compiles the
+candidate's extensions) and `execute` (the judge and the candidate's process, benchmark.evaluate.sandbox.run_pair);
+`evaluate` runs them in turn, the verifier pipelines them.
 
-Everything that runs candidate code happens in a child process (benchmark.evaluate.sandbox); this module
-only prepares the job and turns the child's report, or its absence, into a Verdict."""
+Nothing here runs candidate code: this module prepares the jobs and turns the judge's report, or its
+absence, into a Verdict."""
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import os
+import secrets
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.evaluate.anticheat import static
+from benchmark.evaluate.boundary import (
+    TASK_ERROR,
+    BuildJob,
+    BuildReport,
+    CandidateJob,
+    JudgeJob,
+    JudgeReport,
+    decode,
+)
 from benchmark.evaluate.candidate import BUILD_CLOCK, LIGHT_CU_ENV, PCH_ENV
 from benchmark.evaluate.reference_store import ReferenceStore, StoreKey
-from benchmark.evaluate.sandbox import run_job
+from benchmark.evaluate.sandbox import ChildOutcome, run_job, run_pair
 from benchmark.evaluate.timing import REFERENCE_DRIFT_CAP, TRACE_ENV, TimingConfig, write_trace
 from benchmark.records import atomic_write_text
 from benchmark.task import Task, sha256_text
-from benchmark.verdict import Correctness, Phases, Status, TimingStats, Verdict, says_out_of_memory
+from benchmark.verdict import Phases, Status, TimingStats, Verdict, says_out_of_memory
 
+INPUT_SALT = secrets.randbits(62)  # this process's; see input_seed
 DEFAULT_MAGNITUDE = 100.0  # input scale of the extra fp32 trial that exposes precision downgrades
 SOL_MARGIN = 0.9  # a median below this fraction of the speed-of-light floor is impossible
 
@@ -71,10 +86,6 @@ class EvalConfig:
         return {"run": self.timeout_s, BUILD_CLOCK: self.build_timeout_s}
 
 
-def _stats(d: dict | None) -> TimingStats | None:
-    return TimingStats(**d) if d else None
-
-
 def _ratio(num: TimingStats | None, den: TimingStats | None) -> float | None:
     if num is None or den is None or den.median_ms <= 0:
         return None
@@ -99,17 +110,21 @@ def speedup(
     return (ref.median_ms / cand.median_ms if paired is None else paired) * capped
 
 
-def _phases(child: dict, wall_s: float, built: BuildOutcome | None = None) -> Phases:
-    """The child's phases; what its own clock did not see (its start) is the rest of the wall time.
-    A build child adds its compile time to `compile_s`, its start to `startup_s`, its life to the total."""
-    worker_s = child.get("total_s", wall_s)
-    startup = max(wall_s - worker_s, 0.0)
-    compile_s = child.get("compile_s", 0.0)
-    if built is not None:
-        wall_s += built.wall_s
-        compile_s += built.seconds
-        startup += max(built.wall_s - built.seconds, 0.0)
-    return Phases(**{**child, "total_s": wall_s, "startup_s": startup, "compile_s": compile_s})
+def _phases(judge: dict[str, float], wall_s: float, built: BuildOutcome, compiled_s: float) -> Phases:
+    """The judge's phases; what its own clock did not see (its start) is the rest of the wall time.
+    The build child adds its compile time to `compile_s`, its start to `startup_s`, its life to the
+    total; the candidate's process, the time it compiled itself (`compiled_s`, its build clock)."""
+    worker_s = judge.get("total_s", wall_s)
+    startup = max(wall_s - worker_s, 0.0) + max(built.wall_s - built.seconds, 0.0)
+    known = {f.name for f in dataclasses.fields(Phases)}
+    return Phases(
+        **{
+            **{k: v for k, v in judge.items() if k in known},
+            "total_s": wall_s + built.wall_s,
+            "startup_s": startup,
+            "compile_s": built.seconds + max(compiled_s, 0.0),
+        }
+    )
 
 
 class TaskError(Exception):
@@ -206,69 +221,90 @@ class BuildOutcome:
 
 def build(code: str, config: EvalConfig, env: dict[str, str] | None = None) -> BuildOutcome:
     """Import the candidate in a child with no GPU, under the build limit, so its load_inline
-    extensions are compiled into the shared build cache; the execution child then loads them
+    extensions are compiled into the shared build cache; the candidate's process then loads them
     without compiling. Waiting for another process's build of the same extension is not charged.
     Code that builds no extension needs no build child: its outcome is decided at once."""
     if not needs_build(code):
         return BuildOutcome(True)
-    job = dict(
-        mode="build",
-        candidate_path=str(stage_source(code, config.cache_dir)),
-        builds_root=str(config.cache_dir / "builds"),
-    )
+    job = BuildJob(str(config.cache_dir / "builds"), str(stage_source(code, config.cache_dir)))
     outcome = run_job(
-        job, config.build_timeout_s, env={**build_env(config), **(env or {})}, clock=BUILD_CLOCK
+        "build", job, config.build_timeout_s, env={**build_env(config), **(env or {})}, clock=BUILD_CLOCK
     )
-    r = outcome.result
-    if r is None:
+    if outcome.result is None:
         error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
         seconds = outcome.charged_s.get(BUILD_CLOCK, outcome.wall_s)
         return BuildOutcome(
             False, error, final=False, seconds=seconds, timed_out=outcome.timed_out, wall_s=outcome.wall_s
         )
-    return BuildOutcome(
-        r["status"] == "built",
-        r.get("error"),
-        r.get("final", False),
-        r.get("compile_s", 0.0),
-        wall_s=outcome.wall_s,
-    )
+    r = decode(BuildReport, outcome.result)
+    return BuildOutcome(r.status == "built", r.error, r.final, r.compile_s, wall_s=outcome.wall_s)
 
 
 def prepare_headers(config: EvalConfig) -> BuildOutcome:
     """Precompile torch's extension header for load_inline's default flags in a build child (its
     flags are the builds'), so that a long run's first cold builds use it too: for a consumer that
     pays its one-time costs before its clock starts (Verifier.warm)."""
-    job = dict(mode="headers", builds_root=str(config.cache_dir / "builds"))
-    outcome = run_job(job, config.build_timeout_s, env=build_env(config), clock=BUILD_CLOCK)
-    r = outcome.result
-    if r is None:
+    job = BuildJob(str(config.cache_dir / "builds"))
+    outcome = run_job("build", job, config.build_timeout_s, env=build_env(config), clock=BUILD_CLOCK)
+    if outcome.result is None:
         return BuildOutcome(False, outcome.crash_reason, seconds=outcome.wall_s, wall_s=outcome.wall_s)
-    ready = r.get("ready", {})
-    made = all(ready.values())
+    r = decode(BuildReport, outcome.result)
+    made = r.status == "built" and all(r.ready.values())
     return BuildOutcome(
-        made,
-        None if made else f"not made: {ready}",
-        seconds=r.get("compile_s", 0.0),
-        wall_s=outcome.wall_s,
+        made, None if made else f"not made: {r.ready or r.error}", seconds=r.compile_s, wall_s=outcome.wall_s
     )
 
 
-def build_verdict(built: BuildOutcome, base: dict, flag_details: list[str] | None = None) -> Verdict | None:
+def build_verdict(built: BuildOutcome, prepared: Prepared) -> Verdict | None:
     """The verdict a build decides on its own: a compile error, or the build limit running out."""
     phases = Phases(compile_s=built.seconds, total_s=built.wall_s)
+    flags = list(prepared.static_flags)
     if built.timed_out:
         return Verdict.flagged(
-            Status.TIMEOUT, built.error, flag_details or [], **base, limit=BUILD_CLOCK, phases=phases
+            Status.TIMEOUT, built.error, flags, **prepared.base, limit=BUILD_CLOCK, phases=phases
         )
     if not built.ok and built.final:
-        return Verdict.flagged(Status.COMPILE_ERROR, built.error, flag_details or [], **base, phases=phases)
+        return Verdict.flagged(Status.COMPILE_ERROR, built.error, flags, **prepared.base, phases=phases)
     return None
 
 
 def _log_excerpt(log_tail: str, lines: int = 15) -> str:
     tail = "\n".join(log_tail.strip().splitlines()[-lines:])
     return f"\n{tail}" if tail else ""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A sample past the checks that need no build and no device: its verdict fields and its static
+    findings, made once (a strict sample with findings never gets here)."""
+
+    task: Task
+    code: str
+    base: dict
+    static_flags: tuple[str, ...] = ()
+    trusted: bool = False
+
+
+def prepare(
+    task: Task,
+    code: str | None,
+    config: EvalConfig,
+    *,
+    sample: int = 0,
+    turn: int = 1,
+    model: str = "",
+    sol_ms: float | None = None,
+    trusted: bool = False,
+) -> Prepared | Verdict:
+    """The first stage: the verdict at once for no code, or (strict) for static findings; otherwise
+    the sample, ready to build. `trusted` code (the reference baseline) carries no flags."""
+    base = sample_fields(task, code, config, sample, turn, model, sol_ms)
+    if not code or not code.strip():
+        return Verdict.unmeasured(Status.NO_CODE, "no code to evaluate", **base)
+    findings = () if trusted else tuple(static_details(code))
+    if findings and config.strict:
+        return Verdict.flagged(Status.CHEAT, None, list(findings), **base)
+    return Prepared(task, code, base, findings, trusted)
 
 
 def evaluate(
@@ -286,118 +322,135 @@ def evaluate(
     built: BuildOutcome | None = None,
     reference_store: ReferenceStore | None = None,
 ) -> Verdict:
-    """Evaluate candidate source against a task: its extensions are compiled in a build child
-    under the build limit (unless `built` says that was done already, as the verifier's build pool
-    does), then it runs in a fresh execution child under the run limit. `trusted` code (the
-    reference baseline) carries no flags. `gpu` pins the child to one device of a multi-GPU host;
-    `device_lock` (a path; on CUDA, the host's lock of that device by default) lets several children
-    share the device without timing each other. With a `reference_store`, the reference's outputs
-    and timings an earlier sample of this task computed are handed to the child (which checks they
-    match), and what the child computes is kept for the next (benchmark.evaluate.reference_store)."""
-    base = sample_fields(task, code, config, sample, turn, model, sol_ms)
-    early = precheck(code, config, base, trusted)
-    if early is not None:
-        return early
-    static_flags = [] if trusted else static_details(code)
+    """Evaluate candidate source against a task, stage by stage: `prepare`, `build` (its extensions
+    compiled in a build child under the build limit, unless `built` says that was done already, as
+    the verifier's build pool does) and `execute`."""
+    prepared = prepare(
+        task, code, config, sample=sample, turn=turn, model=model, sol_ms=sol_ms, trusted=trusted
+    )
+    if isinstance(prepared, Verdict):
+        return prepared
     if built is None:
-        built = build(code, config)
-    decided = build_verdict(built, base, static_flags)
+        built = build(prepared.code, config)
+    decided = build_verdict(built, prepared)
     if decided is not None:
         return decided
-    candidate_path = stage_source(code, config.cache_dir)
-    job = dict(
-        task_path=str(task.path),
-        candidate_path=str(candidate_path),
+    return execute(prepared, config, built, gpu=gpu, device_lock=device_lock, reference_store=reference_store)
+
+
+def input_seed(seed: int) -> int:
+    """The secret seed every input set of a sample derives from: the evaluation's seed mixed with this
+    process's INPUT_SALT, so no candidate can know an input before it is handed one (it never sees a
+    seed) while samples of one task in one process share inputs (the reference store's entries)."""
+    digest = hashlib.sha256(f"{INPUT_SALT}:{seed}".encode()).digest()
+    return int.from_bytes(digest[:7], "big")
+
+
+def execute(
+    prepared: Prepared,
+    config: EvalConfig,
+    built: BuildOutcome,
+    *,
+    gpu: int | None = None,
+    device_lock: str | None = None,
+    reference_store: ReferenceStore | None = None,
+) -> Verdict:
+    """The last stage: the judge and the candidate's process (benchmark.evaluate.sandbox.run_pair)
+    under the run limit. `gpu` pins both to one device of a multi-GPU host; `device_lock` (a path; on
+    CUDA, the host's lock of that device by default) lets several samples share the device without
+    timing each other. With a `reference_store`, the reference's outputs and timings an earlier sample
+    of this task computed are handed to the judge (which checks they match), and what it computes is
+    kept for the next (benchmark.evaluate.reference_store)."""
+    task, base = prepared.task, dict(prepared.base)
+    candidate_job = CandidateJob(
+        candidate_path=str(stage_source(prepared.code, config.cache_dir)),
         builds_root=str(config.cache_dir / "builds"),
+        device=config.device,
+        write_dirs=tuple(str(config.cache_dir / d) for d in ("builds", "triton", "pycuda")),
+    )
+    judge_job = JudgeJob(
+        task_path=str(task.path),
         device=config.device,
         trials=config.trials,
         seed=config.seed,
+        input_seed=input_seed(config.seed),
         baseline=config.baseline,
         measure=config.measure,
-        strict=config.strict,
+        magnitude=task.meta.get("magnitude_scale", DEFAULT_MAGNITUDE if task.dtype == "float32" else 0.0),
+        timing=config.timing,
         atol=task.atol,
         rtol=task.rtol,
-        magnitude=task.meta.get("magnitude_scale", DEFAULT_MAGNITUDE if task.dtype == "float32" else 0.0),
         dtype=task.dtype,
-        write_dirs=[str(config.cache_dir / d) for d in ("builds", "triton", "pycuda")],
         device_lock=device_lock or (host_device_lock(gpu) if config.device == "cuda" else None),
-        timing=dataclasses.asdict(config.timing),
+        evaluator_pid=os.getpid(),
     )
     env = child_env(config)
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = str(gpu)
     if reference_store is not None:
-        key = StoreKey.for_job(task.hash, job, gpu)
-        fields, mac_key = reference_store.job_fields(key)
-        job.update(fields)
-    outcome = run_job(job, config.limits, env=env)
-    r = outcome.result
-    if reference_store is not None and r is not None and r.get("reference_offer") is not None:
-        reference_store.accept(key, r.pop("reference_offer"), mac_key)
+        key = StoreKey.for_job(task.hash, judge_job, gpu)
+        judge_job = dataclasses.replace(judge_job, **reference_store.job_fields(key))
+    pair = run_pair(judge_job, candidate_job, config.limits, env=env)
+    outcome = pair.judge
+    r = decode(JudgeReport, outcome.result) if outcome.result is not None else None
+    if reference_store is not None and r is not None and r.reference_offer is not None:
+        reference_store.put(key, r.reference_offer)
+    static_flags = list(prepared.static_flags)
+    built_compile = built.seconds + outcome.charged_s.get(
+        BUILD_CLOCK, 0.0
+    )  # what the candidate's process compiled
     if r is None:
         status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
-        error = outcome.crash_reason + _log_excerpt(outcome.log_tail)
-        compile_s = built.seconds + outcome.charged_s.get(BUILD_CLOCK, 0.0)  # what the child compiled itself
-        phases = Phases(compile_s=compile_s, total_s=built.wall_s + outcome.wall_s)
+        if outcome.timed_out:
+            error = outcome.crash_reason + _log_excerpt(pair.candidate.log_tail)
+        else:
+            error = f"the judge failed: {outcome.crash_reason}" + _log_excerpt(outcome.log_tail)
+        phases = Phases(compile_s=built_compile, total_s=built.wall_s + outcome.wall_s)
         return Verdict.flagged(status, error, static_flags, **base, limit=outcome.limit, phases=phases)
-    if r["status"] == "task_error":
-        raise TaskError(r["error"])
-    if r.get("timing_trace") and os.environ.get(TRACE_ENV):
-        write_trace({**r.pop("timing_trace"), "task": task.task_id, "sample": sample})
-    cand, ref, comp = (
-        _stats(r.get("candidate_time")),
-        _stats(r.get("reference_time")),
-        _stats(r.get("compile_time")),
-    )
-    ref_alone = _stats(r.get("reference_alone_time"))
-    flags = [] if trusted else static_flags + r.get("flag_details", [])
-    sol_ms = sol_ms or r.get("sol_ms")  # the manifest's floor, else the one the child computed
+    if r.status == TASK_ERROR:
+        raise TaskError(r.error)
+    if r.timing_trace and os.environ.get(TRACE_ENV):
+        write_trace({**r.timing_trace, "task": task.task_id, "sample": prepared.base["sample"]})
+    error = r.error
+    if r.candidate_lost is not None:
+        error = _candidate_end(pair.candidate, r.candidate_lost)
+    flags = [] if prepared.trusted else static_flags + list(r.flag_details)
+    sol_ms = base["sol_ms"] or r.sol_ms  # the manifest's floor, else the one the judge computed
     base["sol_ms"] = sol_ms
-    contended = bool(r.get("contended"))
+    cand, ref, comp, ref_alone = r.candidate_time, r.reference_time, r.compile_time, r.reference_alone_time
     if sol_ms and cand and cand.median_ms < SOL_MARGIN * sol_ms:
         flags.append(f"faster_than_light: {cand.median_ms:.4f} ms is below the floor of {sol_ms:.4f} ms")
-    status = Status(r["status"])
-    ok = status is Status.PASS and not (flags and config.strict) and not contended
+    status = Status(r.status)
+    ok = status is Status.PASS and not (flags and config.strict) and not r.contended
     return Verdict.flagged(
         status,
-        r.get("error"),
+        error,
         flags,
         **base,
-        correctness=Correctness(**r.get("correctness", {})),
+        correctness=r.correctness,
         candidate_time=cand,
         reference_time=ref,
         reference_alone_time=ref_alone,
         compile_time=comp,
-        speedup=speedup(ref, ref_alone, cand, r.get("paired_speedup")) if ok else None,
-        speedup_spread=r.get("speedup_spread") if ok else None,
+        speedup=speedup(ref, ref_alone, cand, r.paired_speedup) if ok else None,
+        speedup_spread=r.speedup_spread if ok else None,
         speedup_compile=_ratio(comp, cand) if ok else None,
         sol_fraction=(sol_ms / cand.median_ms) if (ok and sol_ms and cand) else None,
-        phases=_phases(r.get("phases", {}), outcome.wall_s, built),
-        env=_environment(r),
-        contended=contended,
+        phases=_phases(r.phases, outcome.wall_s, built, outcome.charged_s.get(BUILD_CLOCK, 0.0)),
+        env=r.env,
+        contended=r.contended,
     )
 
 
-def _environment(r: dict) -> dict[str, str]:
-    """The child's environment, plus what it saw of other processes on the GPU and what it took
-    from the reference store."""
-    env = dict(r.get("env", {}))
-    if r.get("gpu_neighbours"):
-        env["gpu_neighbours"] = "; ".join(r["gpu_neighbours"])
-    if r.get("contention_check"):
-        env["contention_check"] = f"unavailable: {r['contention_check']}"
-    if r.get("reference_store"):
-        env["reference_store"] = r["reference_store"]  # what the reference phase took from the store
-    if r.get("launch_cover_ms") is not None:
-        env["launch_cover_ms"] = (
-            f"{r['launch_cover_ms']:.3f}"  # the device-side wait each timed call was launched behind
-        )
-    if r.get("warmup"):
-        w = r["warmup"]  # how long the timing warmed up, and whether every arm's call time settled in it
-        env["timing_warmup"] = f"{w['rounds']} rounds, {w['seconds']:.3f} s, settled {w['settled']}"
-    if r.get("timing_tries"):
-        env["timing_tries"] = str(r["timing_tries"])  # timed again: the reference drifted beyond the cap
-    return env
+def _candidate_end(candidate: ChildOutcome, during: str) -> str:
+    """Why the candidate's process went away during `during`, from what the parent saw of it."""
+    if candidate.returncode is not None and candidate.returncode < 0:
+        reason = candidate.crash_reason.replace("worker", "the candidate's process")
+    elif candidate.returncode not in (None, 0):
+        reason = f"the candidate's process exited with status {candidate.returncode}"
+    else:
+        reason = "the candidate's process closed the channel"
+    return f"{reason} during {during}" + _log_excerpt(candidate.log_tail)
 
 
 def sample_fields(
@@ -426,14 +479,3 @@ def sample_fields(
 
 def static_details(code: str) -> list[str]:
     return [f"{f.flag}: line {f.line}: {f.detail}" for f in static.analyze(code)]
-
-
-def precheck(code: str | None, config: EvalConfig, base: dict, trusted: bool = False) -> Verdict | None:
-    """The verdicts that need no build and no device: no code, or (strict) static findings."""
-    if not code or not code.strip():
-        return Verdict.unmeasured(Status.NO_CODE, "no code to evaluate", **base)
-    if config.strict and not trusted:
-        details = static_details(code)
-        if details:
-            return Verdict.flagged(Status.CHEAT, None, details, **base)
-    return None

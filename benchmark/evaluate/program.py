@@ -6,9 +6,12 @@ task is checked and measured the same way everywhere."""
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Callable
+
 import torch
 
-from benchmark.evaluate.timing import Arm, Timer, TimingConfig
+from benchmark.evaluate.timing import Timer, TimingConfig
 from benchmark.verdict import TimingStats
 
 N_TIMING_SETS = 3
@@ -53,11 +56,23 @@ class TaskProgram:
             return len(fn())
 
     def build(self, cls, seed: int) -> torch.nn.Module:
+        init, _ = self.init_values(seed)
+        with self.device:
+            model = cls(*init)
+        return model.to(self.device) if isinstance(model, torch.nn.Module) else model
+
+    def init_values(self, seed: int) -> tuple[list, dict[str, str]]:
+        """The constructor's arguments under `seed`, and the random state right after them (base64
+        of torch's CPU state, and the device's on CUDA): a model built from that state draws the same
+        parameters as `build` gives it, in any process (benchmark.evaluate.candidate_server)."""
         torch.manual_seed(seed)
         with self.device:
             init = self._to_device(list(self.module.get_init_inputs()))
-            model = cls(*init)
-        return model.to(self.device) if isinstance(model, torch.nn.Module) else model
+        state = {"cpu": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode()}
+        if self.device.type == "cuda":
+            cuda = torch.cuda.get_rng_state(self.device)
+            state["cuda"] = base64.b64encode(cuda.numpy().tobytes()).decode()
+        return init, state
 
 
 def clone_args(values: list) -> list:
@@ -91,7 +106,9 @@ def restate_seeds(seed: int) -> list[int]:
     return [seed + 7000, seed + 7001]
 
 
-def model_arm(model, sets: list, keep: dict | None = None, slot: list | None = None) -> Arm:
+def model_arm(
+    model, sets: list, keep: dict | None = None, slot: list | None = None
+) -> tuple[Callable[[int], None], Callable[[int], None]]:
     """(call, prepare) timing `model` rotating through the timing input `sets`, each cloned fresh
     (untimed) into `slot` before its call, the slot's previous clone freed first, so the caching
     allocator can hand the new clone the block the last one held. With `keep`, the output of each
@@ -110,7 +127,9 @@ def model_arm(model, sets: list, keep: dict | None = None, slot: list | None = N
     return call, prepare
 
 
-def paired_arms(reference, candidate, sets: list, keep: dict | None = None) -> list[Arm]:
+def paired_arms(
+    reference, candidate, sets: list, keep: dict | None = None
+) -> list[tuple[Callable, Callable]]:
     """The two arms of an interleaved timing, sharing one input slot: each clone is made just after
     the other arm's was freed, so the caching allocator hands both calls of a round the same block
     wherever no other block of its size is free then (an input larger than each output, as a

@@ -1,21 +1,18 @@
-"""Reference work once per task: what a child computed about the reference, kept by the parent for
+"""Reference work once per task: what a judge computed about the reference, kept by the parent for
 the next sample of the same task.
 
-Every sample's child computes the reference's outputs (eager and exact, for every correctness trial,
-timing set and stateful-check input), its floor and its brief time alone, all before it imports its
-candidate. They depend only on the task, the seed, the device and the evaluation settings, so the
+Every sample's judge (benchmark.evaluate.judge) computes the reference's outputs (eager and exact,
+for every correctness trial, timing set and stateful-check input), its floor and its brief time
+alone. They depend only on the task, the seeds, the device and the evaluation settings, so the
 evaluating parent keeps them (`ReferenceStore`, keyed by `StoreKey`, bounded in bytes, least
-recently used out first) and hands them to the next child of that key on its stdin, before that
-child imports its candidate: the same tensors in the same process memory as when the child
-computed them, so a candidate can reach nothing it could not reach before. The store is never a
-file, since candidates may read the filesystem.
+recently used out first) and hands them to the next judge of that key in its job. The judge never
+runs candidate code and the candidate's process never sees the job, so nothing of the store reaches
+a candidate. The store is never a file, since candidates may read the filesystem.
 
-A child checks what it is given before using it: its environment (GPU, torch, CUDA) must be the one
+A judge checks what it is given before using it: its environment (GPU, torch, CUDA) must be the one
 that computed it, and a fingerprint of the reference model's state and of every input set it
 regenerates from the seeds must match; otherwise, or when anything fails, it computes as without a
-store. What a child computed itself it offers back in its result, sealed (`seal`) with a key of its
-job before the candidate is imported, so that candidate code cannot make the parent keep anything
-else; the parent keeps only offers whose seal holds (`ReferenceStore.accept`).
+store. What a judge computed itself it offers back in its report (`JudgeReport.reference_offer`).
 
 Outputs are kept only up to `max_entry_bytes` per task: large outputs cost more to move through the
 pipes than an H200 takes to recompute them, and the sandbox reads a result line in time quadratic
@@ -27,22 +24,32 @@ from __future__ import annotations
 import base64
 import dataclasses
 import hashlib
-import hmac
 import io
 import json
-import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import torch
 
+from benchmark.evaluate.boundary import JudgeJob, StoredReference, encode
+
 STORE_FORMAT = 1  # of the summary and the blob; part of every key
 DEFAULT_STORE_BYTES = 512 * 2**20
 DEFAULT_ENTRY_BYTES = 4 * 2**20
 SAMPLED_ELEMENTS = 4096  # values per tensor taken into the fingerprint, spread over the whole tensor
 # The job fields that decide what the reference phase computes (the task itself is its hash).
-REFERENCE_JOB_FIELDS = ("device", "trials", "seed", "baseline", "measure", "magnitude", "dtype", "timing")
+REFERENCE_JOB_FIELDS = (
+    "device",
+    "trials",
+    "seed",
+    "input_seed",
+    "baseline",
+    "measure",
+    "magnitude",
+    "dtype",
+    "timing",
+)
 
 
 @dataclass(frozen=True)
@@ -54,23 +61,11 @@ class StoreKey:
     settings: str  # digest of the job's REFERENCE_JOB_FIELDS and STORE_FORMAT
 
     @classmethod
-    def for_job(cls, task_hash: str, job: dict, gpu: int | None) -> StoreKey:
-        fields = {name: job.get(name) for name in REFERENCE_JOB_FIELDS} | {"format": STORE_FORMAT}
+    def for_job(cls, task_hash: str, job: JudgeJob, gpu: int | None) -> StoreKey:
+        plain = json.loads(encode(job))
+        fields = {name: plain[name] for name in REFERENCE_JOB_FIELDS} | {"format": STORE_FORMAT}
         settings = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
-        return cls(task_hash, job["seed"], job["device"], gpu, settings)
-
-
-@dataclass(frozen=True)
-class StoredReference:
-    """`summary` (JSON: format, env, inputs fingerprint, exact reference, floor, timings) and `blob`,
-    the outputs as `pack` writes them, or None where they were larger than the entry bound."""
-
-    summary: dict
-    blob: str | None = None
-
-    @property
-    def nbytes(self) -> int:
-        return len(json.dumps(self.summary)) + len(self.blob or "")
+        return cls(task_hash, job.seed, job.device, gpu, settings)
 
 
 @dataclass
@@ -78,7 +73,6 @@ class StoreStats:
     hits: int = 0  # lookups that found an entry (the child may still find it stale)
     misses: int = 0
     stored: int = 0  # offers kept
-    rejected: int = 0  # offers whose seal did not hold, or malformed
     evicted: int = 0  # entries dropped for the byte bound
     blobs_dropped: int = 0  # offered outputs larger than the entry bound (the summary was kept)
 
@@ -133,42 +127,13 @@ class ReferenceStore:
                 self.stats.evicted += 1
         return True
 
-    def job_fields(self, key: StoreKey) -> tuple[dict, str]:
-        """What a child's job carries for the store, and the seal key the parent checks its offer with."""
-        mac_key = secrets.token_hex(32)
-        entry = self.get(key)
-        stored = None if entry is None else {"summary": entry.summary, "blob": entry.blob}
+    def job_fields(self, key: StoreKey) -> dict:
+        """What a judge's job carries for the store (benchmark.evaluate.boundary.JudgeJob's fields)."""
         return {
-            "reference": stored,
-            "store_key": mac_key,
+            "reference": self.get(key),
             "reference_entry_bytes": self.max_entry_bytes,
-        }, mac_key
-
-    def accept(self, key: StoreKey, offer: object, mac_key: str) -> bool:
-        """Keep a child's offer if its seal holds: it was made, with `mac_key`, before the candidate ran."""
-        try:
-            summary, blob, mac = offer["summary"], offer["blob"], offer["mac"]
-            valid = (
-                isinstance(summary, dict)
-                and isinstance(mac, str)
-                and (blob is None or isinstance(blob, str))
-                and summary.get("format") == STORE_FORMAT
-                and secrets.compare_digest(mac, seal(mac_key, summary, blob))
-            )
-        except (KeyError, TypeError, ValueError):
-            valid = False
-        if not valid:
-            with self._lock:
-                self.stats.rejected += 1
-            return False
-        return self.put(key, StoredReference(summary, blob))
-
-
-def seal(mac_key: str, summary: dict, blob: str | None) -> str:
-    """HMAC of the summary and of the blob's digest, so the parent can tell an offer made before the
-    candidate loaded (when the child still held `mac_key`) from anything made after."""
-    body = json.dumps(summary, sort_keys=True) + "\n" + hashlib.sha256((blob or "").encode()).hexdigest()
-    return hmac.new(mac_key.encode(), body.encode(), hashlib.sha256).hexdigest()
+            "keeps_reference": True,
+        }
 
 
 class Fingerprint:

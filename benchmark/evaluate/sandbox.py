@@ -30,14 +30,16 @@ import os
 import secrets
 import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmark.evaluate.boundary import Envelope, encode
 from benchmark.evaluate.candidate import WAIT_CLOCK as WAIT  # the clock charged to no limit
 from benchmark.evaluate.channel import CLOCK_PREFIX, sign
 from benchmark.evaluate.confine import Limits
@@ -221,33 +223,50 @@ class Clocks:
         return (self.initial if capped or self.current == WAIT else self.current), capped
 
 
-def _read_until(fd: int, nonce: str, clocks: Clocks) -> tuple[bytes, tuple[str, bool] | None]:
-    """Read the pipe until EOF (child done) or a limit runs out, following the child's clock
-    messages on the way; returns (data, the overrun or None)."""
-    chunks: list[bytes] = []
-    partial: list[bytes] = []  # the line being received, in pieces: joined once, when it ends
+class Pipe:
+    """A child's result pipe, read as it comes: its clock messages followed as they arrive, the rest
+    kept for the signed result at the end."""
+
+    def __init__(self, fd: int, nonce: str, on_clock: Callable[[str], None]):
+        self.fd, self.nonce, self.on_clock = fd, nonce, on_clock
+        self.chunks: list[bytes] = []
+        self.partial: list[bytes] = []  # the line being received, in pieces: joined once, when it ends
+        self.closed = False
+
+    def read(self) -> None:
+        data = os.read(self.fd, 1 << 16)
+        if not data:
+            self.closed = True
+            return
+        self.chunks.append(data)
+        if b"\n" not in data:
+            self.partial.append(data)
+            return
+        head, _, rest = data.rpartition(b"\n")
+        lines = (b"".join(self.partial) + head).split(b"\n")
+        self.partial = [rest] if rest else []
+        for line in lines:
+            name = _clock_name(line, self.nonce)
+            if name is not None:
+                self.on_clock(name)
+
+    def result(self) -> dict | None:
+        return _verified(b"".join(self.chunks), self.nonce)
+
+
+def _read_until(pipes: list[Pipe], done: Pipe, clocks: Clocks) -> tuple[str, bool] | None:
+    """Read the pipes until `done` closes (its child finished) or a limit runs out; the overrun or None."""
     while True:
         now = time.monotonic()
         over = clocks.overrun(now)
         if over is not None:
-            return b"".join(chunks), over
-        ready, _, _ = select.select([fd], [], [], min(max(clocks.deadline() - now, 0.0), 1.0))
-        if not ready:
-            continue
-        data = os.read(fd, 1 << 16)
-        if not data:
-            return b"".join(chunks), None
-        chunks.append(data)
-        if b"\n" not in data:
-            partial.append(data)
-            continue
-        head, _, rest = data.rpartition(b"\n")
-        lines = (b"".join(partial) + head).split(b"\n")
-        partial = [rest] if rest else []
-        for line in lines:
-            name = _clock_name(line, nonce)
-            if name is not None:
-                clocks.switch(name, time.monotonic())
+            return over
+        open_pipes = {p.fd: p for p in pipes if not p.closed}
+        ready, _, _ = select.select(list(open_pipes), [], [], min(max(clocks.deadline() - now, 0.0), 1.0))
+        for fd in ready:
+            open_pipes[fd].read()
+        if done.closed:
+            return None
 
 
 CLOCK_LINE_MAX = 1024  # a clock message is short; longer lines (the result) are not parsed for one
@@ -283,12 +302,13 @@ def _start(
         forked = ZYGOTE.fork(ForkRequest(cwd, env, limits), fds)
         if forked is not None:
             return forked, "zygote"
+    link = [] if fds.link is None else [str(fds.link)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmark.evaluate.worker", str(fds.result), limits.to_arg()],
+        [sys.executable, "-m", "benchmark.evaluate.worker", str(fds.result), limits.to_arg(), *link],
         stdin=fds.stdin,
         stdout=fds.log,
         stderr=subprocess.STDOUT,
-        pass_fds=(fds.result,),
+        pass_fds=tuple(fd for fd in (fds.result, fds.link) if fd is not None),
         cwd=cwd,
         env=env,
         start_new_session=True,
@@ -331,59 +351,216 @@ def kill_session(sid: int) -> None:
                 pass
 
 
+@dataclass
+class _Child:
+    """One started worker as the parent sees it."""
+
+    role: str
+    proc: subprocess.Popen | ForkedChild
+    started_by: str
+    pipe: Pipe
+    log_path: Path
+    stdin_w: int
+
+    def send(self, envelope: Envelope) -> None:
+        try:
+            with open(self.stdin_w, "wb") as stdin:
+                stdin.write(encode(envelope).encode())
+        except BrokenPipeError:
+            pass
+
+
+def _launch(
+    role: str,
+    job: object,
+    clock: str,
+    folder: Path,
+    env: dict[str, str],
+    limits: Limits,
+    on_clock: Callable[[str], None],
+    link: socket.socket | None = None,
+) -> _Child:
+    """Start one worker in `folder` (its cwd and TMPDIR) and hand it its envelope on stdin."""
+    nonce = secrets.token_hex(32)
+    log_path = folder / f"{role}.log"
+    read_fd, write_fd = os.pipe()
+    stdin_r, stdin_w = os.pipe()
+    link_fd = None if link is None else link.fileno()
+    with open(log_path, "wb") as log_file:
+        proc, started_by = _start(
+            str(folder),
+            scrubbed_env({**env, "TMPDIR": str(folder)}),
+            limits,
+            Descriptors(result=write_fd, log=log_file.fileno(), stdin=stdin_r, link=link_fd),
+        )
+    os.close(write_fd)
+    os.close(stdin_r)
+    child = _Child(role, proc, started_by, Pipe(read_fd, nonce, on_clock), log_path, stdin_w)
+    child.send(Envelope(role, _plain_job(job), nonce, clock))
+    return child
+
+
+def _plain_job(job: object) -> dict:
+    return json.loads(encode(job))
+
+
+def _finish(
+    children: list[_Child], over: tuple[str, bool] | None, clocks: Clocks, t0: float
+) -> list[ChildOutcome]:
+    """Kill every child's session, reap them, and describe each."""
+    stopped = time.monotonic()  # what the clocks charge: killing and reaping are not the children's
+    for child in children:
+        os.close(child.pipe.fd)
+        kill_session(child.proc.pid)  # the worker and anything it started
+    returncodes = [child.proc.wait() for child in children]
+    end = time.monotonic()
+    charged = {name: clocks.spent(name, stopped) for name in clocks.charged}
+    outcomes = []
+    for child, rc in zip(children, returncodes, strict=True):
+        tail = child.log_path.read_text(errors="replace")[-3000:] if child.log_path.exists() else ""
+        outcomes.append(
+            ChildOutcome(
+                None if over else child.pipe.result(),
+                rc,
+                over is not None,
+                end - t0,
+                tail,
+                limit=over[0] if over else None,
+                limits=dict(clocks.limits),
+                charged_s=charged,
+                capped=bool(over and over[1]),
+                started_by=child.started_by,
+            )
+        )
+    return outcomes
+
+
 def run_job(
-    job: dict,
+    role: str,
+    job: object,
     limits: float | Mapping[str, float],
     workdir: Path | None = None,
     env: dict[str, str] | None = None,
     clock: str = "run",
 ) -> ChildOutcome:
-    """Run `job` in a fresh worker (benchmark.evaluate.worker.serve), its time counted against `limits`
+    """Run one worker of `role` on `job` (a boundary record), its time counted against `limits`
     (seconds per clock; a number is the limit of `clock`, the child's first clock); kill its whole
     process group when a clock runs out. The clocks start when the child does, never while it
     waits to be run."""
     limits = {clock: float(limits)} if isinstance(limits, int | float) else dict(limits)
-    nonce = secrets.token_hex(32)
-    payload = json.dumps({**job, "nonce": nonce, "clock": clock, "evaluator_pid": os.getpid()})
+    following = Following(initial=clock)
     with tempfile.TemporaryDirectory(prefix="solbench-", dir=workdir) as tmp:
-        log_path = Path(tmp) / "child.log"
-        read_fd, write_fd = os.pipe()
-        stdin_r, stdin_w = os.pipe()
-        with open(log_path, "wb") as log_file:
-            child, started_by = _start(
-                tmp,
-                scrubbed_env({**(env or {}), "TMPDIR": tmp}),
-                child_limits(limits),
-                Descriptors(result=write_fd, log=log_file.fileno(), stdin=stdin_r),
-            )
+        child = _launch(role, job, clock, Path(tmp), env or {}, child_limits(limits), following.says)
         t0 = time.monotonic()  # after the start: a wait for the zygote to become ready is not the child's
-        clocks = Clocks(limits, clock, t0)
-        os.close(write_fd)
-        os.close(stdin_r)
+        clocks = following.start(Clocks(limits, clock, t0))
+        over = None
         try:
-            try:
-                with open(stdin_w, "wb") as stdin:
-                    stdin.write(payload.encode())
-            except BrokenPipeError:
-                pass
-            raw, over = _read_until(read_fd, nonce, clocks)
-            stopped = time.monotonic()  # what the clocks charge: killing and reaping are not the child's
+            over = _read_until([child.pipe], child.pipe, clocks)
         finally:
-            os.close(read_fd)
-            kill_session(child.pid)  # the worker and anything it started
-            returncode = child.wait()
-        end = time.monotonic()
-        tail = log_path.read_text(errors="replace")[-3000:] if log_path.exists() else ""
-    charged = {name: clocks.spent(name, stopped) for name in clocks.charged}
-    return ChildOutcome(
-        None if over else _verified(raw, nonce),
-        returncode,
-        over is not None,
-        end - t0,
-        tail,
-        limit=over[0] if over else None,
-        limits=limits,
-        charged_s=charged,
-        capped=bool(over and over[1]),
-        started_by=started_by,
-    )
+            (outcome,) = _finish([child], over, clocks, t0)
+    return outcome
+
+
+class Following:
+    """The clocks a child's messages switch (`says`), once they exist (`start`)."""
+
+    def __init__(self, initial: str):
+        self.clocks: Clocks | None = None
+        self.current = initial
+
+    def start(self, clocks: Clocks) -> Clocks:
+        self.clocks = clocks
+        return clocks
+
+    def says(self, name: str) -> None:
+        self.current = name
+        if self.clocks is not None:
+            self.clocks.switch(name, time.monotonic())
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    """The judge's outcome (its result the report) and the candidate's process's (no result)."""
+
+    judge: ChildOutcome
+    candidate: ChildOutcome
+
+
+class PairClock:
+    """Which limit a sample's time counts against while two children work on it: none while the
+    judge waits for the device lock, the build limit (or none) while the candidate's process builds
+    (or waits for another process's build), else the run limit."""
+
+    def __init__(self) -> None:
+        self.clocks: Clocks | None = None
+        self.judge = self.candidate = "run"
+
+    def judge_says(self, name: str) -> None:
+        self.judge = name
+        self._switch()
+
+    def candidate_says(self, name: str) -> None:
+        self.candidate = name
+        self._switch()
+
+    def _switch(self) -> None:
+        if self.clocks is not None:
+            name = WAIT if self.judge == WAIT else self.candidate
+            self.clocks.switch(name, time.monotonic())
+
+
+def run_pair(
+    judge_job: object,
+    candidate_job: object,
+    limits: Mapping[str, float],
+    workdir: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> PairOutcome:
+    """One sample in two workers: the candidate's process, started first (its import runs while the
+    judge computes the reference), and the judge, joined by a socket pair (benchmark.evaluate.link).
+    Both are killed, with everything they started, when the judge has reported or a limit runs out;
+    the sample's clocks follow both (`PairClock`)."""
+    limits = dict(limits)
+    pair = PairClock()
+    judge_end, candidate_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with tempfile.TemporaryDirectory(prefix="solbench-", dir=workdir) as tmp:
+        folder, children, over = Path(tmp), [], None
+        try:
+            with candidate_end:
+                children.append(
+                    _launch(
+                        "candidate",
+                        candidate_job,
+                        "run",
+                        folder,
+                        env or {},
+                        child_limits(limits),
+                        pair.candidate_says,
+                        candidate_end,
+                    )
+                )
+            with judge_end:
+                children.append(
+                    _launch(
+                        "judge",
+                        judge_job,
+                        "run",
+                        folder,
+                        env or {},
+                        child_limits(limits),
+                        pair.judge_says,
+                        judge_end,
+                    )
+                )
+            t0 = time.monotonic()  # after the starts: waiting for the zygote is not the sample's
+            clocks = Clocks(limits, "run", t0)
+            pair.clocks = clocks
+            over = _read_until([c.pipe for c in children], children[-1].pipe, clocks)
+        finally:
+            if len(children) < 2:  # a start failed: nothing to wait for
+                for child in children:
+                    os.close(child.pipe.fd)
+                    kill_session(child.proc.pid)
+                    child.proc.wait()
+        candidate, judge = _finish(children, over, clocks, t0)
+    return PairOutcome(judge, candidate)

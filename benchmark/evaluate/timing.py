@@ -34,6 +34,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import torch
 
@@ -120,8 +121,6 @@ def launch_cover_ms(launch_ms: float, call_ms: float) -> float:
     )
 
 
-Arm = tuple[Callable[[int], object], Callable[[int], object] | None]  # (call, prepare) of one timed model
-
 TRACE_ENV = "SOLBENCH_TIMING_TRACE"  # a folder: with it set, each candidate timing's rounds come back
 # from the child and are written there (`write_trace`), so a run whose speedup stands apart can be read
 # round by round (scripts/bench_harness.py sets it for its repeats; nothing else does)
@@ -181,33 +180,33 @@ class Interleaved:
     stream_gaps_ms: list[float]  # per arm, the median device work that trailed its current stream
 
 
-class Timer:
-    """Times calls on one device; `call(i)` runs the i-th timed call (the caller rotates inputs
-    and keeps outputs; anything it does outside `call` is not timed)."""
+class CallTimer:
+    """One call's time, measured where the call runs: the one part of the protocol that runs in the
+    candidate's process for the candidate (benchmark.evaluate.candidate_server), kept small because
+    that process is the candidate's. It brackets a call (the L2 flush, on CUDA the device-side wait it is
+    launched behind, events on the current stream, a device-wide synchronize) and returns raw numbers;
+    every statistic is made from them elsewhere (`Timer`, in the judge)."""
 
-    def __init__(self, device: str, config: TimingConfig = TimingConfig()):
+    def __init__(self, device: str | torch.device, flush_l2: bool = True):
         self.device = torch.device(device)
-        self.config = config
         self.cuda = self.device.type == "cuda"
         self._flush_buf = None
-        if self.cuda and config.flush_l2:
+        if self.cuda and flush_l2:
             l2 = torch.cuda.get_device_properties(self.device).L2_cache_size or 64 * 2**20
             self._flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=self.device)
         self._cycles_per_ms: float | None = None  # of `torch.cuda._sleep`, measured once
-        self.cover_ms = (
-            LAUNCH_COVER_MS  # device-side wait ahead of each call behind the flush, set per timing
-        )
-        empty = [self._once(lambda: None) for _ in range(25)]
+        empty = [self.once(lambda: None) for _ in range(25)]
+        # what the bracket itself costs: subtracted on the CPU, the floor of trailing work on CUDA
         self.overhead_ms = 0.0 if self.cuda else statistics.median(t for t, _ in empty)
-        self._gap_floor_ms = statistics.median(g for _, g in empty)
+        self.gap_floor_ms = statistics.median(g for _, g in empty)
 
-    def _once(self, fn: Callable[[], object], behind_flush: bool = False) -> tuple[float, float]:
-        """(ms from start to the current stream's end, ms of device work that trailed it).
-
-        The trailing work is what a device-wide synchronize still waits for once the host has seen the
-        current stream finish, timed on the host between those two moments. The host's own wake-up
-        after the stream finishes falls outside that window, so a busy CPU cannot pass for side-stream
-        work (timing the window with a device event after the synchronize counted the wake-up too)."""
+    def once(
+        self, fn: Callable[[], object], behind_flush: bool = False, cover_ms: float = LAUNCH_COVER_MS
+    ) -> tuple[float, float]:
+        """(ms from start to the current stream's end, ms a device-wide synchronize still waited once
+        the host had seen that stream finish: work on other streams). The host's own wake-up after
+        the stream finishes falls outside that window, so a busy CPU cannot pass for side-stream work.
+        `behind_flush`: launched while the device still runs the flush and a wait of `cover_ms`."""
         if not self.cuda:
             t0 = time.perf_counter()
             fn()
@@ -219,7 +218,7 @@ class Timer:
         if self._flush_buf is not None:
             self._flush_buf.zero_()
         if behind_flush:
-            torch.cuda._sleep(max(int(self.cover_ms * self._sleep_rate()), 1))
+            torch.cuda._sleep(max(int(cover_ms * self._sleep_rate()), 1))
         else:
             torch.cuda.synchronize()
         start.record()
@@ -230,6 +229,29 @@ class Timer:
         torch.cuda.synchronize()  # device-wide: whatever side streams still run
         trailing_ms = (time.perf_counter() - t_stream) * 1e3
         return start.elapsed_time(stream_end), trailing_ms
+
+    def warm(self, fn: Callable[[], object], covered: bool, cover_ms: float) -> tuple[float, float]:
+        """One warm-up call: (ms the host took to launch it, ms it took: on CUDA the device's, on CPU
+        the host's); `covered`: made as a timed call is (`once` behind the flush)."""
+        host: list[float] = []
+
+        def launch() -> None:
+            t = time.perf_counter()
+            fn()
+            host.append((time.perf_counter() - t) * 1e3)
+
+        if covered:
+            took, _ = self.once(launch, behind_flush=True, cover_ms=cover_ms)
+            return host[0], took
+        if not self.cuda:
+            launch()
+            return host[0], host[0]
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        launch()
+        end.record()
+        torch.cuda.synchronize()
+        return host[0], start.elapsed_time(end)
 
     def _sleep_rate(self) -> float:
         """Cycles per millisecond of `torch.cuda._sleep` (its clock rate), measured once on this device."""
@@ -244,6 +266,61 @@ class Timer:
             self._cycles_per_ms = probe / max(start.elapsed_time(end), 1e-3)
         return self._cycles_per_ms
 
+
+class Arm(Protocol):
+    """One timed model, wherever it runs: a `LocalArm` in this process, or the candidate's calls in its
+    own process (benchmark.evaluate.link.RemoteArm). `overhead_ms` and `gap_floor_ms` are its
+    CallTimer's calibration."""
+
+    overhead_ms: float
+    gap_floor_ms: float
+
+    def warm(self, i: int, covered: bool, cover_ms: float) -> tuple[float, float]:
+        """Prepare and make warm-up call i: (launch ms, call ms), as `CallTimer.warm`."""
+        ...
+
+    def timed(self, i: int, behind_flush: bool, cover_ms: float) -> tuple[float, float]:
+        """Prepare (untimed) and make timed call i: (stream ms, trailing ms), as `CallTimer.once`."""
+        ...
+
+
+class LocalArm:
+    """`call(i)` timed in this process; `prepare(i)` runs untimed before each call (to clone a fresh
+    input set, say)."""
+
+    def __init__(
+        self, timer: CallTimer, call: Callable[[int], object], prepare: Callable[[int], object] | None = None
+    ):
+        self.timer, self.call, self.prepare = timer, call, prepare
+        self.overhead_ms, self.gap_floor_ms = timer.overhead_ms, timer.gap_floor_ms
+
+    def warm(self, i: int, covered: bool, cover_ms: float) -> tuple[float, float]:
+        if self.prepare:
+            self.prepare(i)
+        return self.timer.warm(lambda: self.call(i), covered, cover_ms)
+
+    def timed(self, i: int, behind_flush: bool, cover_ms: float) -> tuple[float, float]:
+        if self.prepare:
+            self.prepare(i)
+        return self.timer.once(lambda: self.call(i), behind_flush, cover_ms)
+
+
+class Timer:
+    """The timing protocol's loop and statistics over arms (`Arm`): warm-up, rounds, the stopping rule,
+    medians and the paired ratio. It runs in the judge; only `CallTimer` runs beside the timed code."""
+
+    def __init__(self, device: str, config: TimingConfig = TimingConfig()):
+        self.device = torch.device(device)
+        self.config = config
+        self.cuda = self.device.type == "cuda"
+        self.calls = CallTimer(self.device, config.flush_l2)
+        self.cover_ms = (
+            LAUNCH_COVER_MS  # device-side wait ahead of each call behind the flush, set per timing
+        )
+
+    def arm(self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None) -> LocalArm:
+        return LocalArm(self.calls, call, prepare)
+
     def time(
         self,
         call: Callable[[int], object],
@@ -252,7 +329,7 @@ class Timer:
     ) -> TimingStats:
         """`prepare(i)` runs untimed before call i (e.g. to clone a fresh input set); `config`
         replaces the timer's own for this timing."""
-        return self.interleaved([(call, prepare)], config).stats[0]
+        return self.interleaved([self.arm(call, prepare)], config).stats[0]
 
     @staticmethod
     def _cover(launch_ms: list[list[float]], call_ms: list[list[float]]) -> float:
@@ -261,33 +338,14 @@ class Timer:
             max(statistics.median(m) for m in launch_ms), max(statistics.median(c) for c in call_ms)
         )
 
-    def _warm_call(self, call: Callable[[int], object], i: int, covered: bool) -> tuple[float, float]:
-        """One warm-up call: (ms the host took to launch it, ms it took: on CUDA the device's, on CPU
-        the host's); `covered`: made as a timed call is (`_once` behind the flush)."""
-        host: list[float] = []
-
-        def launch() -> None:
-            t = time.perf_counter()
-            call(i)
-            host.append((time.perf_counter() - t) * 1e3)
-
-        if covered:
-            took, _ = self._once(launch, behind_flush=True)
-            return host[0], took
-        if not self.cuda:
-            launch()
-            return host[0], host[0]
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        launch()
-        end.record()
-        torch.cuda.synchronize()
-        return host[0], start.elapsed_time(end)
-
-    def interleaved(self, arms: Sequence[Arm], config: TimingConfig | None = None) -> Interleaved:
-        """Time several calls side by side: one call of each arm per round, the order reversed every
-        other round, so clock, thermal and host drift fall on every arm alike and their ratio holds.
-        Warm-up, the stopping rule and the cap apply to each arm as in a single timing."""
+    def interleaved(
+        self, arms: Sequence[Arm | tuple[Callable, Callable | None]], config: TimingConfig | None = None
+    ) -> Interleaved:
+        """Time several arms side by side: one call of each per round, the order reversed every other
+        round, so clock, thermal and host drift fall on every arm alike and their ratio holds.
+        Warm-up, the stopping rule and the cap apply to each arm as in a single timing. An arm given
+        as `(call, prepare)` runs in this process."""
+        arms = [self.arm(*a) if isinstance(a, tuple) else a for a in arms]
         cfg, n = config or self.config, len(arms)
         i, t_start = 0, time.monotonic()
         t_warm = t_start + cfg.warmup_seconds * n
@@ -298,16 +356,12 @@ class Timer:
         while True:
             i += 1
             # After the first calls, warm up as the timed rounds run (the flush, then the call behind a
-            # cover sized from the calls so far), so the clocks settle at the timed rounds' duty cycle:
-            # on the H200 a bf16 matmul warmed up back to back ran 12-16% slower in its first ~10 timed
-            # rounds while its clocks climbed, which moved the ratio of those rounds by 3-5%.
+            # cover sized from the calls so far), so the clocks settle at the timed rounds' duty cycle.
             covered = self.cuda and cfg.launch_behind_flush and i > first
             if covered and i == first + 1:
                 self.cover_ms = self._cover(launch_ms, call_ms)
-            for (call, prepare), launches, calls in zip(arms, launch_ms, call_ms, strict=True):
-                if prepare:
-                    prepare(-i)
-                launch, took = self._warm_call(call, -i, covered)
+            for arm, launches, calls in zip(arms, launch_ms, call_ms, strict=True):
+                launch, took = arm.warm(-i, covered, self.cover_ms)
                 launches.append(launch)
                 calls.append(took)
             now = time.monotonic()
@@ -326,14 +380,12 @@ class Timer:
         while i < cfg.max_runs:
             round_starts.append(time.monotonic())
             for k in range(n) if i % 2 == 0 else reversed(range(n)):
-                call, prepare = arms[k]
-                if prepare:
-                    prepare(i)
-                stream_ms, gap = self._once(lambda i=i, call=call: call(i), cfg.launch_behind_flush)
-                trailing = max(gap - self._gap_floor_ms, 0.0)
+                arm = arms[k]
+                stream_ms, gap = arm.timed(i, cfg.launch_behind_flush, self.cover_ms)
+                trailing = max(gap - arm.gap_floor_ms, 0.0)
                 if trailing <= max(0.01, 0.05 * stream_ms):
                     trailing = 0.0  # the bracket's own jitter, not work
-                samples[k].append(max(stream_ms + trailing - self.overhead_ms, 1e-6))
+                samples[k].append(max(stream_ms + trailing - arm.overhead_ms, 1e-6))
                 gaps[k].append(trailing)
             i += 1
             elapsed = time.monotonic() - t0

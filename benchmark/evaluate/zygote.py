@@ -7,11 +7,13 @@ it. Each child is a fresh fork of the same clean zygote, which never runs task o
 and never initializes CUDA (it checks), so nothing of one sample survives into the next.
 
 Why a separate process: the evaluating process is multi-threaded (the verifier's pools) and must
-never fork itself. The zygote is single-purpose: it imports (PRELOAD), then forks from its only
-Python thread on request (the one other OS thread, OpenBLAS's pool from the import, is idle and
-prepares for forks itself). The parent asks over a socket pair, passing the result pipe's write end,
-the log file and the job's stdin with SCM_RIGHTS, and a reply socket on which the zygote answers
-the child's pid and, once it has reaped the child, its exact exit status.
+never fork itself. The zygote is single-purpose: it imports (PRELOAD), then forks on request, and
+only while it has one thread (`fork_alone`; the pool OpenBLAS would start at import is kept to its
+calling thread, SINGLE_THREADED_ENV). The parent asks over a socket pair, passing the result pipe's
+write end, the log file, the job's stdin and (for the judge and the candidate's process) their
+channel's end with SCM_RIGHTS, and a reply socket on which the zygote answers the child's pid and,
+once it has reaped the child, its exact exit status. Each sample is two children: the judge and the
+candidate's process (benchmark.evaluate.sandbox.run_pair).
 
 The forked child becomes what a spawned worker is: its own session and process group (the
 parent's kill of the group still kills everything it started), stdout and stderr on the log,
@@ -43,7 +45,6 @@ import tempfile
 import threading
 import time
 import traceback
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -57,6 +58,8 @@ PRELOAD = (
     "benchmark.evaluate.sol",
     "benchmark.evaluate.device_profile",
     "benchmark.cuda_raw",
+    "benchmark.evaluate.judge",
+    "benchmark.evaluate.candidate_server",
 )
 OPTIONAL_PRELOAD = ("triton", "triton.language")  # imported where installed (Triton candidates)
 # Read when used, so they may differ per job: a fork honours them. Any other variable must match
@@ -92,6 +95,10 @@ class Descriptors:
     result: int  # write end of the result pipe
     log: int  # the log file: the child's stdout and stderr
     stdin: int  # read end of the pipe the job is written to
+    link: int | None = None  # the judge's or the candidate's end of their channel (benchmark.evaluate.link)
+
+    def passed(self) -> list[int]:
+        return [self.result, self.log, self.stdin] + ([] if self.link is None else [self.link])
 
 
 def _recv_json(sock: socket.socket) -> dict | None:
@@ -148,9 +155,7 @@ class _Running:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         body = {"cwd": request.cwd, "env": request.env, "limits": request.limits.to_arg()}
         try:
-            socket.send_fds(
-                self.control, [json.dumps(body).encode()], [theirs.fileno(), fds.result, fds.log, fds.stdin]
-            )
+            socket.send_fds(self.control, [json.dumps(body).encode()], [theirs.fileno(), *fds.passed()])
             ours.settimeout(REPLY_TIMEOUT_S)
             msg = _recv_json(ours)
         except TimeoutError as e:
@@ -346,9 +351,34 @@ def probe_exit_code(pid: int) -> int:
         time.sleep(0.01)
 
 
+def thread_names() -> list[str]:
+    """The names of this process's OS threads (Linux; one entry, this one, elsewhere)."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return [threading.current_thread().name]
+    names = []
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:
+            names.append("?")
+    return names
+
+
+def fork_alone() -> int:
+    """os.fork, refused while this process has another thread: a fork copies only the calling
+    thread, and whatever the others held (a lock, a half-made pool) would be held forever in the child."""
+    names = thread_names()
+    if len(names) > 1:
+        raise RuntimeError(f"not forking with {len(names)} threads ({', '.join(sorted(names))})")
+    return os.fork()
+
+
 def probe(question: Callable[[], bool]) -> bool:
     """`question` answered in a throwaway forked child; a child that raises or hangs says yes."""
-    pid = os.fork()
+    pid = fork_alone()
     if pid == 0:
         try:
             os._exit(1 if question() else 0)
@@ -394,7 +424,13 @@ def poisons_fork(action: Callable[[], None]) -> bool:
     return probe(poisoned_after)
 
 
-NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"  # torch.cuda.is_available() through NVML: no runtime call
+NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
+# Libraries that start a pool of threads at import (numpy's OpenBLAS does): one thread each in the
+# zygote, so that it forks alone (its children never run numpy's BLAS in anger).
+SINGLE_THREADED_ENV = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "GOTO_NUM_THREADS": "1",
+}  # torch.cuda.is_available() through NVML: no runtime call
 
 
 def preload() -> None:
@@ -468,14 +504,14 @@ class Server:
                         pass
                 self.reap()
             if self.control in ready:
-                data, fds, flags, _ = socket.recv_fds(self.control, MAX_MESSAGE, 4)
+                data, fds, flags, _ = socket.recv_fds(self.control, MAX_MESSAGE, 5)
                 if not data and not fds:  # the parent is gone: so are its samples
                     self.stop()
                     return
                 self.handle(data, fds, flags)
 
     def handle(self, data: bytes, fds: list[int], flags: int) -> None:
-        if len(fds) != 4 or flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
+        if len(fds) not in (4, 5) or flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
             for fd in fds:
                 os.close(fd)
             return
@@ -501,12 +537,7 @@ class Server:
         ready_r, ready_w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
-        with warnings.catch_warnings():  # left in both processes, so the child keeps the usual filters
-            # Python 3.12+ warns on a fork with other OS threads: the import's are idle (see above).
-            warnings.filterwarnings(
-                "ignore", message=r".*multi-threaded.*fork\(\)", category=DeprecationWarning
-            )
-            pid = os.fork()
+        pid = fork_alone()
         if pid == 0:
             become_worker(request, limits, fds, ready_w, [*self.own(), reply, ready_r])
         os.close(ready_w)
@@ -552,6 +583,8 @@ def become_worker(
         os.dup2(fds.log, 2)
         os.close(fds.stdin)
         os.close(fds.log)
+        if fds.link is not None:
+            os.set_inheritable(fds.link, False)
         if sys.path and sys.path[0] == os.getcwd():  # as `python -m` started in the job's directory
             sys.path[0] = request.cwd
         os.chdir(request.cwd)
@@ -561,7 +594,7 @@ def become_worker(
         from benchmark.evaluate import worker
 
         sys.argv = [worker.__file__, str(fds.result), limits.to_arg()]
-        worker.serve(fds.result, limits)
+        worker.serve(fds.result, limits, fds.link)
     except BaseException:  # noqa: BLE001 - whatever happens, this child never returns to the zygote's loop
         with contextlib.suppress(BaseException):
             traceback.print_exc()
@@ -575,6 +608,8 @@ def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
     control.set_inheritable(False)
     confine.die_with_parent(int(sys.argv[2]))
+    confine.protect()  # its memory holds nothing secret, but its children inherit the setting
+    os.environ.update(SINGLE_THREADED_ENV)  # before any import: a pool thread would forbid every fork
     try:
         preload()
     except Exception as e:  # noqa: BLE001 - the parent logs why and spawns every worker

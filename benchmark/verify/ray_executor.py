@@ -25,10 +25,12 @@ from concurrent.futures import Future
 
 from benchmark.evaluate.harness import (
     BuildOutcome,
+    Prepared,
     TaskError,
     build,
     build_verdict,
     cuda_arch_list,
+    execute,
 )
 from benchmark.task import sha256_text, stage_task
 from benchmark.verdict import Status, Verdict
@@ -36,9 +38,7 @@ from benchmark.verify.verifier import (
     Request,
     VerifierBase,
     VerifierConfig,
-    decided_without_running,
-    evaluate_request,
-    verdict_base,
+    prepare_request,
 )
 
 
@@ -65,13 +65,13 @@ def _build_task(code: str, config, jobs: int, arch: str | None) -> BuildOutcome:
     return build(code, config, build_env(jobs, arch))  # the build child sees no GPU (harness.build_env)
 
 
-def _execute_task(built: BuildOutcome, req: Request, config) -> Verdict | str:
+def _execute_task(built: BuildOutcome, prepared: Prepared, config) -> Verdict | str:
     import ray
 
-    task = stage_task(req.task, config.cache_dir / "tasks")  # the driver's path may not exist here
+    task = stage_task(prepared.task, config.cache_dir / "tasks")  # the driver's path may not exist here
     lock = None if config.device == "cuda" else str(config.cache_dir / "locks" / "device-cpu")
     try:
-        verdict = evaluate_request(dataclasses.replace(req, task=task), config, device_lock=lock, built=built)
+        verdict = execute(dataclasses.replace(prepared, task=task), config, built, device_lock=lock)
     except TaskError as e:
         return f"task_error:{e}"
     return dataclasses.replace(
@@ -135,17 +135,17 @@ class RayVerifier(VerifierBase):
     # the API (with VerifierBase's)
     def submit_request(self, req: Request) -> Future[Verdict]:
         result: Future[Verdict] = Future()
-        quick = decided_without_running(req, self.config.eval)
-        if quick is not None:
-            result.set_result(quick)
+        prepared = prepare_request(req, self.config.eval)
+        if isinstance(prepared, Verdict):
+            result.set_result(prepared)
             return result
         with self._lock:
             if self._closed:
                 raise RuntimeError("cannot submit to a closed verifier")
-            built = self._build_ref(req.code)
+            built = self._build_ref(prepared.code)
             self._pending[result] = [built]
         result.add_done_callback(self._answered)
-        built.future().add_done_callback(lambda b: self._after_build(req, b, result))
+        built.future().add_done_callback(lambda b: self._after_build(prepared, b, result))
         return result
 
     # internals
@@ -159,7 +159,7 @@ class RayVerifier(VerifierBase):
             )
         return ref
 
-    def _after_build(self, req: Request, build_future: Future, result: Future) -> None:
+    def _after_build(self, prepared: Prepared, build_future: Future, result: Future) -> None:
         """A build that decides the verdict (a compile error) answers without waiting for a GPU."""
         if self._cancelling:
             result.cancel()
@@ -168,8 +168,7 @@ class RayVerifier(VerifierBase):
             outcome = build_future.result()
         except BaseException as e:  # noqa: BLE001 - a lost build worker must not lose the sample
             outcome = BuildOutcome(False, f"build worker failed: {e!r}")  # the execution task builds
-        base = verdict_base(req, self.config.eval)
-        decided = build_verdict(outcome, base)
+        decided = build_verdict(outcome, prepared)
         if decided is not None:
             result.set_result(decided)
             return
@@ -177,9 +176,9 @@ class RayVerifier(VerifierBase):
             if self._cancelling:
                 result.cancel()
                 return
-            ref = self._execute.remote(outcome, req, self.config.eval)
+            ref = self._execute.remote(outcome, prepared, self.config.eval)
             self._pending[result].append(ref)
-        ref.future().add_done_callback(lambda f: self._after_execution(f, result, base))
+        ref.future().add_done_callback(lambda f: self._after_execution(f, result, prepared.base))
 
     def _after_execution(self, execution: Future, result: Future, base: dict) -> None:
         try:

@@ -32,11 +32,13 @@ from typing import Self
 from benchmark.evaluate.harness import (
     BuildOutcome,
     EvalConfig,
+    Prepared,
     TaskError,
     build,
     build_verdict,
     evaluate,
-    precheck,
+    execute,
+    prepare,
     prepare_headers,
     sample_fields,
 )
@@ -121,8 +123,8 @@ def verdict_base(req: Request, cfg: EvalConfig) -> dict:
 
 
 def evaluate_request(req: Request, cfg: EvalConfig, **where) -> Verdict:
-    """`harness.evaluate` on a request; `where` is how this executor runs it (gpu, device_lock,
-    built, reference_store)."""
+    """`harness.evaluate` on a request, every stage in turn; `where` is how this executor runs it
+    (gpu, device_lock, built, reference_store)."""
     return evaluate(
         req.task,
         req.code,
@@ -136,8 +138,18 @@ def evaluate_request(req: Request, cfg: EvalConfig, **where) -> Verdict:
     )
 
 
-def decided_without_running(req: Request, cfg: EvalConfig) -> Verdict | None:
-    return precheck(req.code, cfg, verdict_base(req, cfg), req.trusted)
+def prepare_request(req: Request, cfg: EvalConfig) -> Prepared | Verdict:
+    """`harness.prepare` on a request: its verdict where no build and no device are needed."""
+    return prepare(
+        req.task,
+        req.code,
+        cfg,
+        sample=req.sample,
+        turn=req.turn,
+        model=req.model,
+        sol_ms=req.sol_ms,
+        trusted=req.trusted,
+    )
 
 
 class DeviceShare:
@@ -281,11 +293,11 @@ class Verifier(VerifierBase):
     def submit_request(self, req: Request) -> Future[Verdict]:
         self._count("submitted")
         result: Future[Verdict] = Future()
-        quick = decided_without_running(req, self.config.eval)
-        if quick is not None:
-            result.set_result(quick)
+        prepared = prepare_request(req, self.config.eval)
+        if isinstance(prepared, Verdict):
+            result.set_result(prepared)
             return result
-        self._build_future(req.code).add_done_callback(lambda b: self._after_build(req, b, result))
+        self._build_future(prepared.code).add_done_callback(lambda b: self._after_build(prepared, b, result))
         return result
 
     # internals
@@ -306,38 +318,38 @@ class Verifier(VerifierBase):
             self._built[key] = fut
             return fut
 
-    def _after_build(self, req: Request, build_future: Future, result: Future) -> None:
+    def _after_build(self, prepared: Prepared, build_future: Future, result: Future) -> None:
         if build_future.cancelled():  # the verifier was closed before this build started
             result.cancel()
             return
         try:
             outcome = build_future.result()
         except BaseException as e:  # noqa: BLE001 - a broken build worker must not lose the sample
-            log.warning("build worker failed for %s: %r; executing anyway", req.task.task_id, e)
-            outcome = BuildOutcome(False, f"build worker failed: {e!r}")  # the execution child builds
+            log.warning("build worker failed for %s: %r; executing anyway", prepared.task.task_id, e)
+            outcome = BuildOutcome(False, f"build worker failed: {e!r}")  # the candidate's process builds
         self._count("built")
-        verdict = build_verdict(outcome, verdict_base(req, self.config.eval))
+        verdict = build_verdict(outcome, prepared)
         if verdict is not None:
             result.set_result(verdict)
             return
         try:
-            self._execs.submit(self._execute, req, result, outcome)
+            self._execs.submit(self._execute, prepared, result, outcome)
         except RuntimeError as e:  # the verifier was closed with this sample still queued
             result.set_exception(e)
 
-    def _execute(self, req: Request, result: Future, built: BuildOutcome) -> None:
+    def _execute(self, prepared: Prepared, result: Future, built: BuildOutcome) -> None:
         device = self._lanes.get()
         try:
             lock = None  # on CUDA the harness takes the host's lock of the device
             if self.config.lanes_per_device > 1 and self.config.eval.device != "cuda":
                 lock = str(self.config.eval.cache_dir / "locks" / "device-cpu")
             verdict, again = self._shares[device].run(
-                lambda: evaluate_request(
-                    req,
+                lambda: execute(
+                    prepared,
                     self.config.eval,
+                    built,
                     gpu=device,
                     device_lock=lock,
-                    built=built,
                     reference_store=self.reference_store,
                 ),
                 shared=self.config.lanes_per_device > 1,
@@ -350,9 +362,7 @@ class Verifier(VerifierBase):
             result.set_exception(e)
         except BaseException as e:  # noqa: BLE001 - every submitted sample gets an answer
             result.set_result(
-                Verdict.unmeasured(
-                    Status.RUNTIME_ERROR, f"harness error: {e!r}", **verdict_base(req, self.config.eval)
-                )
+                Verdict.unmeasured(Status.RUNTIME_ERROR, f"harness error: {e!r}", **prepared.base)
             )
         finally:
             self._lanes.put(device)

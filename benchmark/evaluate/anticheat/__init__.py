@@ -29,4 +29,7 @@ FLAGS: dict[str, str] = {
     "sandbox_violation": "the sandbox refused a process, socket or file write the candidate attempted",
     "faster_than_light": "measured time is below the task's speed-of-light floor on this device",
     "uninitialized_output": "an output holds memory nothing wrote (e.g. stale memory of the reference's result)",
+    # the judge's checks of what the candidate's process reports
+    "timing_mismatch": "the candidate's reported call times disagree with the wall time or the kernels the judge saw",
+    "deferred_work": "the candidate's process left work running after reporting a timed call done",
 }

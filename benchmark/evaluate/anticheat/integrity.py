@@ -1,98 +1,157 @@
-"""Runtime integrity checks around the candidate's calls: the harness's own functions unchanged,
-inputs unchanged, outputs plain tensors that own their storage, no threads left behind."""
+"""Runtime integrity checks in the candidate's process: the state its serving code reaches unchanged
+(`StateDigest`), inputs unchanged, outputs not aliasing inputs, no threads left behind."""
 
 from __future__ import annotations
 
 import _thread
-import builtins
 import inspect
 import os
+import sys
 import threading
-import time
+import types
+import warnings
 
 import torch
 
-import benchmark.evaluate.correctness as correctness
-import benchmark.evaluate.timing as timing
+OWN_PREFIX = "benchmark."  # our modules: every member fingerprinted, constants included
+SKIP_MODULES = ("benchmark.evaluate.candidate",)  # load_candidate's clock state changes as it builds
 
 
-def _guarded() -> dict[str, object]:
-    """The objects the harness relies on after the candidate is loaded."""
-    items = {
-        "time.perf_counter": time.perf_counter,
-        "time.monotonic": time.monotonic,
-        "correctness.compare_outputs": correctness.compare_outputs,
-        "correctness.compare_tensor": correctness.compare_tensor,
-        "timing.Timer._once": timing.Timer._once,
-        "timing.Timer.time": timing.Timer.time,
-        "timing.summarize": timing.summarize,
-        "torch.manual_seed": torch.manual_seed,
-        "torch.cuda.synchronize": torch.cuda.synchronize,
-        "torch.cuda.Event": torch.cuda.Event,
-        "torch.cuda.Event.record": torch.cuda.Event.record,
-        "torch.cuda.Event.elapsed_time": torch.cuda.Event.elapsed_time,
-        "torch.Tensor": torch.Tensor,
-        "builtins.isinstance": builtins.isinstance,
-        "builtins.type": builtins.type,
-        "builtins.len": builtins.len,
-        "builtins.max": builtins.max,
-        "builtins.float": builtins.float,
-    }
-    for name in (
-        "isclose",
-        "isfinite",
-        "isnan",
-        "isinf",
-        "where",
-        "zeros_like",
-        "nonzero",
-        "equal",
-        "randn",
-        "rand",
-        "randint",
-        "empty",
-    ):
-        items[f"torch.{name}"] = getattr(torch, name)
-    for name in (
-        "abs",
-        "to",
-        "max",
-        "all",
-        "any",
-        "sum",
-        "clone",
-        "detach",
-        "__sub__",
-        "__eq__",
-        "__and__",
-        "__or__",
-        "__invert__",
-        "item",
-        "tolist",
-        "__getitem__",
-        "__setitem__",
-        "copy_",
-        "view",
-    ):
-        items[f"torch.Tensor.{name}"] = getattr(torch.Tensor, name)
-    return items
+def _unwrapped(obj: object) -> object:
+    """The innermost function: torch wraps some functions lazily (importing torch._dynamo wraps
+    torch.manual_seed), which must not read as tampering."""
+    try:
+        return inspect.unwrap(obj) if callable(obj) else obj
+    except ValueError:  # a wrapper chain that loops
+        return obj
 
 
-def _identity(obj: object) -> int:
-    """The innermost function's identity: torch itself wraps some functions lazily (importing
-    torch._dynamo wraps torch.manual_seed), which must not read as tampering."""
-    return id(inspect.unwrap(obj)) if callable(obj) else id(obj)
+def _fingerprint(obj: object, constants: bool) -> tuple | None:
+    """What identifies `obj` for the digest: a function by itself and its code, defaults, closure and
+    globals (replacing `__code__` keeps the function's identity); a class, module, descriptor or other
+    callable by identity; a plain constant by value where `constants` (in our own modules); other data
+    not at all (torch's own state legitimately changes as CUDA initialises)."""
+    obj = _unwrapped(obj)
+    if isinstance(obj, types.FunctionType):
+        cells = tuple(id(c.cell_contents) if _filled(c) else None for c in obj.__closure__ or ())
+        return (
+            id(obj),
+            id(obj.__code__),
+            id(obj.__defaults__),
+            id(obj.__kwdefaults__),
+            cells,
+            id(obj.__globals__),
+        )
+    if isinstance(obj, type | types.ModuleType | staticmethod | classmethod | property) or callable(obj):
+        return (id(obj),)
+    if constants and isinstance(obj, int | float | str | bytes | bool | tuple | frozenset | type(None)):
+        return ("value", repr(obj))
+    return None
 
 
-class HarnessSnapshot:
-    """Identities of guarded objects, taken before the candidate loads, compared afterwards."""
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - raises for an empty cell
+    except ValueError:
+        return False
+    return True
+
+
+def _names_in(code: types.CodeType) -> set[str]:
+    """Every global and attribute name a code object, and the code nested in it, refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_in(const)
+    return names
+
+
+def _code_of(obj: object) -> types.CodeType | None:
+    obj = _unwrapped(obj.__func__ if isinstance(obj, staticmethod | classmethod) else obj)
+    if isinstance(obj, property):
+        obj = obj.fget
+    return obj.__code__ if isinstance(obj, types.FunctionType) else None
+
+
+def reachable_state() -> dict[str, tuple]:
+    """The fingerprint of what the harness's code in this process can reach: every member of every
+    module of ours loaded here and of every class they define (constants by value); then, to a fixed
+    point, every member of an outside module or class they hold (torch, time, torch.cuda.Event,
+    torch.Tensor, ...) whose name our code uses, so `torch.cuda.synchronize` is covered because our
+    code names `cuda` and `synchronize`. Not a list of what to guard: what the code reaches."""
+    state: dict[str, tuple] = {}
+    names: set[str] = set()
+    outside: dict[int, tuple[str, object]] = {}  # outside modules and classes our code holds
+    for mod_name, module in list(sys.modules.items()):
+        if not mod_name.startswith(OWN_PREFIX) or mod_name in SKIP_MODULES or module is None:
+            continue
+        for name, member in list(vars(module).items()):
+            _take(state, f"{mod_name}.{name}", member, constants=True)
+            owned = isinstance(member, type) and member.__module__ == mod_name
+            members = vars(member).items() if owned else [(name, member)]
+            for attr, value in list(members):
+                if owned:
+                    _take(state, f"{mod_name}.{name}.{attr}", value, constants=False)
+                code = _code_of(value)
+                if code is not None:
+                    names |= _names_in(code)
+            if not owned and isinstance(member, types.ModuleType | type) and not _own(member):
+                outside.setdefault(id(member), (f"{mod_name}.{name}", member))
+    done: set[tuple[int, str]] = set()
+    while True:
+        found = False
+        for key, holder in list(outside.values()):
+            for name, owner, member in _members_named(holder, names):
+                if (id(holder), name) in done:
+                    continue
+                done.add((id(holder), name))
+                found = True
+                _take(state, f"{key}.{name}", member, constants=False, owner=owner)
+                if isinstance(member, types.ModuleType | type) and not _own(member):
+                    outside.setdefault(id(member), (f"{key}.{name}", member))
+        if not found:
+            return state
+
+
+def _members_named(holder: object, names: set[str]):
+    """(name, the class or module whose dict holds it, the member) for each of `names` `holder` has; a
+    class's members resolved along its MRO, as attribute lookup does, so a method written into a
+    subclass's dict over an inherited one changes the answer."""
+    if isinstance(holder, type):
+        for name in sorted(names):
+            for owner in holder.__mro__:
+                if name in vars(owner):
+                    yield name, owner, vars(owner)[name]
+                    break
+    else:
+        for name in sorted(names & set(vars(holder))):
+            yield name, holder, vars(holder)[name]
+
+
+def _own(obj: object) -> bool:
+    name = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", "") or ""
+    return name.startswith(OWN_PREFIX)
+
+
+def _take(state: dict[str, tuple], key: str, value: object, constants: bool, owner: object = None) -> None:
+    with warnings.catch_warnings():  # reading torch's deprecated aliases warns
+        warnings.simplefilter("ignore")
+        fp = _fingerprint(value, constants)
+    if fp is not None:
+        state[key] = fp if owner is None else (id(owner), *fp)
+
+
+class StateDigest:
+    """`reachable_state` taken before the candidate loads, compared after its calls: any function,
+    class, module member or constant of ours that changed identity or value is named (a replaced
+    timer, a patched module global, a swapped `__code__`, a method written into a class's dict from C)."""
 
     def __init__(self):
-        self.ids = {k: _identity(v) for k, v in _guarded().items()}
+        self.before = reachable_state()
 
     def changed(self) -> list[str]:
-        now = _guarded()
-        return sorted(k for k, v in now.items() if _identity(v) != self.ids.get(k))
+        now = reachable_state()
+        return sorted(k for k, v in self.before.items() if now.get(k) != v)
 
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -128,26 +187,6 @@ def _storage_ptr(t: torch.Tensor) -> int | None:
 def aliases(outputs: list, inputs: list) -> bool:
     ins = {_storage_ptr(x) for x in inputs if isinstance(x, torch.Tensor)} - {None, 0}
     return any(isinstance(o, torch.Tensor) and _storage_ptr(o) in ins for o in outputs)
-
-
-def output_problems(outputs: list, refs: list) -> list[tuple[str, str]]:
-    """(flag, detail) for outputs that are not plain tensors with real storage, or have odd strides."""
-    found = []
-    for i, (o, r) in enumerate(zip(outputs, refs, strict=False)):
-        if not isinstance(o, torch.Tensor):
-            continue
-        if type(o) is not torch.Tensor:
-            found.append(("output_not_plain_tensor", f"output {i} is a {type(o).__qualname__}"))
-        elif o.device.type == "meta" or _storage_ptr(o) is None:
-            found.append(("output_not_plain_tensor", f"output {i} has no real storage"))
-        elif (
-            isinstance(r, torch.Tensor)
-            and o.shape == r.shape
-            and o.stride() != r.stride()
-            and not o.is_contiguous()
-        ):
-            found.append(("output_layout", f"output {i} strides {o.stride()}, reference {r.stride()}"))
-    return found
 
 
 def os_thread_count() -> int:

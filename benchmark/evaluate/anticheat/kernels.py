@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from benchmark.evaluate.boundary import KernelRecord
+
 LIBRARY_KERNEL = re.compile(
     r"cublas|cutlass|cudnn|nvjet|xmma|\b(ampere|volta|turing|hopper|sm\d+)_[a-z]*(gemm|conv)|gemv2[NT]_kernel|"
     r"gemvx::|gemmk1_kernel|gemmSN_|splitKreduce|at::native|at::cuda|void at::|at_cuda_detail|\bcub::|"
@@ -31,40 +33,80 @@ class KernelEvidence:
     other_streams: dict[str, float] = field(default_factory=dict)  # device work on a stream not current
 
     @property
+    def device_us(self) -> float:
+        return sum(self.custom.values()) + sum(self.library.values())
+
+    @property
     def library_share(self) -> float:
         total = sum(self.custom.values()) + sum(self.library.values())
         return sum(self.library.values()) / total if total else 0.0
 
 
-def profile_forward(fn, *args, device_lock=contextlib.nullcontext) -> KernelEvidence:
-    """One profiled call. A marker launched on the current stream just before it names that stream
-    in the profiler's terms (its CUPTI stream id), so work elsewhere can be told apart.
-    `device_lock()` is held around the call alone: the profiler's start and stop took about 2 s of
-    host work per sample on the H200, and a shared hold that long stalls every lane behind a timing
-    that waits for it (`gpu_lock.DeviceLock` prefers writers)."""
-    from torch.profiler import ProfilerActivity, profile
+class KernelProfile:
+    """One profiled call, in three steps so that only the call itself needs the device lock (the
+    profiler's start and stop took about 2 s of host work per sample on the H200, and a shared hold
+    that long stalls every lane behind a timing that waits for it). A marker launched on the current
+    stream just before the call names that stream in the profiler's terms (its CUPTI stream id), so
+    work elsewhere can be told apart. Runs where the call runs; the records it returns are judged
+    elsewhere (`evidence`)."""
 
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        with device_lock():
-            torch.cuda.synchronize()
-            torch.cuda._sleep(1)
-            fn(*args)
-            torch.cuda.synchronize()
-    events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-    marker = min(
-        (e for e in events if MARKER_KERNEL in e.name), key=lambda e: e.time_range.start, default=None
-    )
+    def __init__(self) -> None:
+        from torch.profiler import ProfilerActivity, profile
+
+        self._prof = profile(activities=[ProfilerActivity.CUDA])
+
+    def start(self) -> None:
+        self._prof.start()
+
+    def call(self, fn, *args) -> None:
+        torch.cuda.synchronize()
+        torch.cuda._sleep(1)
+        fn(*args)
+        torch.cuda.synchronize()
+
+    def stop(self) -> tuple[list[KernelRecord], bool]:
+        """Every kernel and copy of the call (name, device microseconds, whether on the marker's
+        stream), and whether the marker was seen."""
+        self._prof.stop()
+        events = [e for e in self._prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+        marker = min(
+            (e for e in events if MARKER_KERNEL in e.name), key=lambda e: e.time_range.start, default=None
+        )
+        records = [
+            KernelRecord(
+                e.name,
+                float(e.device_time),
+                marker is None or e.device_resource_id == marker.device_resource_id,
+            )
+            for e in events
+            if e is not marker
+        ]
+        return records, marker is not None
+
+
+def evidence(records: list[KernelRecord] | tuple[KernelRecord, ...]) -> KernelEvidence:
+    """The records sorted into the candidate's own kernels, library kernels, and work on other streams."""
     custom: dict[str, float] = {}
     library: dict[str, float] = {}
     other_streams: dict[str, float] = {}
-    for evt in events:
-        if evt is marker:
-            continue
-        bucket = library if LIBRARY_KERNEL.search(evt.name) else custom
-        bucket[evt.name] = bucket.get(evt.name, 0.0) + evt.device_time
-        if marker is not None and evt.device_resource_id != marker.device_resource_id:
-            other_streams[evt.name] = other_streams.get(evt.name, 0.0) + evt.device_time
+    for r in records:
+        bucket = library if LIBRARY_KERNEL.search(r.name) else custom
+        bucket[r.name] = bucket.get(r.name, 0.0) + r.device_us
+        if not r.on_current_stream:
+            other_streams[r.name] = other_streams.get(r.name, 0.0) + r.device_us
     return KernelEvidence(custom, library, other_streams)
+
+
+def profile_forward(fn, *args, device_lock=contextlib.nullcontext) -> KernelEvidence:
+    """One profiled call of `fn(*args)` in this process, `device_lock()` held around the call alone."""
+    profile = KernelProfile()
+    profile.start()
+    try:
+        with device_lock():
+            profile.call(fn, *args)
+    finally:
+        records, _ = profile.stop()
+    return evidence(records)
 
 
 def kernel_flags(ev: KernelEvidence) -> list[tuple[str, str]]:

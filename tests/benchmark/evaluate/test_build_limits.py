@@ -18,7 +18,14 @@ import pytest
 from benchmark.evaluate import harness
 from benchmark.evaluate.candidate import BUILT_MARK, LOCK_FILE, PCH_DIR, TORCH_BATON
 from benchmark.evaluate.harness import BuildOutcome, build, evaluate
-from benchmark.evaluate.sandbox import CAP_FACTOR, PROJECT_ROOT, ChildOutcome, Clocks, scrubbed_env
+from benchmark.evaluate.sandbox import (
+    CAP_FACTOR,
+    PROJECT_ROOT,
+    ChildOutcome,
+    Clocks,
+    PairOutcome,
+    scrubbed_env,
+)
 from benchmark.task import load_task
 from benchmark.verdict import Status
 from benchmark.verify.verifier import Request, Verifier, VerifierConfig
@@ -165,7 +172,7 @@ def test_a_child_lost_mid_run_keeps_what_it_compiled(task, cfg, monkeypatch):
     lost = ChildOutcome(
         None, -9, True, 330.0, "", limit="run", limits=cfg.limits, charged_s={"build": 21.0, "run": 300.0}
     )
-    monkeypatch.setattr(harness, "run_job", lambda *args, **kwargs: lost)
+    monkeypatch.setattr(harness, "run_pair", lambda *args, **kwargs: PairOutcome(lost, lost))
     code = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
     v = evaluate(task, code, cfg, built=BuildOutcome(True, seconds=1.5, wall_s=3.0))
     assert v.status is Status.TIMEOUT and v.limit == "run"

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from benchmark.evaluate import sandbox
+from benchmark.evaluate.boundary import BuildJob
 from benchmark.evaluate.confine import Limits
 from benchmark.evaluate.harness import evaluate
 from benchmark.evaluate.sandbox import PROJECT_ROOT, child_limits, network_isolated, run_job, scrubbed_env
@@ -143,8 +144,8 @@ def test_children_start_without_preexec_fn(way, monkeypatch, tmp_path, request):
     monkeypatch.setattr(sandbox.subprocess, "Popen", recording)
     candidate = tmp_path / "candidate.py"
     candidate.write_text("import torch\n\nclass ModelNew(torch.nn.Module):\n    pass\n")
-    job = {"mode": "build", "candidate_path": str(candidate), "builds_root": str(tmp_path / "builds")}
-    outcome = run_job(job, 120, clock="build")
+    job = BuildJob(str(tmp_path / "builds"), str(candidate))
+    outcome = run_job("build", job, 120, clock="build")
     assert outcome.result is not None and outcome.result["status"] == "built", outcome.log_tail
     assert outcome.started_by == way
     assert len(seen_kwargs) == 1 and seen_kwargs[0].get("preexec_fn") is None

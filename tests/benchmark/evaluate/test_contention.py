@@ -1,4 +1,4 @@
-"""The GPU-neighbour check: the worker, its parent and the device lock's other holders are known;
+"""The GPU-neighbour check: the judge, its parent, the candidate's process and the device lock's other holders are known;
 any other process (a sibling outside the lock too) is a neighbour; a PID namespace NVML cannot see into makes the check unavailable; and a
 timed phase that always had company is marked contended."""
 
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from benchmark.evaluate import contention, worker
+from benchmark.evaluate import contention, judge
 from benchmark.evaluate.timing import TimingConfig
 
 CUDA = torch.device("cuda", 0)
@@ -75,36 +75,49 @@ def test_cpu_has_no_check():
     assert not contention.census(torch.device("cpu")).available
 
 
-def _evaluation(monkeypatch, censuses):
+def _evaluation(monkeypatch, make_judge, censuses):
     seq = iter(censuses)
-    monkeypatch.setattr(worker, "wait_until_alone", lambda device, wait_s, known: next(seq))
-    monkeypatch.setattr(worker, "gpu_census", lambda device, known: next(seq))
-    ev = worker.Evaluation({"device": "cpu", "seed": 0})
+    monkeypatch.setattr(judge, "wait_until_alone", lambda device, wait_s, known: next(seq))
+    monkeypatch.setattr(judge, "gpu_census", lambda device, known: next(seq))
+    ev = make_judge()
     ev.device = CUDA
     ev.timer = SimpleNamespace(config=TimingConfig())
     return ev
 
 
-def test_company_that_leaves_is_retried_not_marked(monkeypatch):
+def test_company_that_leaves_is_retried_not_marked(monkeypatch, make_judge):
     busy, quiet = contention.Census(True, ("777 x (1 MiB)",)), contention.Census(True)
-    ev = _evaluation(monkeypatch, [busy, busy, quiet, quiet])
+    ev = _evaluation(monkeypatch, make_judge, [busy, busy, quiet, quiet])
     calls = []
     assert ev.alone(lambda: calls.append(1) or len(calls)) == 2
-    assert "contended" not in ev.result
+    assert not ev.contended
 
 
-def test_company_that_stays_marks_the_sample_contended(monkeypatch):
+def test_company_that_stays_marks_the_sample_contended(monkeypatch, make_judge):
     busy = contention.Census(True, ("777 x (1 MiB)",))
-    ev = _evaluation(monkeypatch, [busy] * 2 * (worker.CONTENTION_RETRIES + 1))
+    ev = _evaluation(monkeypatch, make_judge, [busy] * 2 * (judge.CONTENTION_RETRIES + 1))
     ev.alone(lambda: None)
-    assert ev.result["contended"] is True and ev.result["gpu_neighbours"] == ["777 x (1 MiB)"]
+    assert ev.contended is True and list(ev.neighbours) == ["777 x (1 MiB)"]
 
 
-def test_the_evaluator_named_by_the_job_is_no_neighbour(fake_gpu):
-    # A worker forked from the zygote has the zygote as its parent; the evaluator comes with the job.
+@pytest.mark.parametrize("field", ["evaluator", "candidate"])
+def test_the_evaluator_and_the_candidates_process_are_no_neighbours(fake_gpu, make_judge, field):
+    # A judge forked from the zygote has the zygote as its parent; the evaluator comes with the job,
+    # the candidate's process's id with its `Loaded` message.
     fake_gpu.procs[4343] = 2**20
-    ev = worker.Evaluation({"device": "cpu", "seed": 0, "evaluator_pid": 4343})
+    ev = make_judge(evaluator_pid=4343 if field == "evaluator" else None)
+    if field == "candidate":
+        ev.candidate_pid = 4343
     ev.device = CUDA
     ev.timer = SimpleNamespace(config=TimingConfig(contention_wait_s=0.5))
     ev.alone(lambda: None)
-    assert "contended" not in ev.result
+    assert not ev.contended
+
+
+def test_an_unknown_process_is_a_neighbour(fake_gpu, make_judge):
+    fake_gpu.procs[4343] = 2**20
+    ev = make_judge()
+    ev.device = CUDA
+    ev.timer = SimpleNamespace(config=TimingConfig(contention_wait_s=0.0))
+    ev.alone(lambda: None)
+    assert ev.contended

@@ -51,11 +51,10 @@ def test_the_device_lock_is_held_around_the_profiled_call_alone(monkeypatch):
         def __init__(self, activities):
             pass
 
-        def __enter__(self):
+        def start(self):
             order.append("profiler start")
-            return self
 
-        def __exit__(self, *exc):
+        def stop(self):
             order.append("profiler stop")
 
         def events(self):

@@ -44,7 +44,7 @@ def test_a_long_result_line_is_read_in_linear_time():
     import time
 
     from benchmark.evaluate.channel import sign
-    from benchmark.evaluate.sandbox import CLOCK_PREFIX, Clocks, _read_until
+    from benchmark.evaluate.sandbox import CLOCK_PREFIX, Clocks, Pipe, _read_until
 
     nonce = "n" * 64
     clock = json.dumps({"clock": "build", "mac": sign(nonce, CLOCK_PREFIX + "build")}).encode() + b"\n"
@@ -59,7 +59,9 @@ def test_a_long_result_line_is_read_in_linear_time():
     writer = threading.Thread(target=write)
     writer.start()
     t0 = time.monotonic()
-    raw, over = _read_until(read_fd, nonce, clocks)
+    pipe = Pipe(read_fd, nonce, lambda name: clocks.switch(name, time.monotonic()))
+    over = _read_until([pipe], pipe, clocks)
+    raw = b"".join(pipe.chunks)
     elapsed = time.monotonic() - t0
     writer.join()
     os.close(read_fd)

@@ -362,14 +362,15 @@ def test_on_cuda_the_warmup_after_its_first_calls_runs_as_the_timed_rounds(monke
     monkeypatch.setattr(timing.torch, "cuda", types.SimpleNamespace(Event=Event, synchronize=lambda: None))
     timer = Timer("cpu", _interleaved_config(warmup_calls=3, steady_max_seconds=5.0, min_runs=4, max_runs=4))
     timer.cuda = True
-    made: list[tuple[bool, float]] = []  # (behind the flush, the cover then) of every `_once`
+    made: list[tuple[bool, float]] = []  # (behind the flush, the cover then) of every `once`
 
-    def once(fn, behind_flush=False):
-        made.append((behind_flush, timer.cover_ms))
+    def once(fn, behind_flush=False, cover_ms=0.0):
+        made.append((behind_flush, cover_ms))
         fn()
         return 4.0, 0.0
 
-    timer._once = once
+    timer.calls.cuda = True
+    timer.calls.once = once
     out = timer.interleaved([(lambda i: None, None), (lambda i: None, None)])
     warm = made[: 2 * (out.warmup.rounds - 3)]
     assert out.warmup.rounds > 3 and len(made) == len(warm) + 2 * 4
@@ -378,66 +379,90 @@ def test_on_cuda_the_warmup_after_its_first_calls_runs_as_the_timed_rounds(monke
 
 
 class _ScriptedTimer:
-    """Stands in for Timer in the worker: each interleaved timing runs every arm's calls once (so the
-    candidate's outputs are kept for the recheck) and reports the next scripted reference time."""
+    """Stands in for Timer in the judge: each interleaved timing makes one timed call of every arm (so
+    the candidate's output is fetched for the recheck) and reports the next scripted reference time."""
 
     def __init__(self, refs: list[float]):
+        from benchmark.evaluate.timing import CallTimer
+
         self.config = TimingConfig(contention_wait_s=0.0)
+        self.calls = CallTimer("cpu")
         self.refs = iter(refs)
         self.tries = 0
 
     def interleaved(self, arms):
         self.tries += 1
-        for call, prepare in arms:
-            prepare(0)
-            call(0)
+        for arm in arms:
+            arm.timed(0, False, 0.1)
         ref_ms = next(self.refs)
         return _interleaved(ref_ms, cover_ms=ref_ms / 10)  # each try launched behind a cover of its own
 
 
-def _worker_timing(refs: list[float], candidate, alone_ms: float = 2.0):
-    from types import SimpleNamespace
+class _Program:
+    """A task program whose every input set is x."""
 
-    from benchmark.evaluate import worker
+    def __init__(self, x):
+        self.x = x
 
-    ev = worker.Evaluation({"device": "cpu", "seed": 0})
-    ev.timer = _ScriptedTimer(refs)
-    ev.reference_model = lambda x: x * 2
-    ev.result["reference_alone_time"] = {"median_ms": alone_ms}
+    def inputs(self, seed, alt=None, scale=1.0):
+        return [self.x]
+
+    def init_values(self, seed):
+        import base64
+
+        torch.manual_seed(seed)
+        return [], {"cpu": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode()}
+
+
+def _model(fn):
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return fn(x)
+
+    return Model
+
+
+def _judge_timing(served_judge, refs: list[float], candidate, alone_ms: float = 2.0):
     x = torch.arange(4.0)
-    program = SimpleNamespace(inputs=lambda seed: (x,))
-    ref = {"timed": [x * 2], "timed_exact": [None]}
-    ev.time_candidate(program, candidate, ref)
-    return ev
+    program = _Program(x)
+    judge = served_judge(_model(candidate), program)
+    judge.timer = _ScriptedTimer(refs)
+    judge.reference_model = lambda x: x * 2
+    judge.times["reference_alone_time"] = {"median_ms": alone_ms}
+    ref = {"timed": [x * 2] * 3, "timed_exact": [None] * 3}
+    judge.time_candidate(program, ref)
+    return judge
 
 
-def test_the_worker_times_again_while_the_reference_drifts_and_keeps_the_fastest_reference():
-    ev = _worker_timing([3.0, 2.1], lambda x: x * 2)
-    assert ev.timer.tries == 2 and ev.result["timing_tries"] == 2
-    assert ev.result["reference_time"]["median_ms"] == 2.1 and not ev.result["flags"]
+def test_the_judge_times_again_while_the_reference_drifts_and_keeps_the_fastest_reference(served_judge):
+    ev = _judge_timing(served_judge, [3.0, 2.1], lambda x: x * 2)
+    assert ev.timer.tries == 2 and ev.env["timing_tries"] == "2"
+    assert ev.times["reference_time"]["median_ms"] == 2.1 and not ev.flags
 
 
-def test_the_worker_records_the_counted_trys_launch_cover(monkeypatch, tmp_path):
+def test_the_judge_records_the_counted_trys_launch_cover(served_judge, monkeypatch, tmp_path):
     from benchmark.evaluate.timing import TRACE_ENV
 
     monkeypatch.setenv(TRACE_ENV, str(tmp_path))
-    ev = _worker_timing([3.0, 2.5, 2.9], lambda x: x * 2)  # drifted in every try: the second counts
-    assert ev.timer.tries == 3 and ev.result["reference_time"]["median_ms"] == 2.5
-    assert ev.result["timing_trace"]["cover_ms"] == pytest.approx(0.25)  # its own, not the last try's
+    ev = _judge_timing(
+        served_judge, [3.0, 2.5, 2.9], lambda x: x * 2
+    )  # drifted in every try: the second counts
+    assert ev.timer.tries == 3 and ev.times["reference_time"]["median_ms"] == 2.5
+    assert ev.trace["cover_ms"] == pytest.approx(0.25)  # its own, not the last try's
 
 
-def test_the_worker_checks_the_outputs_of_every_try():
+def test_the_judge_checks_the_outputs_of_every_try(served_judge):
     calls = []
 
     def wrong_in_the_first_try(x):
         calls.append(1)
         return x * 2 if len(calls) > 1 else x * 3
 
-    ev = _worker_timing([3.0, 2.1], wrong_in_the_first_try)
-    assert ev.result["reference_time"]["median_ms"] == 2.1
-    assert "timed_output_mismatch" in ev.result["flags"]
+    ev = _judge_timing(served_judge, [3.0, 2.1], wrong_in_the_first_try)
+    assert ev.times["reference_time"]["median_ms"] == 2.1
+    assert "timed_output_mismatch" in ev.flags
 
 
-def test_the_worker_times_once_within_the_cap():
-    ev = _worker_timing([2.1], lambda x: x * 2)
-    assert ev.timer.tries == 1 and "timing_tries" not in ev.result
+def test_the_judge_times_once_within_the_cap(served_judge):
+    ev = _judge_timing(served_judge, [2.1], lambda x: x * 2)
+    assert ev.timer.tries == 1 and "timing_tries" not in ev.env

@@ -19,6 +19,7 @@ import pytest
 import torch
 
 from benchmark.evaluate import harness, sandbox
+from benchmark.evaluate.boundary import BuildJob
 from benchmark.evaluate.harness import evaluate
 from benchmark.evaluate.sandbox import (
     PROJECT_ROOT,
@@ -63,11 +64,11 @@ raise RuntimeError("SEEN" + json.dumps(SEEN) + "END")
 """
 
 
-def build_job(folder: Path, source: str, name: str = "candidate.py") -> dict:
+def build_job(folder: Path, source: str, name: str = "candidate.py") -> BuildJob:
     """A build job on `source`: the worker imports it, which is all these tests need."""
     path = folder / name
     path.write_text(source)
-    return {"mode": "build", "candidate_path": str(path), "builds_root": str(folder / "builds")}
+    return BuildJob(str(folder / "builds"), str(path))
 
 
 def seen(outcome: ChildOutcome):
@@ -133,6 +134,7 @@ def reports(request, tmp_path_factory) -> tuple[str, list[ChildOutcome], list[di
         mp.setenv("OPENAI_API_KEY", "sk-secret")
         outcomes = [
             run_job(
+                "build",
                 job,
                 120,
                 clock="build",
@@ -199,7 +201,7 @@ def test_worker_holds_only_its_own_descriptors(reports):
     _, _, saw = reports
     for s in saw:
         assert sorted(s["fds"]) == ["0", "1", "2", "3"], s["fds"]
-        assert s["fds"]["1"] == s["fds"]["2"] == str(Path(s["tmpdir"]) / "child.log")
+        assert s["fds"]["1"] == s["fds"]["2"] == str(Path(s["tmpdir"]) / "build.log")
         assert not any(v.startswith("socket:") for v in s["fds"].values())
 
 
@@ -217,7 +219,7 @@ def test_torch_threads_as_in_a_fresh_interpreter(reports):
     ],
 )
 def test_crash_is_named(path, tmp_path, source, returncode, reason):
-    outcome = run_job(build_job(tmp_path, source), 120, clock="build")
+    outcome = run_job("build", build_job(tmp_path, source), 120, clock="build")
     assert outcome.started_by == path
     assert outcome.result is None and not outcome.timed_out
     assert outcome.returncode == returncode and outcome.crash_reason == reason
@@ -233,7 +235,7 @@ def test_timeout_kills_the_whole_group(path, tmp_path, own_group):
         f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{sleeper.pid}}')\n"
         "time.sleep(600)\n"
     )
-    outcome = run_job(build_job(tmp_path, source), 10, clock="build")
+    outcome = run_job("build", build_job(tmp_path, source), 10, clock="build")
     assert outcome.started_by == path
     assert outcome.timed_out and outcome.limit == "build" and outcome.limits == {"build": 10.0}
     assert (
@@ -252,7 +254,7 @@ def test_forged_result_is_ignored(path, tmp_path):
         f"print({forged!r})\nprint({forged!r}, file=sys.stderr)\n"
         "class ModelNew(torch.nn.Module):\n    pass\n"
     )
-    outcome = run_job(build_job(tmp_path, source), 120, clock="build")
+    outcome = run_job("build", build_job(tmp_path, source), 120, clock="build")
     assert outcome.started_by == path
     assert outcome.result["status"] == "built"
     assert outcome.log_tail.count(forged) == 2  # stdout and stderr go to the log, nowhere else
@@ -268,7 +270,7 @@ def test_no_state_survives_between_jobs(path, tmp_path):
         "class ModelNew(torch.nn.Module):\n    pass\n"
     )
     job = build_job(tmp_path, source)
-    outcomes = [run_job(job, 120, clock="build") for _ in range(2)]
+    outcomes = [run_job("build", job, 120, clock="build") for _ in range(2)]
     assert [o.started_by for o in outcomes] == [path, path]
     assert [o.result["status"] for o in outcomes] == ["built", "built"], outcomes[1].result
 
@@ -301,14 +303,15 @@ def test_evaluate_gives_the_same_verdict_either_way(name, data_dir, fast_eval, m
     code = (data_dir / "candidates" / f"{name}.py").read_text()
     config = dataclasses.replace(fast_eval, strict=False)
     ways: list[str] = []
-    real = harness.run_job
+    real = harness.run_pair
 
     def recording(*args, **kwargs):
         outcome = real(*args, **kwargs)
-        ways.append(outcome.started_by)
+        assert outcome.judge.started_by == outcome.candidate.started_by
+        ways.append(outcome.judge.started_by)
         return outcome
 
-    monkeypatch.setattr(harness, "run_job", recording)
+    monkeypatch.setattr(harness, "run_pair", recording)
     verdicts = []
     for way in PATHS:
         monkeypatch.setenv(ZYGOTE_SWITCH, "1" if way == "zygote" else "0")
@@ -334,9 +337,9 @@ def test_concurrent_jobs_each_get_their_own_result(fresh_zygote, tmp_path):
     ]
     barrier = threading.Barrier(len(jobs))
 
-    def one(job: dict) -> ChildOutcome:
+    def one(job: BuildJob) -> ChildOutcome:
         barrier.wait()
-        return run_job(job, 120, clock="build")
+        return run_job("build", job, 120, clock="build")
 
     assert fresh_zygote.ready()  # while it starts, jobs spawn (their own test): here all fork at once
     with ThreadPoolExecutor(len(jobs)) as pool:
@@ -372,9 +375,9 @@ def test_job_whose_import_time_environment_differs_is_spawned(fresh_zygote, tmp_
         "import json, torch\nraise RuntimeError('SEEN' + json.dumps(torch.get_num_threads()) + 'END')\n",
     )
     assert fresh_zygote.ready()
-    own = run_job(job, 120, clock="build", env={"OMP_NUM_THREADS": threads})
+    own = run_job("build", job, 120, clock="build", env={"OMP_NUM_THREADS": threads})
     assert own.started_by == "spawn" and seen(own) == int(threads)
-    assert run_job(job, 120, clock="build").started_by == "zygote"
+    assert run_job("build", job, 120, clock="build").started_by == "zygote"
 
 
 def test_zygote_that_cannot_start_leaves_jobs_to_spawn(monkeypatch, tmp_path):
@@ -382,7 +385,7 @@ def test_zygote_that_cannot_start_leaves_jobs_to_spawn(monkeypatch, tmp_path):
     broken = Zygote(lambda: {**sandbox.scrubbed_env(), "PYTHONHOME": str(tmp_path / "nowhere")})
     monkeypatch.setattr(sandbox, "ZYGOTE", broken)
     job = build_job(tmp_path, "import torch\n\nclass ModelNew(torch.nn.Module):\n    pass\n")
-    outcome = run_job(job, 120, clock="build")
+    outcome = run_job("build", job, 120, clock="build")
     assert outcome.started_by == "spawn" and outcome.result["status"] == "built"
     assert broken.broken and broken.pid is None
 
@@ -403,7 +406,7 @@ def test_a_lane_spawns_rather_than_wait_for_a_zygote_another_thread_starts(monke
     assert starting.wait(10)
     job = build_job(tmp_path, "import torch\n\nclass ModelNew(torch.nn.Module):\n    pass\n")
     try:
-        outcome = run_job(job, 120, clock="build")
+        outcome = run_job("build", job, 120, clock="build")
         still_starting = slow._starting.is_set()
     finally:
         release.set()
@@ -436,7 +439,36 @@ def test_every_variable_the_harness_sets_per_job_is_one_a_fork_honours(device, m
     assert set_per_job <= PER_JOB_ENV, set_per_job - PER_JOB_ENV
 
 
-def test_an_import_that_poisons_fork_for_cuda_is_named_and_the_zygote_refuses(monkeypatch):
+@pytest.fixture
+def one_thread(monkeypatch):
+    """This test process as the zygote would be: its threads (pytest's, torch's) not counted, so
+    the zygote's functions may fork here."""
+    from benchmark.evaluate import zygote
+
+    monkeypatch.setattr(zygote, "thread_names", lambda: ["python"])
+
+
+def test_the_zygote_forks_alone(fresh_zygote):
+    """After its imports the zygote has one thread, so every fork it makes copies all of it."""
+    assert fresh_zygote.ready()
+    assert len(os.listdir(f"/proc/{fresh_zygote.pid}/task")) == 1
+
+
+def test_a_fork_beside_another_thread_is_refused():
+    from benchmark.evaluate import zygote
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, name="other")
+    other.start()
+    try:
+        with pytest.raises(RuntimeError, match="not forking with"):
+            zygote.fork_alone()
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_an_import_that_poisons_fork_for_cuda_is_named_and_the_zygote_refuses(monkeypatch, one_thread):
     """On the H200 every forked child once failed with "Cannot re-initialize CUDA in forked
     subprocess": the zygote now probes a fork after each import and refuses to serve, naming it."""
     from benchmark.evaluate import zygote
@@ -450,7 +482,7 @@ def test_an_import_that_poisons_fork_for_cuda_is_named_and_the_zygote_refuses(mo
     assert os.environ.get(zygote.NVML_CHECK) is None  # restored after the imports
 
 
-def test_a_warm_up_runs_unless_a_dry_run_in_a_fork_says_it_would_poison_fork(monkeypatch):
+def test_a_warm_up_runs_unless_a_dry_run_in_a_fork_says_it_would_poison_fork(monkeypatch, one_thread):
     """The warm-ups (the FLOP counter's 2 s of first-use imports) are tried in a throwaway child
     first: one after which forked children could not use CUDA is skipped, not run."""
     from benchmark.evaluate import zygote
@@ -479,7 +511,7 @@ def test_a_probe_child_that_hangs_is_killed_and_named(monkeypatch):
         os.waitpid(pid, os.WNOHANG)  # killed and reaped
 
 
-def test_the_start_up_trace_names_each_step(monkeypatch, capsys):
+def test_the_start_up_trace_names_each_step(monkeypatch, capsys, one_thread):
     from benchmark.evaluate import zygote
 
     monkeypatch.setenv(zygote.TRACE_ENV, "1")

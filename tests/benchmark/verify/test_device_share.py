@@ -24,7 +24,7 @@ def task(data_dir):
 
 
 class FakeDevice:
-    """Stands in for `evaluate`: the first sample runs out of memory on its first run (`task_error`:
+    """Stands in for the harness's `execute`: the first sample runs out of memory on its first run (`task_error`:
     in the reference, which raises; `always`: on every run); every run records how many others were
     running beside it."""
 
@@ -36,7 +36,8 @@ class FakeDevice:
         self.running = 0
         self.runs: list[tuple[int, int]] = []  # (sample, runs beside it at its start)
 
-    def __call__(self, task, code, config, *, sample=0, **kw) -> Verdict:
+    def __call__(self, prepared, config, built, **kw) -> Verdict:
+        task, sample = prepared.task, prepared.base["sample"]
         with self.lock:
             first = all(s != sample for s, _ in self.runs)
             self.runs.append((sample, self.running))
@@ -56,7 +57,7 @@ def run_with(
 ) -> tuple[list[Verdict | TaskError], FakeDevice, dict]:
     """Each sample's verdict, or the TaskError its future raised."""
     fake = fake or FakeDevice()
-    monkeypatch.setattr(verifier_module, "evaluate", fake)
+    monkeypatch.setattr(verifier_module, "execute", fake)
     with Verifier(VerifierConfig(eval=fast_eval, lanes_per_device=lanes)) as v:
         futures = [v.submit(task, CODE, sample=k) for k in range(samples)]
         verdicts = [f.exception() or f.result() for f in futures]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -149,3 +151,69 @@ def test_children_start_without_preexec_fn(way, monkeypatch, tmp_path, request):
     assert outcome.result is not None and outcome.result["status"] == "built", outcome.log_tail
     assert outcome.started_by == way
     assert len(seen_kwargs) == 1 and seen_kwargs[0].get("preexec_fn") is None
+
+
+HARDENED_PROBE = r"""
+import ctypes, json, os, sys
+from benchmark.evaluate import confine
+
+target = int(sys.argv[1])
+hardening = confine.harden()
+seen = {"hardening": hardening.describe()}
+libc = ctypes.CDLL(None, use_errno=True)
+for name, attempt in [
+    ("maps", lambda: open(f"/proc/{target}/maps").read()),
+    ("mem", lambda: open(f"/proc/{target}/mem", "rb")),
+    ("kill other", lambda: os.kill(target, 0)),
+    ("kill self", lambda: os.kill(os.getpid(), 0)),
+    ("ptrace", lambda: libc.ptrace(16, target, 0, 0) == 0 or (_ for _ in ()).throw(OSError(ctypes.get_errno(), "ptrace"))),
+]:
+    try:
+        attempt()
+        seen[name] = "allowed"
+    except OSError as e:
+        seen[name] = os.strerror(e.errno) if e.errno else str(e)
+with open("/proc/self/status") as f:
+    seen["CapEff"] = next(line.split()[1] for line in f if line.startswith("CapEff:"))
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux process controls")
+def test_the_candidates_process_cannot_reach_a_protected_one():
+    """The judge (non-dumpable, `protect`) beside a hardened process (`harden`, as the candidate's
+    process is): no maps, no memory, no signal, no ptrace; the hardened one may still signal itself."""
+    target = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time; from benchmark.evaluate import confine; confine.protect(); time.sleep(60)",
+        ],
+        env=scrubbed_env(),
+    )
+    try:
+        time.sleep(1.0)  # its protect() has run
+        out = subprocess.run(
+            [sys.executable, "-c", HARDENED_PROBE, str(target.pid)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=scrubbed_env(),
+        )
+        seen = json.loads(out.stdout.strip().splitlines()[-1])
+    finally:
+        target.kill()
+        target.wait()
+    assert seen["kill self"] == "allowed"
+    assert all(seen[k] != "allowed" for k in ("maps", "mem", "kill other", "ptrace")), seen
+    if os.geteuid() == 0:  # root gave every capability up
+        assert seen["CapEff"] == "0000000000000000", seen
+    if platform.machine() == "x86_64":
+        assert "seccomp yes" in seen["hardening"], seen
+
+
+def test_the_seccomp_program_is_whole_instructions():
+    from benchmark.evaluate.confine import REFUSED_SYSCALLS, seccomp_program
+
+    program = seccomp_program(1234)
+    assert len(program) % 8 == 0 and len(program) // 8 > 2 * len(REFUSED_SYSCALLS)

@@ -1,0 +1,93 @@
+"""The arena between the judge and the candidate's process: inputs keep their exact layout, outputs
+come back as values with their own layout described, and nothing outside what was packed is read."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+from benchmark.evaluate.boundary import BoundaryError, ValueSpec
+from benchmark.evaluate.transfer import Arena, Opaque, Uncopied
+
+CPU = torch.device("cpu")
+
+
+@pytest.fixture
+def pair():
+    """The judge's arena and the candidate's view of it (the memfd passed as a descriptor would be)."""
+    judge, fds = Arena.create(1 << 16, CPU)
+    candidate = Arena.attach(judge.handle, [os.dup(fds[0])])
+    yield judge, candidate
+    candidate.close()
+    judge.close()
+
+
+def test_inputs_keep_their_layout(pair):
+    judge, candidate = pair
+    x = torch.randn(4, 8)
+    values = [
+        x,
+        x.t(),  # transposed: same storage, another stride
+        torch.randn(1, 5).expand(3, 5),  # stride 0
+        x[:, 2:5],  # a view into the middle of a storage
+        torch.tensor([True, False]),
+        torch.randn(3).to(torch.bfloat16),
+        torch.empty(0, 3),
+        7,
+        2.5,
+        None,
+        "name",
+        torch.float16,
+        [torch.arange(3), (True, 1)],
+    ]
+    specs, _ = judge.pack(values, 0, judge.nbytes, layout=True)
+    got = candidate.unpack(specs, CPU)
+    for want, have in zip(values[:-1], got[:-1], strict=True):
+        if isinstance(want, torch.Tensor):
+            assert torch.equal(want, have) and want.stride() == have.stride() and want.dtype == have.dtype
+        else:
+            assert have == want
+    nested = got[-1]
+    assert isinstance(nested, list) and torch.equal(nested[0], torch.arange(3)) and nested[1] == (True, 1)
+
+
+def test_outputs_come_back_as_values_with_their_stride_described(pair):
+    judge, candidate = pair
+    y = torch.randn(3, 5).t()
+    specs, _ = candidate.pack([y, object()], 0, candidate.nbytes)
+    got = judge.unpack(specs, CPU)
+    assert torch.equal(got[0], y) and got[0].is_contiguous() and specs[0].stride == (1, 5)
+    assert got[1] == Opaque("object")
+
+
+def test_an_output_larger_than_its_room_is_described_not_copied(pair):
+    judge, candidate = pair
+    specs, next_offset = candidate.pack([torch.ones(1000)], 0, 100)
+    assert not specs[0].copied and next_offset == 0
+    (got,) = judge.unpack(specs, CPU)
+    assert isinstance(got, Uncopied) and got.spec.shape == (1000,)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        ValueSpec("tensor", offset=1 << 20, nbytes=16, shape=(4,), stride=(1,), dtype="float32"),  # outside
+        ValueSpec("tensor", offset=0, nbytes=8, shape=(4,), stride=(1,), dtype="float32"),  # too few bytes
+        ValueSpec("tensor", offset=0, nbytes=16, shape=(4,), stride=(1,), dtype="os.system"),  # no dtype
+        ValueSpec("tensor", offset=0, nbytes=16, shape=(4, 4), stride=(4, 1), dtype="float32", span=True),
+        ValueSpec("spreadsheet"),
+    ],
+    ids=["outside", "short", "dtype", "span", "kind"],
+)
+def test_a_spec_that_does_not_hold_is_refused(pair, spec):
+    judge, _ = pair
+    with pytest.raises(BoundaryError):
+        judge.unpack([spec], CPU)
+
+
+def test_the_candidates_writes_reach_the_judges_arena(pair):
+    judge, candidate = pair
+    candidate.region(0, 4).copy_(torch.tensor([1, 2, 3, 4], dtype=torch.uint8))
+    assert judge.region(0, 4).tolist() == [1, 2, 3, 4]

@@ -64,6 +64,7 @@ RULES: tuple[Rule, ...] = (
             r"(?:\.|->)\s*attr\s*\(",
             r"\bPYBIND11_EMBEDDED_MODULE\b",
             r"\bTHP[A-Z]\w*",  # torch's own Python-object wrappers
+            r"\b\w*Py(?:Object|Interpreter|Frame|ThreadState|GIL)\w*",  # c10::SafePyObject, ...
         ),
         headers=frozenset(
             {
@@ -114,6 +115,10 @@ RULES: tuple[Rule, ...] = (
             r"\bDispatchKey::(?:Python\w*|PreDispatch|Functionalize)\b",
             r"\bglobalContext\s*\(\s*\)\s*(?:\.|->)\s*(?:set|alert|release)\w*",
             r"\btorch::jit::",
+            # kernels registered into torch's own operators (the reference would run them) or for all ops
+            r"\bTORCH_LIBRARY(?:_IMPL|_FRAGMENT)?\s*\(\s*(?:aten|prim|_|c10d|quantized|sparse|cuda|torch|inductor)\b",
+            r"(?:\.|->)\s*fallback\s*\(",
+            r"\b(?:RegisterOperators|registerFallback)\b",
         ),
     ),
     Rule(
@@ -122,7 +127,12 @@ RULES: tuple[Rule, ...] = (
             "dlopen dlmopen dlsym dlvsym dladdr dladdr1 dlinfo dl_iterate_phdr __libc_dlopen_mode __libc_dlsym "
             "LoadLibraryA LoadLibraryW LoadLibraryExA LoadLibraryExW GetProcAddress"
         ),
-        patterns=(r"\bRTLD_\w+", r"\b_dl_\w+"),
+        # a CUDA driver function fetched by a name that is not a literal the rules can read
+        patterns=(
+            r"\bRTLD_\w+",
+            r"\b_dl_\w+",
+            r"\b(?:cudaGetDriverEntryPoint|cuGetProcAddress)\w*\s*\(\s*(?!\"\")",
+        ),
         headers=frozenset({"dlfcn.h", "link.h", "elf.h", "gnu/lib-names.h"}),
     ),
     Rule(
@@ -150,6 +160,7 @@ RULES: tuple[Rule, ...] = (
             r"\b(?:syscall|sysenter|sysexit|sysret|cpuid|rdmsr|wrmsr|vmcall|vmmcall|int3)\b",
             r"\bint\s*\$?(?:0x80|128)\b",
             r"\bsvc\s+#?0\b",
+            r"%%?(?:[re](?:ax|bx|cx|dx|si|di|sp|bp)|rip|[xyz]mm\d+)\b",  # x86 registers: host assembly
         ),
     ),
     Rule(
@@ -222,7 +233,8 @@ RULES: tuple[Rule, ...] = (
             r"\b\w*ThreadPool\b",
             r"(?:\.|->)\s*detach\s*\(\s*\)",
         ),
-        headers=frozenset({"thread", "pthread.h", "future", "threads.h"}),
+        # not <thread>: std::thread::hardware_concurrency() is honest, and a thread needs a name above
+        headers=frozenset({"pthread.h", "future", "threads.h"}),
     ),
     Rule(
         "native_timer",
@@ -325,8 +337,12 @@ RULES: tuple[Rule, ...] = (
             r"__attribute__\s*\(\(\s*[^;{]*?\b(?:constructor|destructor|ifunc|weakref|alias|section|init_priority)\b",
             r"\bgnu::(?:constructor|destructor|ifunc|weakref|alias|section)\b",
             r"\)\s*(?:__asm__|__asm|asm)\s*\(\s*\"\"\s*\)\s*[;{=,]",  # an assembler label renames a symbol
+            r"#\s*pragma\s+(?:weak|redefine_extname)\b",
         ),
-        contents=(r"^\.(?:init_array|fini_array|ctors|dtors|preinit_array)\b",),
+        contents=(
+            r"^\.(?:init_array|fini_array|ctors|dtors|preinit_array)\b",
+            r"(?:^|[;\n])\s*\.(?:set|equ|equiv|symver|weak|weakref|globl|alias)\b",  # assembler symbol aliases
+        ),
     ),
 )
 NAMED = {name: rule.flag for rule in RULES for name in rule.names}
@@ -588,8 +604,12 @@ class Normalised:
 
 _NS_ALIAS = re.compile(r"\bnamespace\s+(\w+)\s*=\s*(?:::)?(pybind11|py|std)\s*;")
 _USING_NS = re.compile(r"\busing\s+namespace\s+(?:::)?(pybind11|py|std)\s*;")
+# Where std's names stand bare after `using namespace std`: only forms that make or use the std entity
+# (`thread t(f)`, `thread(f)`, `vector<thread>`, `async(...)`, `chrono::`), so a variable named
+# `thread` stays a variable.
 _STD_BARE = re.compile(
-    r"(?<![\w:.>])(thread|jthread|async|chrono|filesystem|ifstream|ofstream|fstream|cin)\b"
+    r"(?<![\w:.>])(?=(?:thread|jthread)\s+\w+\s*[({]|(?:thread|jthread|async)\s*\(|(?:chrono|filesystem)::"
+    r"|(?:thread|jthread)\s*>|cin\s*>>)"
 )
 _PY_BARE = re.compile(
     r"(?<![\w:.>])(exec|eval|eval_file|globals|getattr|setattr|hasattr|delattr|reinterpret_borrow"
@@ -636,7 +656,22 @@ def normalise(text: str, defines: dict[str, _Macro] | None = None) -> Normalised
             elif expanded and expanded[0] == ("punct", "<"):
                 end = next((k for k, t in enumerate(expanded) if t == ("punct", ">")), len(expanded))
                 headers.append("".join(t[1] for t in expanded[1:end]))
-    tokens = directive_tokens + [("newline", "\n")] + _expand(code_tokens, macros)
+    directives, directive_strings = _view(directive_tokens)
+    code, strings = _view(_expand(code_tokens, macros))
+    for alias, target in set(_NS_ALIAS.findall(code)):
+        code = re.sub(rf"(?<![\w:]){re.escape(alias)}::", "std::" if target == "std" else "py::", code)
+    using = set(_USING_NS.findall(code))
+    if "std" in using or re.search(r"\busing\s+std::(?:thread|jthread|async|chrono)\b", code):
+        code = _STD_BARE.sub("std::", code)
+    if using & {"pybind11", "py"}:
+        code = _PY_BARE.sub(lambda m: "py::" + m.group(0), code)
+    return Normalised(directives + "\n" + code, directive_strings + strings, headers, computed)
+
+
+def _view(tokens: list[Token]) -> tuple[str, list[str]]:
+    """The code of a token list with string literals emptied (`""`) and char literals too (`''`),
+    no space around `::`, `.` and `->`, and `pybind11::` read as `py::`; and the contents of its
+    string literals, adjacent ones joined."""
     parts: list[str] = []
     strings: list[str] = []
     open_string: list[str] | None = None
@@ -658,15 +693,7 @@ def normalise(text: str, defines: dict[str, _Macro] | None = None) -> Normalised
         parts.append("''" if kind == "chr" else value)
     if open_string is not None:
         strings.append("".join(open_string))
-    code = "".join(parts).replace("pybind11::", "py::")
-    for alias, target in set(_NS_ALIAS.findall(code)):
-        code = re.sub(rf"(?<![\w:]){re.escape(alias)}::", "std::" if target == "std" else "py::", code)
-    using = set(_USING_NS.findall(code))
-    if "std" in using or re.search(r"\busing\s+std::(?:thread|jthread|async|chrono)\b", code):
-        code = _STD_BARE.sub(r"std::\1", code)
-    if using & {"pybind11", "py"}:
-        code = _PY_BARE.sub(lambda m: "py::" + m.group(0), code)
-    return Normalised(code, strings, headers, computed)
+    return "".join(parts).replace("pybind11::", "py::"), strings
 
 
 def _header_flag(header: str) -> tuple[str, str] | None:
@@ -681,15 +708,47 @@ def _header_flag(header: str) -> tuple[str, str] | None:
     return None
 
 
+_EXPRESSION_WORDS = frozenset(
+    "return case else throw co_return co_yield co_await sizeof alignof new delete not and or xor bitand "
+    "bitor compl typeid do goto decltype noexcept defined".split()
+)
+_TYPE_BEFORE = re.compile(r"([A-Za-z_]\w*)(\s*[*&]+)?\s*$")
+_PARAMETER = re.compile(
+    r"\s*(?:(?:const|volatile|unsigned|signed|struct|class|typename)\s+)*[A-Za-z_][\w:]*(?:\s*<[^()]*>)?"
+    r"[\s*&]+(?:const\s+)?[*&]*\s*[A-Za-z_]\w*\s*(?:\[[^\]]*\])?\s*(?:=.*)?"
+)
+
+
+def _declares(code: str, start: int, open_paren: int) -> bool:
+    """Whether the name at `start` is declared there (`int write(int);`, `float* read(const float* p)`),
+    not called: a type right before it, or a type and `*`/`&` with a `type name` parameter list."""
+    found = _TYPE_BEFORE.search(code, max(0, start - 200), start)
+    if found is None or found.group(1) in _EXPRESSION_WORDS:
+        return False
+    if not found.group(2):
+        return True  # two names side by side are a declaration, never an expression
+    depth, end = 0, open_paren
+    for end in range(open_paren, min(len(code), open_paren + 2000)):
+        depth += {"(": 1, ")": -1}.get(code[end], 0)
+        if depth == 0:
+            break
+    parts = re.split(r",(?![^<]*>)", code[open_paren + 1 : end])
+    return all(_PARAMETER.fullmatch(part) for part in parts)
+
+
 def _call_sites(code: str):
     """(flag, word) for calls of the C library's function by a common word (not members, not another
-    namespace's), and for its address taken or named with `::`, `std::` or `using`."""
+    namespace's, not a declaration of the candidate's own), and for its address taken or named with
+    `::`, `std::` or `using`. A call is flagged even where the candidate defines a function of that
+    name, since an overload can resolve to the library's."""
     for m in _CALL.finditer(code):
         before = code[max(0, m.start() - 200) : m.start()].rstrip()
         if before.endswith((".", "->")):
             continue
         qualifier = re.search(r"(\w*)\s*::$", before)
         if qualifier and qualifier.group(1) not in ("", "std"):
+            continue
+        if _declares(code, m.start(), m.end() - 1):
             continue
         yield CALLED[m.group(1)], f"{m.group(1)}()"
     for m in _CALL_REFERENCE.finditer(code):
@@ -925,7 +984,7 @@ def analyze_tree(tree: ast.Module) -> list[Finding]:
         seen = {(f.flag, f.line, f.detail.split(" in ", 1)[0]) for f in findings}
         findings += [
             f
-            for f in _judge_everything(extraction)
+            for f in judge_everything(extraction)
             if (f.flag, f.line, f.detail.split(" in ", 1)[0]) not in seen
         ]
     unique = {(f.flag, f.line, f.detail): f for f in findings}
@@ -941,7 +1000,7 @@ def _python_side(extraction: Extraction) -> list[Finding]:
     ]
 
 
-def _judge_everything(extraction: Extraction) -> list[Finding]:
+def judge_everything(extraction: Extraction) -> list[Finding]:
     """Some native text is not fully known: every string constant of the file is judged as C text,
     and every identifier it spells against the forbidden names."""
     findings = []

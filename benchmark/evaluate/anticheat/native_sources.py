@@ -267,7 +267,7 @@ class _File:
         self.mutations: dict[str, list[ast.expr]] = {}  # list names -> appended/extended expressions
         self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda]] = {}
         self.calls: dict[str, list[ast.Call]] = {}
-        self.builder_aliases: dict[str, tuple[str, ast.Call | None]] = {}  # name -> builder, partial call
+        self.builder_aliases: dict[str, tuple[str, tuple[ast.Call, ...]]] = {}  # name -> builder, partials
         self.stack: set[int] = set()
         self.memo: dict[int, Text] = {}
         self.items_memo: dict[int, list[Text] | None] = {}
@@ -397,20 +397,29 @@ class _File:
             return self.aliases[head] + ("." + rest if rest else "")
         return dotted
 
-    def builder_of(self, func: ast.AST) -> tuple[str, ast.Call | None] | None:
-        """The builder or loader a call's function is, through imports, aliases and partials."""
-        if isinstance(func, ast.Name) and func.id in self.builder_aliases:
-            return self.builder_aliases[func.id]
+    def builder_of(self, func: ast.AST) -> tuple[str, tuple[ast.Call, ...]] | None:
+        """The builder or loader an expression is, and the partials around it (innermost first):
+        through imports, aliases (class attributes too), `getattr(module, "load_inline")` and
+        `functools.partial(load_inline, ...)`."""
+        if isinstance(func, ast.Call):
+            callee = self.qualified(func.func) or ""
+            if callee.rsplit(".", 1)[-1] == "partial" and func.args:
+                inner = self.builder_of(func.args[0])
+                return (inner[0], (*inner[1], func)) if inner is not None else None
+            name = func.args[1] if callee == "getattr" and len(func.args) >= 2 else None
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                return self.builder_of(ast.Attribute(func.args[0], name.value, ast.Load()))
+            return None
+        alias = (
+            func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        )
+        if alias in self.builder_aliases:
+            return self.builder_aliases[alias]
         full = self.qualified(func)
         if full in BUILDERS or full in LOADERS:
-            return full, None
-        dotted = _dotted(func) or ""
-        last = dotted.rsplit(".", 1)[-1]
-        if dotted.endswith("tl.inline_asm_elementwise"):
-            return "triton.language.inline_asm_elementwise", None
-        if last in _BY_LAST_NAME:
-            return _BY_LAST_NAME[last], None
-        return None
+            return full, ()
+        last = (_dotted(func) or "").rsplit(".", 1)[-1]
+        return (_BY_LAST_NAME[last], ()) if last in _BY_LAST_NAME else None
 
     # resolution of text
     def text(self, node: ast.AST | None, depth: int = 0) -> Text:
@@ -819,13 +828,13 @@ class _File:
         return None
 
 
-def _bind_arguments(call: ast.Call, params: tuple[str, ...], file: _File, partial: ast.Call | None):
+def _bind_arguments(call: ast.Call, params: tuple[str, ...], file: _File, partials: tuple[ast.Call, ...]):
     """Parameter name -> argument expression, with `*args` and `**kwargs` resolved where they are
     literals; the names of arguments that could not be placed."""
     bound: dict[str, ast.expr] = {}
     unplaced: list[str] = []
-    args = list(partial.args[1:]) if partial is not None else []
-    keywords = list(partial.keywords) if partial is not None else []
+    args = [a for p in partials for a in p.args[1:]]
+    keywords = [k for p in partials for k in p.keywords]
     args += call.args
     keywords += call.keywords
     position = 0
@@ -893,23 +902,29 @@ def _render_functions(text_items: list[Text], keys: list[Text], values: list[Tex
 
 
 def _builder_references(file: _File, direct: set[int]) -> Iterator[tuple[int, str]]:
-    """Builders and loaders named other than as the function of a call: aliases (`li = load_inline`,
-    partials) are followed; anything else that passes them on cannot be judged."""
+    """Builders and loaders reached other than as the function of a call the rules read: aliases,
+    `getattr` and partials that end in such a call are followed; anything else (passing one on, an
+    attribute of it, its name in a string) cannot be judged."""
+
+    def followed(node: ast.AST) -> bool:
+        parent = file.parent.get(id(node))
+        if id(node) in direct:
+            return True
+        if isinstance(parent, ast.Assign) and all(isinstance(t, ast.Name) for t in parent.targets):
+            return True  # an alias, followed where it is called
+        wrapper = isinstance(parent, ast.Call) and file.builder_of(parent) is not None
+        return wrapper and node in parent.args and followed(parent)  # partial(...) or getattr(...)
+
     for node in file.nodes:
-        if not isinstance(node, ast.Name | ast.Attribute) or id(node) in direct:
+        if isinstance(node, ast.Constant) and node.value in _BY_LAST_NAME:
+            if not followed(node):
+                yield node.lineno, f"names {node.value} in a string"
+            continue
+        if not isinstance(node, ast.Name | ast.Attribute) or not isinstance(node.ctx, ast.Load):
             continue
         found = file.builder_of(node)
-        if found is None or not isinstance(getattr(node, "ctx", None), ast.Load):
-            continue
-        parent = file.parent.get(id(node))
-        if isinstance(parent, ast.Attribute):
-            continue  # the inner part of a longer name (judged as that name)
-        if isinstance(parent, ast.Assign) and all(isinstance(t, ast.Name) for t in parent.targets):
-            continue  # an alias, followed
-        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
-            if (file.qualified(parent.func) or "").endswith("partial"):
-                continue  # functools.partial(load_inline, ...), followed
-        yield getattr(node, "lineno", 0), f"{found[0]} passed on as a value"
+        if found is not None and not followed(node):
+            yield node.lineno, f"{found[0]} passed on as a value"
 
 
 _TRIGGERS = frozenset(q.rsplit(".", 1)[1] for q in [*BUILDERS, *LOADERS])
@@ -947,21 +962,9 @@ def extract(tree: ast.Module) -> Extraction:
         for kind, value in kinds:
             if kind != "value":
                 continue
-            target = value
-            partial = None
-            if (
-                isinstance(value, ast.Call)
-                and (file.qualified(value.func) or "").endswith("partial")
-                and value.args
-            ):
-                target, partial = value.args[0], value
-            if isinstance(value, ast.Call) and _dotted(value.func) == "getattr" and len(value.args) == 2:
-                attr = value.args[1]
-                if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
-                    target = ast.Attribute(value.args[0], attr.value, ast.Load())
-            found = file.builder_of(target) if isinstance(target, ast.Name | ast.Attribute) else None
+            found = file.builder_of(value)
             if found is not None:
-                file.builder_aliases[name] = (found[0], partial)
+                file.builder_aliases[name] = found
     direct: set[int] = set()
     build = 0
     for node in file.nodes:
@@ -971,14 +974,14 @@ def extract(tree: ast.Module) -> Extraction:
         if found is None:
             continue
         direct.add(id(node.func))
-        qualified, partial = found
+        qualified, partials = found
         short = qualified.rsplit(".", 1)[-1]
         if qualified in LOADERS:
             out.unresolved.append((node.lineno, f"{short}() loads native code from a file or buffer"))
             continue
         builder = BUILDERS[qualified]
         build += 1
-        bound, unplaced = _bind_arguments(node, builder.params, file, partial)
+        bound, unplaced = _bind_arguments(node, builder.params, file, partials)
         for what in unplaced:
             out.unresolved.append((node.lineno, f"{short}() arguments {what} cannot be read"))
         texts: dict[str, tuple[Text, int]] = {}

@@ -593,13 +593,14 @@ def _expand(tokens: list[Token], macros: dict[str, _Macro]) -> list[Token]:
 
 @dataclass
 class Normalised:
-    """A C text as the rules read it: code with string contents emptied, the string contents, and
-    the headers it includes (with computed includes noted)."""
+    """A C text as the rules read it: code with string contents emptied, the string contents, the
+    headers it includes (with computed includes noted) and the files it embeds."""
 
     code: str
     strings: list[str]
     headers: list[str]
     computed_include: bool
+    embeds: list[str]
 
 
 _NS_ALIAS = re.compile(r"\bnamespace\s+(\w+)\s*=\s*(?:::)?(pybind11|py|std)\s*;")
@@ -625,6 +626,7 @@ def normalise(text: str, defines: dict[str, _Macro] | None = None) -> Normalised
     directive_tokens: list[Token] = []
     headers: list[str] = []
     includes: list[list[Token]] = []
+    embeds: list[str] = []
     for line in _lines(_tokens(text)):
         found = _directive(line)
         if found is None:
@@ -638,8 +640,10 @@ def normalise(text: str, defines: dict[str, _Macro] | None = None) -> Normalised
                 macros[defined[0]] = defined[1]
         elif name == "undef":
             pass  # kept defined: an #undef must not hide a use the rules would have seen
-        elif name in ("include", "include_next", "import", "embed"):
+        elif name in ("include", "include_next", "import"):
             includes.append(rest)
+        elif name == "embed":  # C23/C++26: a file's bytes as data
+            embeds.append("".join(t[1] for t in _solid(rest)))
     computed = False
     for rest in includes:
         solid = _solid(rest)
@@ -665,7 +669,7 @@ def normalise(text: str, defines: dict[str, _Macro] | None = None) -> Normalised
         code = _STD_BARE.sub("std::", code)
     if using & {"pybind11", "py"}:
         code = _PY_BARE.sub(lambda m: "py::" + m.group(0), code)
-    return Normalised(directives + "\n" + code, directive_strings + strings, headers, computed)
+    return Normalised(directives + "\n" + code, directive_strings + strings, headers, computed, embeds)
 
 
 def _view(tokens: list[Token]) -> tuple[str, list[str]]:
@@ -784,6 +788,7 @@ def judge_text(
             found.append(hit)
     if n.computed_include:
         found.append(("native_obfuscation", "#include of a macro"))
+    found += [("native_file_access", f"#embed {what}") for what in n.embeds]
     if host_only and HOST_ASM.search(n.code):
         found.append(("native_syscall", "inline assembly in host code"))
     return list(dict.fromkeys(found))

@@ -146,6 +146,7 @@ POSITIVE = {
         cpp('std::ifstream f("expected.bin");', includes="#include <fstream>"),
         cpp('int fd = open("/tmp/out", 0); write(fd, out, 4);'),
         cpp("", includes='#include "/etc/hostname"'),
+        cpp("", helpers='static const unsigned char expected[] = {\n#embed "expected.bin"\n};'),
     ],
     "native_environment": [
         cpp('const char* v = getenv("CUDA_VISIBLE_DEVICES");'),

@@ -15,19 +15,23 @@ a `__main__` block) are not flagged for code that never runs in the harness:
   import) through names, attribute names or string constants, transitively; a decorated function
   is judged where it stands, since its decorator can hand it on without naming it;
 - not judged: unreached definitions and the body of `if __name__ == "__main__":` (the harness
-  imports the candidate under another name), unless the file rebinds `__name__`."""
+  imports the candidate under another name), unless the file rebinds `__name__`.
+
+The native sources the file compiles (C/C++/CUDA strings, PTX, build flags) are judged by native.py,
+wherever in the file they are, and their findings are returned with these."""
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
+from benchmark.evaluate.anticheat import native
 from benchmark.evaluate.anticheat.allowlist import (
     ALLOWED_IMPORTS,
     FORBIDDEN_IMPORT_ROOTS,
     FORBIDDEN_OS_ATTRS,
     TORCH_PLUMBING,
 )
+from benchmark.evaluate.anticheat.findings import Finding
 
 FORBIDDEN_BUILTINS = {
     "exec",
@@ -79,16 +83,6 @@ FUNCTIONAL = "torch.nn.functional"
 # Decorators that keep the function in its class: such a method is judged when its class is reached.
 PLAIN_DECORATORS = {"staticmethod", "classmethod", "property"}
 COMPUTED_NAME_CALLS = {"operator.attrgetter", "operator.methodcaller"}
-
-
-@dataclass(frozen=True)
-class Finding:
-    flag: str
-    line: int
-    detail: str
-
-    def __str__(self) -> str:
-        return f"{self.flag} (line {self.line}): {self.detail}"
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -378,4 +372,4 @@ def analyze(source: str) -> list[Finding]:
     for key, findings in analyzer.pending.items():
         if key in analyzer.referenced:
             analyzer.findings.extend(findings)
-    return sorted(analyzer.findings, key=lambda f: f.line)
+    return sorted(analyzer.findings + native.analyze_tree(tree), key=lambda f: f.line)

@@ -21,6 +21,7 @@ import traceback
 
 import torch
 
+from benchmark.evaluate import confine
 from benchmark.evaluate.anticheat import audit
 from benchmark.evaluate.anticheat.census import census
 from benchmark.evaluate.anticheat.integrity import (
@@ -274,11 +275,14 @@ class CandidateServer:
 
 
 def serve_candidate(job: CandidateJob, link: Link) -> None:
-    """The whole life of the candidate's process after its confinement (benchmark.evaluate.worker)."""
+    """The whole life of the candidate's process after its confinement (benchmark.evaluate.worker):
+    its CUDA context made (now, while the judge works on the reference; and before the hardening, so
+    that the driver's own set-up meets no refused call), then hardened (confine.harden)."""
     pin_precision()
     device = torch.device(job.device)
-    if device.type == "cuda":  # its context now, while the judge works on the reference
+    if device.type == "cuda":
         torch.empty(1, device=device)
+    confine.harden()
     threads = ThreadWatch()  # from before the import: threads the import starts count too
     digest = StateDigest()
     t0 = time.monotonic()

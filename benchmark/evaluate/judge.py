@@ -34,6 +34,7 @@ from benchmark.evaluate.boundary import (
     Call,
     Done,
     Fetch,
+    Finish,
     JudgeJob,
     JudgeReport,
     Kernels,
@@ -234,9 +235,13 @@ class Judge:
             return self.report(TASK_ERROR, f"reference failed: {e!r}\n{traceback.format_exc(limit=3)}")
         self.phases["reference_s"] = time.monotonic() - t0
         try:
-            status, error = self.candidate_phase(program, plan, ref)
-        except CandidateRaised as e:
-            status, error = "runtime_error", str(e)
+            try:
+                status, error = self.candidate_phase(program, plan, ref)
+            except CandidateRaised as e:
+                status, error = "runtime_error", str(e)
+            if self.client.loaded is not None and self.client.loaded.error is None:
+                self.doing = "the last observations"  # whatever the verdict: flags stand beside it
+                self.observe(self.client.ask(Finish(), Observations))
         except CandidateLost as e:
             return self.report(
                 "runtime_error", f"the candidate's process ended during {self.doing} ({e})", self.doing

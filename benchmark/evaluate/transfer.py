@@ -86,6 +86,7 @@ class Arena:
         pool = torch.cuda.MemPool()
         with torch.cuda.use_mem_pool(pool, device=device):
             buffer = torch.empty(nbytes, dtype=torch.uint8, device=device)
+        torch.cuda.synchronize(device)
         payload = base64.b64encode(pickle.dumps(reduce_tensor(buffer))).decode()
         return cls(buffer, ArenaHandle("cuda_ipc", nbytes, payload), pool)
 
@@ -127,6 +128,8 @@ class Arena:
         for v in values:
             spec, offset = self._pack_one(v, offset, limit, layout)
             specs.append(spec)
+        if self.buffer.is_cuda:  # the other process reads as soon as it is told: the copies are done first
+            torch.cuda.synchronize(self.buffer.device)
         return specs, offset
 
     def _pack_one(self, v: object, offset: int, limit: int, layout: bool) -> tuple[ValueSpec, int]:

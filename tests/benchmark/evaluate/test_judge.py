@@ -1,0 +1,153 @@
+"""The judge decides from what it sees itself: the candidate's process holds nothing of the verdict
+(a candidate that walks its frames or changes the checker in its own process gains nothing), its
+reported times are checked against the wall time the judge saw and against the reference around
+them, and its end mid-sample is named."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+
+import pytest
+
+from benchmark.evaluate.harness import evaluate
+from benchmark.evaluate.link import RemoteArm
+from benchmark.evaluate.timing import Interleaved, Warmup
+from benchmark.task import load_task
+from benchmark.verdict import Status, TimingStats
+
+# Walks every frame of its process for a tensor shaped like its input that is not its input (the
+# expected output, in a harness that keeps it beside the candidate) and returns it; computes zeros
+# otherwise.
+FRAME_WALKER = """
+import sys
+
+import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        frame = sys._getframe(1)
+        while frame is not None:
+            for value in list(frame.f_locals.values()):
+                for v in value if isinstance(value, list | tuple) else [value]:
+                    if isinstance(v, torch.Tensor) and v is not x and v.shape == x.shape and not v.equal(x):
+                        return v.clone()
+            frame = frame.f_back
+        return torch.zeros_like(x)
+"""
+# Replaces the comparison functions of its own process: the judge's comparison is elsewhere.
+CHECKER_PATCH = """
+import torch
+
+import benchmark.evaluate.correctness as correctness
+
+correctness.compare_outputs = lambda *a, **k: correctness.Comparison(True)
+torch.isclose = lambda a, b, **k: torch.ones_like(a, dtype=torch.bool)
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return x * 2.0
+"""
+
+
+@pytest.fixture(scope="module")
+def task(data_dir):
+    return load_task(data_dir / "suite" / "level1" / "scale_shift.py")
+
+
+@pytest.fixture
+def lenient(fast_eval):
+    return dataclasses.replace(fast_eval, strict=False)
+
+
+def test_a_frame_walk_finds_nothing_to_return(task, lenient):
+    v = evaluate(task, FRAME_WALKER, lenient)
+    assert v.status is Status.INCORRECT, v.error  # its own computation: zeros
+    assert "got 0" in v.error
+
+
+def test_the_checker_of_the_candidates_process_decides_nothing(task, lenient):
+    v = evaluate(task, CHECKER_PATCH, lenient)
+    assert v.status is Status.INCORRECT, v.error
+    assert "harness_tampered" in v.flags  # what it changed is named beside the verdict
+
+
+def test_the_candidates_process_dying_mid_trial_is_named(task, lenient, data_dir):
+    v = evaluate(task, (data_dir / "candidates" / "segfault.py").read_text(), lenient)
+    assert v.status is Status.RUNTIME_ERROR
+    assert "the candidate's process killed by SIGSEGV during the correctness trials" in v.error, v.error
+
+
+def _stats(ms: float) -> TimingStats:
+    return TimingStats(runs=20, median_ms=ms, mean_ms=ms, std_ms=0.0, min_ms=ms, max_ms=ms, rel_err=0.0)
+
+
+def _timed(ref: list[float], cand_ms: float) -> Interleaved:
+    return Interleaved(
+        [_stats(sorted(ref)[len(ref) // 2]), _stats(cand_ms)],
+        None,
+        None,
+        [ref, [cand_ms] * len(ref)],
+        [0.0] * len(ref),
+        Warmup(1, 0.0, None),
+        0.1,
+        [0.0, 0.0],
+    )
+
+
+def _arms(
+    remote_walls: list[float], remote_claims: list[float], own_walls: list[float], own_claims: list[float]
+):
+    remote = RemoteArm(client=None, calibration=None, n_sets=3)
+    remote.walls_ms, remote.claimed_ms = remote_walls, remote_claims
+    reference = types.SimpleNamespace(walls_ms=own_walls, claimed_ms=own_claims, waits_ms={})
+    return reference, remote
+
+
+@pytest.mark.parametrize(
+    ("walls", "claims", "flagged"),
+    [
+        ([1.3] * 20, [1.0] * 20, False),  # the reference's own bracket (0.2 ms) and the round trip (0.1 ms)
+        ([3.3] * 20, [1.0] * 20, True),  # 2 ms per call it did not report
+        ([1.3] * 20, [1.5] * 19 + [1.0], True),  # reports longer than the judge saw it take
+    ],
+    ids=["honest", "unreported", "impossible"],
+)
+def test_reported_times_are_held_to_the_wall_time(make_judge, walls, claims, flagged):
+    judge = make_judge()
+    reference, remote = _arms(walls, claims, [1.2] * 20, [1.0] * 20)
+    judge.check_reported_times(reference, remote, 0.1, None)
+    assert ("timing_mismatch" in judge.flags) is flagged, judge.flag_details
+
+
+def test_too_few_calls_are_not_judged_for_unreported_time(make_judge):
+    judge = make_judge()
+    reference, remote = _arms([3.3] * 5, [1.0] * 5, [1.2] * 5, [1.0] * 5)
+    judge.check_reported_times(reference, remote, 0.1, None)
+    assert not judge.flags
+
+
+@pytest.mark.parametrize(
+    ("ref", "waits", "flagged"),
+    [
+        ([1.0, 1.01] * 10, {i: 0.02 for i in range(20)}, False),
+        ([1.0, 2.0] * 10, {i: 0.02 for i in range(20)}, True),  # slower right after the candidate
+        ([1.0, 1.0] * 10, {i: 0.02 if i % 2 == 0 else 1.5 for i in range(20)}, True),  # waited for the GPU
+    ],
+    ids=["alike", "slower-after", "waited-after"],
+)
+def test_work_left_running_shows_on_the_reference_that_follows(make_judge, ref, waits, flagged):
+    judge = make_judge()
+    judge.cuda = True
+    reference = types.SimpleNamespace(waits_ms=waits)
+    judge.check_left_work(reference, _timed(ref, 1.0))
+    assert ("deferred_work" in judge.flags) is flagged, judge.flag_details
+    assert "reference_after_candidate" in judge.env
+
+
+def test_on_the_cpu_the_halves_are_recorded_never_flagged(make_judge):
+    judge = make_judge()
+    judge.check_left_work(types.SimpleNamespace(waits_ms={}), _timed([1.0, 3.0] * 10, 1.0))
+    assert not judge.flags and "reference_after_candidate" not in judge.env

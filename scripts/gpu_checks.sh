@@ -2,7 +2,7 @@
 # Every GPU test and benchmark of the project, in one call, logs under $OUT (default runs/gpu).
 #   bash scripts/gpu_checks.sh [STAGE ...]     stages: env profile tests trust kernelbench harness reference manifest
 #                                              sft throughput soak datasets recheck rl speed   (default: all)
-#                                              by name only: cuset suite entry builds smollm2
+#                                              by name only: judge cuset suite entry builds smollm2
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
 set -u
@@ -31,6 +31,24 @@ stage() {  # stage NAME SECONDS COMMAND...
     tail -n 25 "$LOGS/$name.log"
 }
 
+# judge: a few candidates through `benchmark.check` (the judge and the candidate's process, a fresh zygote
+# each), one JSON verdict each and a line of what the judge saw: the first look at a new harness on a GPU.
+stage judge "${JUDGE_S:-150}" bash -c '
+    s=benchmark/tasks/level1/gelu_tanh_fp32.py; g=tests/cheats/gpu
+    for pair in "$s tests/honest/triton_gelu_tanh.py" "$s tests/honest/raw_cuda_gelu_tanh.py" "$s tests/honest/cuda_gelu_tanh.py" \
+                "$g/task_scale_shift_large.py $g/stale_memory.py" "$g/task_scale_shift_large.py $g/side_stream.py"; do
+        set -- $pair
+        timeout 120 python3 -m benchmark.check --task "$1" --candidate "$2" --device cuda --json > "$OUT/judge-$(basename "$2" .py).json" 2>&1
+        tail -n 1 "$OUT/judge-$(basename "$2" .py).json" | python3 -c "import json, sys
+try:
+    v = json.loads(sys.stdin.read())
+except ValueError:
+    print(\"$2: no verdict\"); raise SystemExit
+e, p = v[\"env\"], v[\"phases\"]
+print(\"$2:\", v[\"verdict\"], v[\"flags\"], \"speedup\", v[\"speedup\"], \"spread\", v[\"speedup_spread\"],
+      \"unaccounted\", e.get(\"timing_unaccounted_ms\"), \"after\", e.get(\"reference_after_candidate\"),
+      \"tries\", e.get(\"timing_tries\"), \"total %.1f s\" % p[\"total_s\"], (v[\"error\"] or \"\")[:300])"
+    done'
 stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers; print(torch.__version__, torch.version.cuda, triton.__version__, transformers.__version__)"; python3 -c "import trl, datasets, pycuda; print(trl.__version__, datasets.__version__, pycuda.VERSION_TEXT)"; python3 -c "from benchmark.evaluate.candidate import lightest_cuda_call as f; print(\"lightest CUDA header route available:\", f({\"cpp_sources\": \"\", \"cuda_sources\": \"int x;\"}) is not None)"'
 # The GPU tests share one build cache across pytest-xdist workers (each extension is compiled once),
 # and on the GPU every evaluation takes the host's device lock, so parallel workers never time at once.
@@ -41,7 +59,7 @@ if [ -z "${GPU_TESTS:-}" ]; then
     GPU_TESTS="tests/honest tests/cheats/test_cheats_gpu.py tests/benchmark/test_cuda_raw.py tests/benchmark/test_prompts.py"
     GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/evaluate/test_verdicts_gpu.py tests/benchmark/test_trust_gpu.py"
     GPU_TESTS="$GPU_TESTS tests/benchmark/verify/test_mixed_run_gpu.py tests/datasets_builder/test_inductor_gpu.py tests/benchmark/evaluate/test_timing.py"
-    GPU_TESTS="$GPU_TESTS tests/benchmark/evaluate/test_kernel_evidence.py"
+    GPU_TESTS="$GPU_TESTS tests/benchmark/evaluate/test_kernel_evidence.py tests/benchmark/verify/test_neighbours_gpu.py"
 fi
 SERIAL="foreign_process or launch_behind_flush"
 stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache bash -c "

@@ -300,16 +300,25 @@ class Prepare:
 
 @dataclass(frozen=True)
 class Warm:
+    """Copy timing set `index` into the input slot (untimed), then one warm-up call."""
+
     KIND: ClassVar[str] = "warm"
+    index: int
     covered: bool
     cover_ms: float
+    call: bool = True  # False: an empty call (the reference timed beside an idle candidate's process)
 
 
 @dataclass(frozen=True)
 class Timed:
+    """Copy timing set `index` into the input slot (untimed), then one timed call: prepared and
+    called in one request, as the judge's own arm does, with no wait between them."""
+
     KIND: ClassVar[str] = "timed"
+    index: int
     behind_flush: bool
     cover_ms: float
+    call: bool = True  # False: an empty call, as in Warm
 
 
 @dataclass(frozen=True)
@@ -347,8 +356,15 @@ class Finish:
     KIND: ClassVar[str] = "finish"
 
 
+@dataclass(frozen=True)
+class Ping:
+    """Nothing to do: the judge times the channel's own round trip with it."""
+
+    KIND: ClassVar[str] = "ping"
+
+
 REQUESTS: dict[str, type] = {
-    r.KIND: r for r in (Setup, Call, TimingSets, Prepare, Warm, Timed, Fetch, Restate, Profile, Finish)
+    r.KIND: r for r in (Setup, Call, TimingSets, Prepare, Warm, Timed, Fetch, Restate, Profile, Finish, Ping)
 }
 
 

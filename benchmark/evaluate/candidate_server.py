@@ -46,6 +46,7 @@ from benchmark.evaluate.boundary import (
     Loaded,
     Observations,
     Outputs,
+    Ping,
     Prepare,
     Profile,
     Restate,
@@ -57,7 +58,7 @@ from benchmark.evaluate.boundary import (
 )
 from benchmark.evaluate.candidate import CandidateLoadError, load_candidate
 from benchmark.evaluate.correctness import flatten_outputs
-from benchmark.evaluate.link import CandidateLost, Link, read_record
+from benchmark.evaluate.link import TIMING_SPIN_S, CandidateLost, Link, read_record
 from benchmark.evaluate.program import pin_precision
 from benchmark.evaluate.timing import CallTimer
 from benchmark.evaluate.transfer import Arena
@@ -111,6 +112,10 @@ def at_seen_address(seen: list, new: list) -> list | None:
     return out
 
 
+def _nothing() -> None:
+    pass
+
+
 def format_candidate_error(e: BaseException) -> str:
     tb = traceback.extract_tb(e.__traceback__)
     frames = [f for f in tb if "candidate" in os.path.basename(f.filename)]
@@ -148,9 +153,10 @@ class CandidateServer:
     def serve(self, threads: ThreadWatch, digest: StateDigest, violations: list[str]) -> None:
         """Answer requests until the judge closes the channel."""
         self.threads, self.digest, self.violations = threads, digest, violations
+        spin = 0.0
         while True:
             try:
-                message, fds = self.link.receive()
+                message, fds = self.link.receive(spin)
             except CandidateLost:
                 return
             try:
@@ -163,6 +169,8 @@ class CandidateServer:
             except BaseException as e:  # noqa: BLE001 - the candidate's code may raise anything
                 reply = Failed(format_candidate_error(e))
             self.link.send(reply)
+            # While timing, the next call comes within the reference's: be awake for it.
+            spin = TIMING_SPIN_S if isinstance(request, Warm | Timed) else 0.0
 
     def handle(self, request: object, fds: list[int]):
         if isinstance(request, Setup):
@@ -173,14 +181,19 @@ class CandidateServer:
             self.sets = request.sets
             return Done()
         if isinstance(request, Prepare):
-            self.slot = []  # the last clone freed first: the allocator may hand its block out again
-            self.slot = self.arena.unpack(self.sets[request.index], self.device)
+            self.prepare(request.index)
             return Done()
         if isinstance(request, Warm):
-            launch, took = self.timer.warm(self._call_slot, request.covered, request.cover_ms)
+            self.prepare(request.index)
+            call = self._call_slot if request.call else _nothing
+            with torch.no_grad():  # outside the bracket, as the judge's own arm has it
+                launch, took = self.timer.warm(call, request.covered, request.cover_ms)
             return Times(launch, took)
         if isinstance(request, Timed):
-            stream, gap = self.timer.once(self._call_slot, request.behind_flush, request.cover_ms)
+            self.prepare(request.index)
+            call = self._call_slot if request.call else _nothing
+            with torch.no_grad():
+                stream, gap = self.timer.once(call, request.behind_flush, request.cover_ms)
             return Times(stream, gap)
         if isinstance(request, Fetch):
             specs, _ = self.arena.pack(
@@ -193,6 +206,8 @@ class CandidateServer:
             return self.profiled(request)
         if isinstance(request, Finish):
             return self.observations()
+        if isinstance(request, Ping):
+            return Done()
         raise BoundaryError(f"no handler for {type(request).__name__}")
 
     def setup(self, request: Setup, fds: list[int]) -> Calibration:
@@ -206,9 +221,14 @@ class CandidateServer:
         self.timer = CallTimer(self.device, request.flush_l2)
         return Calibration(self.timer.overhead_ms, self.timer.gap_floor_ms)
 
+    def prepare(self, index: int) -> None:
+        """Timing set `index`, copied fresh into the input slot (the last copy freed first: the
+        allocator may hand its block out again)."""
+        self.slot = []
+        self.slot = self.arena.unpack(self.sets[index], self.device)
+
     def _call_slot(self) -> None:
-        with torch.no_grad():
-            self.last = self.model(*self.slot)
+        self.last = self.model(*self.slot)
 
     def call(self, request: Call) -> Outputs:
         inputs = self.arena.unpack(request.inputs, self.device)

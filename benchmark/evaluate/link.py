@@ -6,15 +6,17 @@ one reply, and sends one message unasked: `Loaded`, when its import ended.
 The judge's side (`CandidateClient`) reads every reply as untrusted: bounded in size, decoded field
 by field (benchmark.evaluate.boundary.decode), and a reply of the wrong kind or none at all ends the
 sample (`CandidateLost`), never the judge. `RemoteArm` is the candidate's arm of an interleaved
-timing (benchmark.evaluate.timing.Timer): each call is two requests (prepare, then the timed call),
-and the judge keeps the wall time it saw around every timed call, a bound on what the reported
-times may claim."""
+timing (benchmark.evaluate.timing.Timer): each call is one request (the copy of its input set, then
+the call),
+and the judge keeps the wall time it saw around every timed call (its input set's copy included),
+a bound on what the reported times may claim."""
 
 from __future__ import annotations
 
 import json
 import os
 import random
+import select
 import socket
 import time
 from collections.abc import Callable
@@ -24,10 +26,8 @@ from benchmark.evaluate.boundary import (
     REPLIES,
     BoundaryError,
     Calibration,
-    Done,
     Failed,
     Loaded,
-    Prepare,
     Timed,
     Times,
     Warm,
@@ -36,6 +36,7 @@ from benchmark.evaluate.boundary import (
 )
 
 MAX_MESSAGE = 8 * 2**20  # bytes of one JSON line; a longer one ends the sample
+TIMING_SPIN_S = 0.0002  # while timing, each side polls this long for the other's message before sleeping
 MAX_FDS = 4
 
 
@@ -65,8 +66,14 @@ class Link:
         except OSError as e:
             raise CandidateLost(f"the channel closed while sending ({e!r})") from e
 
-    def receive(self) -> tuple[dict, list[int]]:
-        """The next message as parsed JSON, and the descriptors that came with it."""
+    def receive(self, spin_s: float = 0.0) -> tuple[dict, list[int]]:
+        """The next message as parsed JSON, and the descriptors that came with it. `spin_s`: poll
+        that long before sleeping in the kernel, so a reply that comes quickly finds this process
+        awake (a process woken from its sleep ran a 10 us CPU call twice as slow)."""
+        if spin_s > 0 and b"\n" not in self._buffer:
+            deadline = time.perf_counter() + spin_s
+            while time.perf_counter() < deadline and not select.select([self.sock], [], [], 0)[0]:
+                pass
         while b"\n" not in self._buffer:
             if len(self._buffer) > MAX_MESSAGE:
                 raise CandidateLost(f"a message longer than {MAX_MESSAGE} bytes")
@@ -114,16 +121,16 @@ class CandidateClient:
             self.loaded = self._read(Loaded)
         return self.loaded
 
-    def ask(self, request: object, expect: type, fds: list[int] | None = None):
-        """Send `request`; its reply, of type `expect`. The candidate's own error raises
-        CandidateRaised; anything else unexpected, CandidateLost."""
+    def ask(self, request: object, expect: type, fds: list[int] | None = None, spin_s: float = 0.0):
+        """Send `request`; its reply, of type `expect` (`spin_s`: see Link.receive). The candidate's
+        own error raises CandidateRaised; anything else unexpected, CandidateLost."""
         self.wait_loaded()
         self.requests += 1
         self.link.send(request, fds)
-        return self._read(expect)
+        return self._read(expect, spin_s)
 
-    def _read(self, expect: type):
-        message, fds = self.link.receive()
+    def _read(self, expect: type, spin_s: float = 0.0):
+        message, fds = self.link.receive(spin_s)
         for fd in fds:  # the judge takes no descriptor from the candidate's process
             _close(fd)
         try:
@@ -148,18 +155,16 @@ def _close(fd: int) -> None:
 class RemoteArm:
     """The candidate's arm of an interleaved timing: calls made in its process on the timing set
     `i % n_sets`, raw times reported back; the judge keeps the wall time of every timed request
-    (`walls_ms`, beside the times claimed, `claimed_ms`) and, on CUDA, how long its own probe kernel
-    waited for the GPU right after each call (`probe_ms`: work the candidate's process left running
-    delays it). `on_timed(k)` runs after each timed call, with its set's index (the random recheck)."""
+    (`walls_ms`, beside the times claimed, `claimed_ms`). `on_timed(k)` runs after each timed call,
+    with its set's index (the random recheck)."""
 
     client: CandidateClient
     calibration: Calibration
     n_sets: int
-    probe: Callable[[], float] | None = None
     on_timed: Callable[[int], None] | None = None
+    empty: bool = False  # the candidate's process makes empty calls (the reference timed beside it idle)
     walls_ms: list[float] = field(default_factory=list)
     claimed_ms: list[float] = field(default_factory=list)
-    probe_ms: list[float] = field(default_factory=list)
 
     @property
     def overhead_ms(self) -> float:
@@ -170,19 +175,19 @@ class RemoteArm:
         return self.calibration.gap_floor_ms
 
     def warm(self, i: int, covered: bool, cover_ms: float) -> tuple[float, float]:
-        self.client.ask(Prepare(i % self.n_sets), Done)
-        t = self.client.ask(Warm(covered, cover_ms), Times)
+        t = self.client.ask(
+            Warm(i % self.n_sets, covered, cover_ms, not self.empty), Times, spin_s=TIMING_SPIN_S
+        )
         return _time_value(t.first), _time_value(t.second)
 
     def timed(self, i: int, behind_flush: bool, cover_ms: float) -> tuple[float, float]:
-        self.client.ask(Prepare(i % self.n_sets), Done)
         t0 = time.perf_counter()
-        t = self.client.ask(Timed(behind_flush, cover_ms), Times)
+        t = self.client.ask(
+            Timed(i % self.n_sets, behind_flush, cover_ms, not self.empty), Times, spin_s=TIMING_SPIN_S
+        )
         self.walls_ms.append((time.perf_counter() - t0) * 1e3)
         stream_ms, gap_ms = _time_value(t.first), _time_value(t.second)
         self.claimed_ms.append(stream_ms + gap_ms)
-        if self.probe is not None:
-            self.probe_ms.append(self.probe())
         if self.on_timed is not None:
             self.on_timed(i % self.n_sets)
         return stream_ms, gap_ms

@@ -344,7 +344,8 @@ class Restate:
 
 @dataclass(frozen=True)
 class Profile:
-    """`step` "start", "call" (one forward on timing set `index`) or "stop" (the kernels it saw)."""
+    """`step` "start" (timing set `index` copied in, then the profiler started), "call" (one forward
+    on it) or "stop" (the kernels it saw)."""
 
     KIND: ClassVar[str] = "profile"
     step: str

@@ -149,6 +149,8 @@ class CandidateServer:
         self.last: object = None
         self.profile: KernelProfile | None = None
         self.os_threads_after_first_call: int | None = None
+        self.threads_before_profile: int | None = None  # the count the last observations use, where profiled
+        self.profile_inputs: list = []
 
     def serve(self, threads: ThreadWatch, digest: StateDigest, violations: list[str]) -> None:
         """Answer requests until the judge closes the channel."""
@@ -269,22 +271,26 @@ class CandidateServer:
         return Outputs(tuple(specs))
 
     def profiled(self, request: Profile):
-        if request.step == "start":
+        if request.step == "start":  # the inputs copied first: their copies are not the candidate's kernels
+            self.threads_before_profile = os_thread_count()  # the profiler starts tracing threads of its own
+            self.profile_inputs = self.arena.unpack(self.sets[request.index], self.device)
+            torch.cuda.synchronize()
             self.profile = KernelProfile()
             self.profile.start()
             return Done()
         if request.step == "call":
-            inputs = self.arena.unpack(self.sets[request.index], self.device)
-            torch.cuda.synchronize()
             with torch.no_grad():
-                self.profile.call(self.model, *inputs)
+                self.profile.call(self.model, *self.profile_inputs)
             return Done()
         records, marker_seen = self.profile.stop()
         return Kernels(tuple(records), marker_seen)
 
     def observations(self) -> Observations:
-        native_left = self.os_threads_after_first_call is not None and (
-            os_thread_count() > self.os_threads_after_first_call
+        threads = (
+            self.threads_before_profile if self.threads_before_profile is not None else os_thread_count()
+        )
+        native_left = (
+            self.os_threads_after_first_call is not None and threads > self.os_threads_after_first_call
         )
         return Observations(
             threads_started=self.threads.started,

@@ -95,10 +95,14 @@ PROFILE_SLACK = 1.5  # the profiled call's kernels may take this much of the rep
 PROFILE_SLACK_MS = 0.02  # ... plus this, before the reported times are called too short for them
 PINGS = 15  # round trips timed to know the channel's own latency
 UNACCOUNTED_MIN_CALLS = 10  # timed calls of each arm below which the medians say too little to judge
+# Recorded (env `timing_unaccounted_ms`, `timing_walls_ms`) but not yet flagged: an honest Triton GELU
+# on the H100 spent 0.33 ms per timed request more than the reference's bracket and the round trip
+# (2026-12-06), a cost of the channel not yet accounted for; the flag waits for that.
+FLAG_UNACCOUNTED = False
 # Work left running by the candidate's process (`Judge.check_left_work`): the reference right after
 # the candidate's call may run this much slower than right after its own ...
 DEFERRED_RATIO = 1.5
-DEFERRED_WAIT_MS = 0.25  # ... or wait this much longer for the GPU (or this share of the candidate's median)
+DEFERRED_WAIT_MS = 0.5  # an honest GELU on the H100 waited 0.10 ms longer after the candidate's call  # ... or wait this much longer for the GPU (or this share of the candidate's median)
 DEFERRED_WAIT_SHARE = 0.5
 
 
@@ -662,10 +666,16 @@ class Judge:
         claimed = statistics.median(remote.claimed_ms)
         unaccounted = extra - own - rtt_ms
         self.env["timing_unaccounted_ms"] = f"{unaccounted:.4f}"
+        self.env[
+            "timing_walls_ms"
+        ] = (  # medians: the candidate's request, its report; the reference's; the round trip
+            f"{statistics.median(remote.walls_ms):.4f} {claimed:.4f}; "
+            f"{statistics.median(reference.walls_ms):.4f} {statistics.median(reference.claimed_ms):.4f}; {rtt_ms:.4f}"
+        )
         enough = min(len(remote.walls_ms), len(reference.walls_ms)) >= UNACCOUNTED_MIN_CALLS
         if over:
             self.flag("timing_mismatch", f"{over} timed call(s) reported longer than the judge saw them take")
-        if enough and unaccounted > max(UNACCOUNTED_MS, UNACCOUNTED_SHARE * claimed):
+        if FLAG_UNACCOUNTED and enough and unaccounted > max(UNACCOUNTED_MS, UNACCOUNTED_SHARE * claimed):
             self.flag(
                 "timing_mismatch",
                 f"each timed call took {unaccounted:.3f} ms more in the candidate's process than it reported "
@@ -733,9 +743,9 @@ class Judge:
     def profile_candidate(self) -> None:
         """One profiled forward in the candidate's process (only the call under the device lock); its
         kernels judged here, and their device time checked against the reported call times."""
-        self.client.ask(Profile("start"), Done)
+        self.client.ask(Profile("start", 0), Done)
         with self.lock.shared():
-            self.client.ask(Profile("call", 0), Done)
+            self.client.ask(Profile("call"), Done)
         kernels = self.client.ask(Profile("stop"), Kernels)
         ev = evidence(kernels.records)
         for name, detail in kernel_flags(ev):

@@ -83,6 +83,7 @@ class Arena:
         buffer and nothing else of the judge's."""
         from torch.multiprocessing.reductions import reduce_tensor
 
+        device = torch.device("cuda", torch.cuda.current_device() if device.index is None else device.index)
         pool = torch.cuda.MemPool()
         with torch.cuda.use_mem_pool(pool, device=device):
             buffer = torch.empty(nbytes, dtype=torch.uint8, device=device)

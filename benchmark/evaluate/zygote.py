@@ -441,6 +441,14 @@ def preload() -> None:
     t0 = time.monotonic()
     previous = os.environ.get(NVML_CHECK)
     os.environ[NVML_CHECK] = "1"
+    import torch
+
+    # torch.utils.cpp_extension asks torch.cuda.is_available() at import (where it finds CUDA_HOME):
+    # answered through NVML, whose library then keeps a thread of its own (seen on the H100: a thread
+    # named cuda00001800007 from that import on), and a zygote with a thread may not fork. So the
+    # imports are told what torch was built for, and the function is restored after them.
+    is_available = torch.cuda.is_available
+    torch.cuda.is_available = torch.cuda._is_compiled
     try:
         steps = [
             ("torch", True),
@@ -469,11 +477,11 @@ def preload() -> None:
                 warm()
             trace(f"ran {warm.__name__}", t0)
     finally:
+        torch.cuda.is_available = is_available
         if previous is None:
             os.environ.pop(NVML_CHECK, None)
         else:
             os.environ[NVML_CHECK] = previous
-    import torch
 
     if torch.cuda.is_initialized():
         raise RuntimeError(f"importing {loaded} initialized CUDA: a fork would inherit the context")

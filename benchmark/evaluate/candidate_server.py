@@ -229,8 +229,9 @@ class CandidateServer:
         self.slot = []
         self.slot = self.arena.unpack(self.sets[index], self.device)
 
-    def _call_slot(self) -> None:
+    def _call_slot(self) -> object:
         self.last = self.model(*self.slot)
+        return self.last
 
     def call(self, request: Call) -> Outputs:
         inputs = self.arena.unpack(request.inputs, self.device)

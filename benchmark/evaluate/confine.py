@@ -104,7 +104,7 @@ AUDIT_ARCH_X86_64 = 0xC000003E
 SECCOMP_RET_ALLOW = 0x7FFF0000
 SECCOMP_RET_ERRNO = 0x00050000
 # x86-64 system calls the candidate's process is refused (EPERM): reaching other processes' memory
-# or descriptors, and profiling them.
+# or descriptors, profiling them, and leaving its session.
 REFUSED_SYSCALLS = {
     "ptrace": 101,
     "process_vm_readv": 310,
@@ -114,6 +114,7 @@ REFUSED_SYSCALLS = {
     "perf_event_open": 298,
     "pidfd_send_signal": 424,
     "tkill": 200,
+    "setsid": 112,  # a process that leaves the session outlives the kill of it (a daemon holding a lock)
 }
 KILL, TGKILL = 62, 234  # signals: only to itself and its own process group
 

@@ -108,7 +108,7 @@ def restate_seeds(seed: int) -> list[int]:
 
 def model_arm(
     model, sets: list, keep: dict | None = None, slot: list | None = None
-) -> tuple[Callable[[int], None], Callable[[int], None]]:
+) -> tuple[Callable[[int], object], Callable[[int], None]]:
     """(call, prepare) timing `model` rotating through the timing input `sets`, each cloned fresh
     (untimed) into `slot` before its call, the slot's previous clone freed first, so the caching
     allocator can hand the new clone the block the last one held. With `keep`, the output of each
@@ -119,10 +119,11 @@ def model_arm(
         current.clear()
         current.extend(clone_args(sets[i % len(sets)]))
 
-    def call(i: int) -> None:
+    def call(i: int) -> object:
         out = model(*current)
         if keep is not None:
             keep[i % len(sets)] = out
+        return out
 
     return call, prepare
 

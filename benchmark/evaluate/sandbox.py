@@ -227,8 +227,9 @@ class Pipe:
     """A child's result pipe, read as it comes: its clock messages followed as they arrive, the rest
     kept for the signed result at the end."""
 
-    def __init__(self, fd: int, nonce: str, on_clock: Callable[[str], None]):
+    def __init__(self, fd: int, nonce: str, on_clock: Callable[[str], None], keep: bool = True):
         self.fd, self.nonce, self.on_clock = fd, nonce, on_clock
+        self.keep = keep  # False: only clock messages matter (the candidate's process): nothing is kept
         self.chunks: list[bytes] = []
         self.partial: list[bytes] = []  # the line being received, in pieces: joined once, when it ends
         self.closed = False
@@ -238,9 +239,11 @@ class Pipe:
         if not data:
             self.closed = True
             return
-        self.chunks.append(data)
+        if self.keep:
+            self.chunks.append(data)
         if b"\n" not in data:
-            self.partial.append(data)
+            if self.keep or sum(map(len, self.partial)) <= CLOCK_LINE_MAX:
+                self.partial.append(data)  # a line longer than a clock message is not one: not kept
             return
         head, _, rest = data.rpartition(b"\n")
         lines = (b"".join(self.partial) + head).split(b"\n")
@@ -395,7 +398,10 @@ def _launch(
         )
     os.close(write_fd)
     os.close(stdin_r)
-    child = _Child(role, proc, started_by, Pipe(read_fd, nonce, on_clock), log_path, stdin_w)
+    # The candidate's process sends clock messages only: whatever else it writes is read and dropped,
+    # so a flood of its result pipe costs this process no memory.
+    pipe = Pipe(read_fd, nonce, on_clock, keep=role != "candidate")
+    child = _Child(role, proc, started_by, pipe, log_path, stdin_w)
     child.send(Envelope(role, _plain_job(job), nonce, clock))
     return child
 

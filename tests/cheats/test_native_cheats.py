@@ -249,3 +249,102 @@ def test_flood_parent_makes_its_parents_buffer_the_flood(extensions):
     assert report["stdout_bytes"] >= 128 * 2**20, out.stderr[-2000:]
     assert report["oom_score_adj"] == 1000
     assert json.loads(report["last"])["status"] == "pass"
+
+
+# What the harness makes of them. With its static rules on (strict, the default) every one is refused
+# before anything is built: a native_* flag names the construct. With them off, the judge still stands:
+# these are the runtime outcomes of a sample of the exploits, one per way of reaching for the verdict.
+STOLEN = (  # look for the expected output in their process, or in others': nothing to find there
+    "pybind_exec_frame_walk",
+    "capi_frame_walk",
+    "gc_list_walk",
+    "proc_mem_scan",
+    "process_vm_readv_scan",
+    "ptrace_peek",
+)
+PATCHED = ("module_global_patch", "type_dict_patch")  # the checker or the timer, in their own process
+
+
+@pytest.fixture(scope="module")
+def task():
+    from benchmark.task import load_task
+
+    return load_task(TASK)
+
+
+@pytest.fixture
+def lenient(fast_eval):
+    import dataclasses
+
+    return dataclasses.replace(fast_eval, strict=False)
+
+
+@pytest.mark.parametrize("name", sorted(NATIVE_CHEATS))
+def test_the_strict_harness_refuses_every_native_exploit(name, task, fast_eval):
+    from benchmark.evaluate.harness import evaluate
+    from benchmark.verdict import Status
+
+    v = evaluate(task, (NATIVE / f"{name}.py").read_text(), fast_eval)
+    assert v.status is Status.CHEAT and any(f.startswith("native_") for f in v.flags), (v.status, v.flags)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", STOLEN)
+def test_without_the_static_rules_there_is_nothing_to_steal(name, task, lenient):
+    from benchmark.evaluate.harness import evaluate
+    from benchmark.verdict import Status
+
+    v = evaluate(task, (NATIVE / f"{name}.py").read_text(), lenient)
+    assert v.status is Status.INCORRECT, (v.status, v.error)  # its own computation: a wrong one
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PATCHED)
+def test_without_the_static_rules_a_patch_in_its_own_process_is_named(name, task, lenient):
+    from benchmark.evaluate.harness import evaluate
+
+    v = evaluate(task, (NATIVE / f"{name}.py").read_text(), lenient)
+    assert "harness_tampered" in v.flags, (v.status, v.flags, v.error)
+    assert v.speedup is None or v.speedup < 10  # whatever it patched, the speedup is the judge's
+
+
+@pytest.mark.slow
+def test_without_the_static_rules_a_forged_verdict_is_no_verdict(task, lenient):
+    from benchmark.evaluate.harness import evaluate
+    from benchmark.verdict import Status
+
+    v = evaluate(task, (NATIVE / "forge_signed_verdict.py").read_text(), lenient)
+    assert v.status is Status.RUNTIME_ERROR, (v.status, v.error)
+
+
+@pytest.mark.slow
+def test_under_the_harness_kill_neighbours_kills_nobody(task, lenient):
+    from benchmark.evaluate.harness import evaluate
+
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "benchmark.evaluate.worker"])
+    try:
+        evaluate(task, (NATIVE / "kill_neighbours.py").read_text(), lenient)
+        time.sleep(1.0)
+        assert decoy.poll() is None  # the candidate's process may signal nobody but itself
+    finally:
+        decoy.kill()
+        decoy.wait()
+
+
+@pytest.mark.slow
+def test_under_the_harness_lock_hog_holds_nothing_after_its_sample(task, lenient):
+    """The hog's daemon may not leave its session, so it dies with its sample, and the next sample
+    on the same device lock does not wait for it."""
+    import tempfile
+
+    from benchmark.evaluate.harness import evaluate
+    from benchmark.verdict import Status
+
+    lock = Path(tempfile.gettempdir()) / "solbench-locks" / f"device-native-test-{os.getpid()}"
+    evaluate(task, (NATIVE / "lock_hog.py").read_text(), lenient, device_lock=str(lock))
+    time.sleep(2.0)  # when a daemon would have taken the lock
+    honest = (HERE.parent / "benchmark" / "data" / "candidates" / "torch_correct.py").read_text()
+    v = evaluate(task, honest, lenient, device_lock=str(lock))
+    assert v.status is Status.PASS and v.phases.lock_wait_s < 5.0, (v.status, v.phases)
+    for pid in _holders(Path(f"{lock}.main")):  # nothing should be left; a failed run cleans up
+        os.kill(pid, signal.SIGKILL)

@@ -19,9 +19,21 @@ from typing import Any, ClassVar
 from benchmark.evaluate.timing import TimingConfig
 from benchmark.verdict import Correctness, TimingStats
 
-TASK_ERROR = (
-    "task_error"  # a judge's status when the task itself failed (it does not import, its reference raises)
-)
+# A judge's status when the task itself failed (it does not import, its reference raises).
+TASK_ERROR = "task_error"
+# The judge's phases, as it names them to the parent while it works, and in words.
+PHASES = {
+    "setup": "the judge's set-up",
+    "reference": "the reference phase",
+    "import": "the candidate's import",
+    "build": "building ModelNew",
+    "checks": "the correctness trials",
+    "timing": "the timing",
+    "stateful": "the stateful checks",
+    "profile": "the profiled call",
+    "observations": "the last observations",
+}
+REFERENCE_PHASES = ("setup", "reference")  # the task's own work: a death there is the task's
 
 
 class BoundaryError(ValueError):

@@ -9,6 +9,7 @@ import hashlib
 import hmac
 
 CLOCK_PREFIX = "clock:"  # what a clock message signs, so it never verifies as a result
+PHASE_PREFIX = "phase:"  # what a phase message signs (the judge's: what it is doing now)
 
 
 def sign(nonce: str, body: str) -> str:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from benchmark.evaluate.anticheat import static
 from benchmark.evaluate.boundary import (
+    PHASES,
+    REFERENCE_PHASES,
     TASK_ERROR,
     BuildJob,
     BuildReport,
@@ -400,11 +402,21 @@ def execute(
         BUILD_CLOCK, 0.0
     )  # what the candidate's process compiled
     if r is None:
+        killed = outcome.returncode is not None and outcome.returncode < 0
+        if killed and not outcome.timed_out and outcome.phase in (None, *REFERENCE_PHASES):
+            # the judge died before the candidate ran (killed, most likely by the host's out-of-memory
+            # killer): the task's own work failed, never the candidate
+            raise TaskError(
+                f"the reference's process ended during {PHASES.get(outcome.phase or 'setup')}: "
+                f"{outcome.crash_reason}{_MEMORY_HINT if outcome.returncode == -9 else ''}"
+                + _log_excerpt(outcome.log_tail)
+            )
         status = Status.TIMEOUT if outcome.timed_out else Status.RUNTIME_ERROR
         if outcome.timed_out:
             error = outcome.crash_reason + _log_excerpt(pair.candidate.log_tail)
         else:
-            error = f"the judge failed: {outcome.crash_reason}" + _log_excerpt(outcome.log_tail)
+            error = f"the judge failed during {PHASES.get(outcome.phase or 'setup')}: {outcome.crash_reason}"
+            error += (_MEMORY_HINT if outcome.returncode == -9 else "") + _log_excerpt(outcome.log_tail)
         phases = Phases(compile_s=built_compile, total_s=built.wall_s + outcome.wall_s)
         return Verdict.flagged(status, error, static_flags, **base, limit=outcome.limit, phases=phases)
     if r.status == TASK_ERROR:
@@ -442,10 +454,15 @@ def execute(
     )
 
 
+_MEMORY_HINT = " (SIGKILL: the host's out-of-memory killer, most likely)"
+
+
 def _candidate_end(candidate: ChildOutcome, during: str) -> str:
     """Why the candidate's process went away during `during`, from what the parent saw of it."""
     if candidate.returncode is not None and candidate.returncode < 0:
         reason = candidate.crash_reason.replace("worker", "the candidate's process")
+        if candidate.returncode == -9:  # it is first in line for the OOM killer (confine.harden)
+            reason += _MEMORY_HINT
     elif candidate.returncode not in (None, 0):
         reason = f"the candidate's process exited with status {candidate.returncode}"
     else:

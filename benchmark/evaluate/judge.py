@@ -29,6 +29,7 @@ from benchmark.environment import device_environment
 from benchmark.evaluate.anticheat.integrity import aliases
 from benchmark.evaluate.anticheat.kernels import evidence, kernel_flags
 from benchmark.evaluate.boundary import (
+    PHASES,
     TASK_ERROR,
     Calibration,
     Call,
@@ -146,8 +147,15 @@ def room(values: object, layout: bool) -> int:
 class Judge:
     """One sample, phase by phase; `run` returns the report sent back to the parent."""
 
-    def __init__(self, job: JudgeJob, link: Link, report_clock: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        job: JudgeJob,
+        link: Link,
+        report_clock: Callable[[str], None] | None = None,
+        report_phase: Callable[[str], None] | None = None,
+    ):
         self.job = job
+        self.report_phase = report_phase or (lambda name: None)
         self.device = torch.device(job.device)
         self.cuda = self.device.type == "cuda"
         self.client = CandidateClient(link)
@@ -174,9 +182,18 @@ class Judge:
         self.out_room = 0  # ... and the largest expected output, packed
         self.timing_specs: tuple | None = None
         self.candidate_pid: int | None = None
-        self.doing = "starting"  # what the judge is doing, for a report when the candidate goes away
+        self._doing = "setup"
 
     # bookkeeping
+
+    def phase(self, name: str) -> None:
+        """What the judge does from now on (PHASES), told to the parent as it changes."""
+        self._doing = name
+        self.report_phase(name)
+
+    @property
+    def doing(self) -> str:
+        return PHASES[self._doing]
 
     def _waiting(self, waiting: bool) -> None:
         self.report_clock("wait" if waiting else "run")
@@ -233,7 +250,7 @@ class Judge:
         plan = trial_plan(job.trials, program.n_alt(), job.input_seed, job.magnitude)
         t0 = time.monotonic()
         self.phases["setup_s"] = t0 - self.t_start
-        self.doing = "the reference phase"
+        self.phase("reference")
         try:
             ref = self.reference_phase(program, task_module, plan)
         except BaseException as e:  # noqa: BLE001
@@ -245,7 +262,7 @@ class Judge:
             except CandidateRaised as e:
                 status, error = "runtime_error", str(e)
             if self.client.loaded is not None and self.client.loaded.error is None:
-                self.doing = "the last observations"  # whatever the verdict: flags stand beside it
+                self.phase("observations")  # whatever the verdict: flags stand beside it
                 self.observe(self.client.ask(Finish(), Observations))
         except CandidateLost as e:
             return self.report(
@@ -452,16 +469,16 @@ class Judge:
     # the candidate, through its process
 
     def candidate_phase(self, program: TaskProgram, plan, ref) -> tuple[str, str | None]:
-        self.doing = "the candidate's import"
+        self.phase("import")
         loaded = self.client.wait_loaded()
         self.candidate_pid = loaded.pid
         self.phases["compile_s"] = loaded.compile_s
         if loaded.error is not None:
             return "compile_error", loaded.error
         t0 = time.monotonic()
-        self.doing = "building ModelNew"
+        self.phase("build")
         self.setup(program)
-        self.doing = "the correctness trials"
+        self.phase("checks")
         with self.lock.shared():
             failure = self.check_candidate(program, plan, ref)
         self.phases["correctness_s"] = time.monotonic() - t0
@@ -469,17 +486,17 @@ class Judge:
             return "incorrect", failure
         t0 = time.monotonic()
         if self.timer:
-            self.doing = "the timing"
+            self.phase("timing")
             self.time_candidate(program, ref)
         self.phases["timing_s"] = time.monotonic() - t0
-        self.doing = "the stateful checks"
+        self.phase("stateful")
         with self.lock.shared():
             stale = self.check_stateful(program, ref)
         if stale:
             return "incorrect", stale
         if self.cuda:  # last: the profiler leaves CUDA's tracing threads and overhead behind it
             t0 = time.monotonic()
-            self.doing = "the profiled call"
+            self.phase("profile")
             self.profile_candidate()
             self.phases["profile_s"] = time.monotonic() - t0
         return "pass", None

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from benchmark.evaluate.boundary import Envelope, encode
 from benchmark.evaluate.candidate import WAIT_CLOCK as WAIT  # the clock charged to no limit
-from benchmark.evaluate.channel import CLOCK_PREFIX, sign
+from benchmark.evaluate.channel import CLOCK_PREFIX, PHASE_PREFIX, sign
 from benchmark.evaluate.confine import Limits
 from benchmark.evaluate.zygote import Descriptors, ForkedChild, ForkRequest, Zygote
 
@@ -110,6 +110,7 @@ class ChildOutcome:
     charged_s: dict[str, float] = field(default_factory=dict)  # its time, per limit (and "wait")
     capped: bool = False  # stopped by the absolute cap, whatever its clocks said
     started_by: str = "spawn"  # "zygote": forked from the warm zygote; "spawn": a new interpreter
+    phase: str | None = None  # the last phase the child named (benchmark.evaluate.judge.PHASES)
 
     @property
     def crash_reason(self) -> str:
@@ -229,6 +230,7 @@ class Pipe:
 
     def __init__(self, fd: int, nonce: str, on_clock: Callable[[str], None], keep: bool = True):
         self.fd, self.nonce, self.on_clock = fd, nonce, on_clock
+        self.phase: str | None = None  # the last phase the child named (the judge names its phases)
         self.keep = keep  # False: only clock messages matter (the candidate's process): nothing is kept
         self.chunks: list[bytes] = []
         self.partial: list[bytes] = []  # the line being received, in pieces: joined once, when it ends
@@ -249,9 +251,11 @@ class Pipe:
         lines = (b"".join(self.partial) + head).split(b"\n")
         self.partial = [rest] if rest else []
         for line in lines:
-            name = _clock_name(line, self.nonce)
-            if name is not None:
+            kind, name = _note(line, self.nonce)
+            if kind == "clock":
                 self.on_clock(name)
+            elif kind == "phase":
+                self.phase = name
 
     def result(self) -> dict | None:
         return _verified(b"".join(self.chunks), self.nonce)
@@ -275,15 +279,23 @@ def _read_until(pipes: list[Pipe], done: Pipe, clocks: Clocks) -> tuple[str, boo
 CLOCK_LINE_MAX = 1024  # a clock message is short; longer lines (the result) are not parsed for one
 
 
-def _clock_name(line: bytes, nonce: str) -> str | None:
+NOTES = {"clock": CLOCK_PREFIX, "phase": PHASE_PREFIX}
+
+
+def _note(line: bytes, nonce: str) -> tuple[str | None, str | None]:
+    """(kind, name) of a signed clock or phase message, else (None, None)."""
     if len(line) > CLOCK_LINE_MAX:
-        return None
+        return None, None
     try:
         msg = json.loads(line)
-        name = msg["clock"]
-        return name if secrets.compare_digest(msg["mac"], sign(nonce, CLOCK_PREFIX + name)) else None
+        for kind, prefix in NOTES.items():
+            if kind in msg:
+                name = msg[kind]
+                if secrets.compare_digest(msg["mac"], sign(nonce, prefix + name)):
+                    return kind, name
     except (ValueError, KeyError, TypeError):
-        return None
+        pass
+    return None, None
 
 
 def _verified(raw: bytes, nonce: str) -> dict | None:
@@ -436,6 +448,7 @@ def _finish(
                 charged_s=charged,
                 capped=bool(over and over[1]),
                 started_by=child.started_by,
+                phase=child.pipe.phase,
             )
         )
     return outcomes

@@ -36,7 +36,7 @@ from benchmark.evaluate.candidate import (
     prepare_torch_headers,
     report_clocks,
 )
-from benchmark.evaluate.channel import CLOCK_PREFIX, sign
+from benchmark.evaluate.channel import CLOCK_PREFIX, PHASE_PREFIX, sign
 
 BUILD_NICENESS = 10  # added to a build child's niceness (an unprivileged process may only raise it)
 
@@ -58,7 +58,7 @@ def build_only(job: BuildJob) -> BuildReport:
     return BuildReport("built", compile_s=time.monotonic() - t0)
 
 
-def run_role(envelope: Envelope, link_fd: int | None, report_clock) -> object:
+def run_role(envelope: Envelope, link_fd: int | None, report_clock, report_phase) -> object:
     """What the envelope's role does; its result record (None for the candidate's process, whose
     answers went over the channel)."""
     if envelope.role == "build":
@@ -69,7 +69,7 @@ def run_role(envelope: Envelope, link_fd: int | None, report_clock) -> object:
 
         confine.protect()
         job = decode(JudgeJob, envelope.job)
-        return Judge(job, Link(socket.socket(fileno=link_fd)), report_clock).run()
+        return Judge(job, Link(socket.socket(fileno=link_fd)), report_clock, report_phase).run()
     if envelope.role == "candidate":
         from benchmark.evaluate.candidate_server import serve_candidate
         from benchmark.evaluate.link import Link
@@ -100,9 +100,14 @@ def serve(fd: int, limits: confine.Limits, link_fd: int | None = None) -> NoRetu
         channel.write(json.dumps({"clock": name, "mac": sign(nonce, CLOCK_PREFIX + name)}) + "\n")
         channel.flush()
 
+    def report_phase(name: str) -> None:
+        """Tell the parent what this process is doing now (the judge's phases)."""
+        channel.write(json.dumps({"phase": name, "mac": sign(nonce, PHASE_PREFIX + name)}) + "\n")
+        channel.flush()
+
     report_clocks(report_clock, envelope.clock)
     try:
-        result = run_role(envelope, link_fd, report_clock)
+        result = run_role(envelope, link_fd, report_clock, report_phase)
     except BaseException as e:  # noqa: BLE001 - report harness failures rather than die silently
         error = f"harness error: {e!r}\n{traceback.format_exc()}"
         result = (

@@ -164,3 +164,50 @@ def test_unreported_time_is_recorded_not_flagged_by_default(make_judge):
     reference, remote = _arms([3.3] * 20, [1.0] * 20, [1.2] * 20, [1.0] * 20)
     judge.check_reported_times(reference, remote, 0.1, None)
     assert not judge.flags and float(judge.env["timing_unaccounted_ms"]) == pytest.approx(2.0)
+
+
+KILLED_REFERENCE = """
+import os
+import signal
+
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        os.kill(os.getpid(), signal.SIGKILL)  # as the host's out-of-memory killer would
+
+
+def get_inputs():
+    return [torch.randn(8)]
+
+
+def get_init_inputs():
+    return []
+"""
+KILLED_CANDIDATE = """
+import ctypes
+
+import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        libc = ctypes.CDLL(None)
+        libc.kill(libc.getpid(), 9)  # as the host's out-of-memory killer would
+"""
+
+
+def test_a_reference_killed_by_the_host_is_the_tasks_failure(tmp_path, lenient):
+    from benchmark.evaluate.harness import TaskError
+
+    path = tmp_path / "killed_reference.py"
+    path.write_text(KILLED_REFERENCE)
+    with pytest.raises(TaskError, match="the reference's process ended during the reference phase.*SIGKILL"):
+        evaluate(load_task(path), "import torch\n\nclass ModelNew(torch.nn.Module):\n    pass\n", lenient)
+
+
+def test_a_candidate_killed_by_the_host_is_named_so(task, lenient):
+    v = evaluate(task, KILLED_CANDIDATE, lenient)
+    assert v.status is Status.RUNTIME_ERROR
+    assert "killed by SIGKILL (SIGKILL: the host's out-of-memory killer, most likely)" in v.error, v.error

@@ -40,7 +40,6 @@ from benchmark.evaluate.harness import (
     execute,
     prepare,
     prepare_headers,
-    sample_fields,
 )
 from benchmark.evaluate.reference_store import DEFAULT_ENTRY_BYTES, DEFAULT_STORE_BYTES, ReferenceStore
 from benchmark.evaluate.sandbox import ZYGOTE, warm_up, zygote_enabled
@@ -117,39 +116,20 @@ class Request:
     trusted: bool = False
 
 
-def verdict_base(req: Request, cfg: EvalConfig) -> dict:
-    """The fields every verdict on this request carries, however it is decided."""
-    return sample_fields(req.task, req.code, cfg, req.sample, req.turn, req.model, req.sol_ms)
+def _sample(req: Request) -> dict:
+    """A request's sample as the harness's stages take it (keywords)."""
+    return dict(sample=req.sample, turn=req.turn, model=req.model, sol_ms=req.sol_ms, trusted=req.trusted)
 
 
 def evaluate_request(req: Request, cfg: EvalConfig, **where) -> Verdict:
     """`harness.evaluate` on a request, every stage in turn; `where` is how this executor runs it
     (gpu, device_lock, built, reference_store)."""
-    return evaluate(
-        req.task,
-        req.code,
-        cfg,
-        sample=req.sample,
-        turn=req.turn,
-        model=req.model,
-        sol_ms=req.sol_ms,
-        trusted=req.trusted,
-        **where,
-    )
+    return evaluate(req.task, req.code, cfg, **_sample(req), **where)
 
 
 def prepare_request(req: Request, cfg: EvalConfig) -> Prepared | Verdict:
     """`harness.prepare` on a request: its verdict where no build and no device are needed."""
-    return prepare(
-        req.task,
-        req.code,
-        cfg,
-        sample=req.sample,
-        turn=req.turn,
-        model=req.model,
-        sol_ms=req.sol_ms,
-        trusted=req.trusted,
-    )
+    return prepare(req.task, req.code, cfg, **_sample(req))
 
 
 class DeviceShare:

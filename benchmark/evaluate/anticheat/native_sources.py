@@ -26,6 +26,8 @@ import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from benchmark.evaluate.anticheat.findings import dotted as _dotted
+
 MAX_ALTERNATIVES = 16  # past this many possible values a text keeps its pieces, not every combination
 MAX_DEPTH = 40
 MAX_TEXT = 1_000_000  # a str operation that would make a longer text is not evaluated (it keeps its pieces)
@@ -231,17 +233,6 @@ class Extraction:
         """Whether some native text is not fully known, so every constant of the file must be judged."""
         texts = [s.text for s in self.sources] + [i for f in self.flags for i in f.items]
         return bool(self.unresolved) or any(not t.complete for t in texts)
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _literal(node: ast.AST):

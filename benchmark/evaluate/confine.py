@@ -117,6 +117,8 @@ REFUSED_SYSCALLS = {
     "setsid": 112,  # a process that leaves the session outlives the kill of it (a daemon holding a lock)
 }
 KILL, TGKILL = 62, 234  # signals: only to itself and its own process group
+SOCKET, SOCKETPAIR = 41, 53
+REFUSED_SOCKET_DOMAINS = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6
 
 
 def protect() -> bool:
@@ -144,8 +146,8 @@ def harden() -> Hardening:
     """Give up, for the candidate's process, what would reach other processes: the host's OOM killer
     takes it before anyone else (oom_score_adj 1000), no new privileges ever, no capabilities at all
     (root included: no CAP_SYS_PTRACE, so non-dumpable processes are out of reach; no CAP_SYS_ADMIN),
-    and a seccomp filter that refuses the system calls of REFUSED_SYSCALLS and signals to any process
-    but itself. Call after `apply` (its network namespace needs CAP_SYS_ADMIN)."""
+    and a seccomp filter that refuses the system calls of REFUSED_SYSCALLS, signals to any process
+    but itself, and Unix and IP sockets of its own. Call after `apply` (its network namespace needs CAP_SYS_ADMIN)."""
     libc = _load_libc()
     if libc is None:
         return Hardening()
@@ -199,7 +201,8 @@ def _bpf(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 def seccomp_program(pid: int) -> bytes:
     """The filter: x86-64 only (another architecture's calls pass, as where the filter is missing);
     REFUSED_SYSCALLS get EPERM; kill and tgkill pass only for this process (pid, 0 for its group,
-    -pid for the group it leads); everything else passes."""
+    -pid for the group it leads); sockets of REFUSED_SOCKET_DOMAINS are refused; everything else
+    passes."""
     ld_arch, ld_nr, ld_arg0 = (0x20, 4), (0x20, 0), (0x20, 16)  # BPF_LD|BPF_W|BPF_ABS at seccomp_data offsets
     jeq, ret = 0x15, 0x06  # BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
     deny = SECCOMP_RET_ERRNO | errno.EPERM
@@ -211,6 +214,13 @@ def seccomp_program(pid: int) -> bytes:
     for nr in (KILL, TGKILL):
         checks = [_bpf(jeq, a, len(allowed) - j, 0) for j, a in enumerate(allowed)]
         prog += [_bpf(jeq, nr, 0, len(checks) + 3), _bpf(*ld_arg0), *checks, _bpf(ret, deny), _bpf(*ld_nr)]
+    # socket(domain, ...) / socketpair(domain, ...): no Unix or IP socket of its own (a Unix socket
+    # reaches the host's services, a network namespace notwithstanding); its channel to the judge
+    # was made by the parent
+    for nr in (SOCKET, SOCKETPAIR):
+        checks = [_bpf(jeq, d, 0, 1) for d in REFUSED_SOCKET_DOMAINS]
+        body = [b for check in checks for b in (check, _bpf(ret, deny))]
+        prog += [_bpf(jeq, nr, 0, len(body) + 2), _bpf(*ld_arg0), *body, _bpf(*ld_nr)]
     prog.append(_bpf(ret, SECCOMP_RET_ALLOW))
     return b"".join(prog)
 

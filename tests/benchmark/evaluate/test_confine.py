@@ -166,6 +166,8 @@ for name, attempt in [
     ("mem", lambda: open(f"/proc/{target}/mem", "rb")),
     ("kill other", lambda: os.kill(target, 0)),
     ("kill self", lambda: os.kill(os.getpid(), 0)),
+    ("unix socket", lambda: __import__("socket").socket(__import__("socket").AF_UNIX)),
+    ("setsid", lambda: os.setsid()),
     ("ptrace", lambda: libc.ptrace(16, target, 0, 0) == 0 or (_ for _ in ()).throw(OSError(ctypes.get_errno(), "ptrace"))),
 ]:
     try:
@@ -206,6 +208,8 @@ def test_the_candidates_process_cannot_reach_a_protected_one():
         target.wait()
     assert seen["kill self"] == "allowed"
     assert all(seen[k] != "allowed" for k in ("maps", "mem", "kill other", "ptrace")), seen
+    if platform.machine() == "x86_64":
+        assert seen["unix socket"] != "allowed" and seen["setsid"] != "allowed", seen
     if os.geteuid() == 0:  # root gave every capability up
         assert seen["CapEff"] == "0000000000000000", seen
     if platform.machine() == "x86_64":

@@ -81,3 +81,27 @@ def test_time_held_alone_is_counted_apart_from_the_wait(tmp_path):
     assert writer.waited_s > 0.15  # behind the reader
     assert 0.2 <= writer.held_alone_s < 0.3
     assert reader.held_alone_s == 0.0  # shared holding is not alone
+
+
+def test_a_wait_for_the_lock_is_told_so_it_is_charged_to_no_limit(tmp_path):
+    """The judge reports its clock as waiting while `on_wait` says so (benchmark.evaluate.sandbox
+    charges that time to no limit); a lock taken at once tells nothing."""
+    told: list[bool] = []
+    holder = DeviceLock(tmp_path / "gpu0")
+    waiter = DeviceLock(tmp_path / "gpu0", on_wait=told.append)
+    with waiter.shared():
+        pass
+    assert told == []
+    released = threading.Event()
+
+    def hold():
+        with holder.exclusive():
+            released.wait(5)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    time.sleep(0.2)
+    threading.Timer(0.3, released.set).start()
+    with waiter.shared():
+        assert told == [True, False]
+    t.join()

@@ -56,5 +56,7 @@ def test_a_hang_costs_only_its_own_sample(order, tmp_path, data_dir, fast_eval):
     assert verdicts["hang"]["verdict"] == "timeout" and verdicts["hang"]["limit"] == "run"
     honest = verdicts["cpp_correct"]
     assert honest["verdict"] == "pass" and honest["flags"] == [], honest["error"]
-    assert honest["phases"]["lock_wait_s"] > RUN_LIMIT_S / 2  # it waited for the hang, uncharged
+    # Where it met the hang on the device lock it waited for it, uncharged (in either order it may
+    # also have timed before the hang reached its checks)
+    assert honest["phases"]["lock_wait_s"] < 0.5 or honest["phases"]["lock_wait_s"] > RUN_LIMIT_S / 2
     assert verdicts["cpp_wrong"]["verdict"] == "incorrect", verdicts["cpp_wrong"]["error"]

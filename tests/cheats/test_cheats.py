@@ -20,7 +20,10 @@ from benchmark.verdict import Status
 HERE = Path(__file__).parent
 TASK = HERE.parent / "benchmark" / "data" / "suite" / "level1" / "scale_shift.py"
 
-# cheat file -> (flag the strict harness gives, flag the runtime checks give with strict off, naive options)
+TIMED_OR_STALE = ("timed_output_mismatch", "stale_output")
+
+# cheat file -> (flag the strict harness gives, flag the runtime checks give with strict off, naive
+# options); a tuple of flags: any one of them
 CPU_CHEATS = {
     "torch_fallback": ("aten_compute_op", "aten_compute_op", ()),
     "functional_ops": ("torch_compute_op", "aten_compute_op", ()),
@@ -37,7 +40,9 @@ CPU_CHEATS = {
     "mutate_inputs": ("input_mutation", "input_mutation", ("--candidate-first",)),
     "output_aliases_input": ("output_aliases_input", "output_aliases_input", ()),
     "cache_by_shape": ("timed_output_mismatch", "timed_output_mismatch", ()),
-    "skip_calls": ("timed_output_mismatch", "timed_output_mismatch", ()),
+    # the rechecks sample timed calls at random; where every one lands on a computed call, the
+    # stateful check after timing catches the reused output
+    "skip_calls": (TIMED_OR_STALE, TIMED_OR_STALE, ()),
     "background_thread": ("forbidden_import", "spawned_threads", ()),
     "lazy_subclass": ("output_not_plain_tensor", "output_not_plain_tensor", ()),
     "forge_result": ("forbidden_call", None, ()),
@@ -85,11 +90,15 @@ def test_cheat_passes_naive_but_not_the_harness(name, task, cheat_eval, build_ca
 
     verdict = evaluate(task, path.read_text(), cheat_eval)
     assert verdict.status is not Status.PASS, verdict
-    assert strict_flag in verdict.flags, verdict.error
+    assert set(_alternatives(strict_flag)) & set(verdict.flags), verdict.error
 
     if runtime_flag:
         lenient = evaluate(task, path.read_text(), dataclasses.replace(cheat_eval, strict=False))
-        assert runtime_flag in lenient.flags, lenient.error
+        assert set(_alternatives(runtime_flag)) & set(lenient.flags), lenient.error
+
+
+def _alternatives(flag: str | tuple[str, ...]) -> tuple[str, ...]:
+    return flag if isinstance(flag, tuple) else (flag,)
 
 
 def test_physics_flags_a_time_below_the_floor(task, data_dir, fast_eval):

@@ -22,6 +22,7 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field, replace
@@ -31,6 +32,7 @@ from tqdm import tqdm
 
 from benchmark import metrics
 from benchmark.environment import host_environment
+from benchmark.evaluate import activity
 from benchmark.evaluate.device_check import require_device
 from benchmark.evaluate.harness import EvalConfig, TaskError, host_device_lock
 from benchmark.extract import extract_code
@@ -244,17 +246,29 @@ class _Recorder:
     finish meanwhile must reach results.jsonl, and the bar, without waiting for it. Every write to
     results.jsonl and the bar happens here, in the order evaluations finish."""
 
-    def __init__(self, rundir: RunDir, verdicts: list[Verdict], broken: dict[str, dict], bar: tqdm):
+    def __init__(
+        self,
+        rundir: RunDir,
+        verdicts: list[Verdict],
+        broken: dict[str, dict],
+        bar: tqdm,
+        slow_note: str | None = None,
+    ):
         self.rundir, self.verdicts, self.broken, self.bar = rundir, verdicts, broken, bar
         latest = metrics.final_turns(verdicts)
         self.correct = sum(v.correct for v in latest)
         self.faster = sum(_faster(v) for v in latest)
+        self.turn = 1
+        self.slow_note = slow_note  # said once, of the first sample in flight longer than SLOW_S
         self.failure: BaseException | None = None  # the first error this thread met, raised by check()
         self._events: queue.Queue[Callable[[], None] | None] = queue.Queue()
         self._pending = 0  # events announced and not yet handled
         self._idle = threading.Condition()
         self._thread = threading.Thread(target=self._loop, name="solbench-recorder", daemon=True)
         self._thread.start()
+        self._stopping = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name="solbench-progress", daemon=True)
+        self._ticker.start()
 
     def expect(self, req: GenerationRequest, outcome: Verdict | Future, no_code: str | None) -> None:
         """Record `outcome` (a verdict, or a future of one) once it is known; `no_code` is why the
@@ -296,8 +310,33 @@ class _Recorder:
     def stop(self) -> None:
         """Handle what is queued, then end the thread; outcomes that finish later are not recorded
         (a rerun evaluates them again)."""
+        self._stopping.set()
+        self._ticker.join()
         self._events.put(None)
         self._thread.join()
+
+    def _tick(self) -> None:
+        """Every TICK_S, show what the samples in flight are doing (so a slow one can be told from
+        a hung one), and once, why the first slow one is slow."""
+        while not self._stopping.wait(TICK_S):
+            self.call(self._show)
+
+    def _show(self) -> None:
+        doing = activity.in_flight()
+        now = time.monotonic()
+        if self.slow_note and doing and now - doing[0].started > SLOW_S:
+            log.warning("%s has run for over %.0f s: %s", doing[0].describe(now), SLOW_S, self.slow_note)
+            self.slow_note = None
+        if not self.bar.disable:
+            self._postfix(doing, now)
+            self.bar.refresh()
+
+    def _postfix(self, doing: list[activity.Sample], now: float) -> None:
+        shown = {"pass": self.correct, "faster": self.faster, "turn": self.turn}
+        if doing:
+            more = f" (+{len(doing) - SHOWN_IN_FLIGHT})" if len(doing) > SHOWN_IN_FLIGHT else ""
+            shown["now"] = ", ".join(d.describe(now) for d in doing[:SHOWN_IN_FLIGHT]) + more
+        self.bar.set_postfix(shown, refresh=False)
 
     def _announce(self) -> None:
         with self._idle:
@@ -344,11 +383,20 @@ class _Recorder:
         self.correct += verdict.correct
         self.faster += _faster(verdict)
         self.bar.set_description(task.task_id, refresh=False)
-        self.bar.set_postfix(
-            {"pass": self.correct, "faster": self.faster, "turn": verdict.turn}, refresh=False
-        )
+        self.turn = verdict.turn
+        self._postfix(activity.in_flight(), time.monotonic())
         if not self.bar.update(1):  # True when it drew; within tqdm's mininterval it does not
             self.bar.refresh()  # every verdict is shown
+
+
+TICK_S = 1.0  # how often the bar shows the samples in flight
+SHOWN_IN_FLIGHT = 2  # the longest-running samples the bar names
+SLOW_S = 120.0  # a sample in flight this long gets the run's slow note, once
+CPU_SLOW_NOTE = (
+    "the suites' inputs are sized for a data-centre GPU, so on the CPU one sample takes minutes "
+    "(correctness trials, the reference, then both timed side by side); the bar names each sample's "
+    "phase. Fewer tasks: --tasks NAME or --level N; a GPU: --device cuda"
+)
 
 
 def _faster(v: Verdict) -> bool:
@@ -451,7 +499,8 @@ def run(config: RunConfig) -> dict:
         disable=not config.progress,
         unit="sample",
     )
-    recorder = _Recorder(rundir, verdicts, broken, bar)
+    slow_note = CPU_SLOW_NOTE if eval_cfg.device == "cpu" else None
+    recorder = _Recorder(rundir, verdicts, broken, bar, slow_note)
     finished = False
     try:
         for turn in range(1, config.turns + 1):

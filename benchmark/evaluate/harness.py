@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmark.evaluate import activity
 from benchmark.evaluate.anticheat import static
 from benchmark.evaluate.boundary import (
     PHASES,
@@ -392,7 +393,8 @@ def execute(
     if reference_store is not None:
         key = StoreKey.for_job(task.hash, judge_job, gpu)
         judge_job = dataclasses.replace(judge_job, **reference_store.job_fields(key))
-    pair = run_pair(judge_job, candidate_job, config.limits, env=env)
+    with activity.track(activity.label(task.task_id, base["sample"]), "setup") as doing:
+        pair = run_pair(judge_job, candidate_job, config.limits, env=env, sample=doing)
     outcome = pair.judge
     r = decode(JudgeReport, outcome.result) if outcome.result is not None else None
     if reference_store is not None and r is not None and r.reference_offer is not None:

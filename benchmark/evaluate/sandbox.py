@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmark.evaluate.activity import Sample
 from benchmark.evaluate.boundary import Envelope, encode
 from benchmark.evaluate.candidate import WAIT_CLOCK as WAIT  # the clock charged to no limit
 from benchmark.evaluate.channel import CLOCK_PREFIX, PHASE_PREFIX, sign
@@ -228,8 +229,15 @@ class Pipe:
     """A child's result pipe, read as it comes: its clock messages followed as they arrive, the rest
     kept for the signed result at the end."""
 
-    def __init__(self, fd: int, nonce: str, on_clock: Callable[[str], None], keep: bool = True):
-        self.fd, self.nonce, self.on_clock = fd, nonce, on_clock
+    def __init__(
+        self,
+        fd: int,
+        nonce: str,
+        on_clock: Callable[[str], None],
+        keep: bool = True,
+        on_phase: Callable[[str], None] | None = None,
+    ):
+        self.fd, self.nonce, self.on_clock, self.on_phase = fd, nonce, on_clock, on_phase
         self.phase: str | None = None  # the last phase the child named (the judge names its phases)
         self.keep = keep  # False: only clock messages matter (the candidate's process): nothing is kept
         self.chunks: list[bytes] = []
@@ -256,6 +264,8 @@ class Pipe:
                 self.on_clock(name)
             elif kind == "phase":
                 self.phase = name
+                if self.on_phase is not None:
+                    self.on_phase(name)
 
     def result(self) -> dict | None:
         return _verified(b"".join(self.chunks), self.nonce)
@@ -394,6 +404,7 @@ def _launch(
     limits: Limits,
     on_clock: Callable[[str], None],
     link: socket.socket | None = None,
+    on_phase: Callable[[str], None] | None = None,
 ) -> _Child:
     """Start one worker in `folder` (its cwd and TMPDIR) and hand it its envelope on stdin."""
     nonce = secrets.token_hex(32)
@@ -412,7 +423,7 @@ def _launch(
     os.close(stdin_r)
     # The candidate's process sends clock messages only: whatever else it writes is read and dropped,
     # so a flood of its result pipe costs this process no memory.
-    pipe = Pipe(read_fd, nonce, on_clock, keep=role != "candidate")
+    pipe = Pipe(read_fd, nonce, on_clock, keep=role != "candidate", on_phase=on_phase)
     child = _Child(role, proc, started_by, pipe, log_path, stdin_w)
     child.send(Envelope(role, _plain_job(job), nonce, clock))
     return child
@@ -510,12 +521,15 @@ class PairClock:
     judge waits for the device lock, the build limit (or none) while the candidate's process builds
     (or waits for another process's build), else the run limit."""
 
-    def __init__(self) -> None:
+    def __init__(self, sample: Sample | None = None) -> None:
         self.clocks: Clocks | None = None
         self.judge = self.candidate = "run"
+        self.sample = sample
 
     def judge_says(self, name: str) -> None:
         self.judge = name
+        if self.sample is not None:
+            self.sample.wait(name == WAIT)
         self._switch()
 
     def candidate_says(self, name: str) -> None:
@@ -534,13 +548,14 @@ def run_pair(
     limits: Mapping[str, float],
     workdir: Path | None = None,
     env: dict[str, str] | None = None,
+    sample: Sample | None = None,
 ) -> PairOutcome:
     """One sample in two workers: the candidate's process, started first (its import runs while the
     judge computes the reference), and the judge, joined by a socket pair (benchmark.evaluate.link).
     Both are killed, with everything they started, when the judge has reported or a limit runs out;
-    the sample's clocks follow both (`PairClock`)."""
+    the sample's clocks follow both (`PairClock`), and `sample` the judge's phase, for display."""
     limits = dict(limits)
-    pair = PairClock()
+    pair = PairClock(sample)
     judge_end, candidate_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     with tempfile.TemporaryDirectory(prefix="solbench-", dir=workdir) as tmp:
         folder, children, over = Path(tmp), [], None
@@ -569,6 +584,7 @@ def run_pair(
                         child_limits(limits),
                         pair.judge_says,
                         judge_end,
+                        on_phase=None if sample is None else sample.enter,
                     )
                 )
             t0 = time.monotonic()  # after the starts: waiting for the zygote is not the sample's

@@ -29,6 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Self
 
+from benchmark.evaluate import activity
 from benchmark.evaluate.harness import (
     BuildOutcome,
     EvalConfig,
@@ -277,7 +278,10 @@ class Verifier(VerifierBase):
         if isinstance(prepared, Verdict):
             result.set_result(prepared)
             return result
-        self._build_future(prepared.code).add_done_callback(lambda b: self._after_build(prepared, b, result))
+        label = activity.label(prepared.task.task_id, prepared.base["sample"])
+        self._build_future(prepared.code, label).add_done_callback(
+            lambda b: self._after_build(prepared, b, result)
+        )
         return result
 
     # internals
@@ -285,18 +289,20 @@ class Verifier(VerifierBase):
         with self._stats_lock:
             self.stats[key] += 1
 
-    def _build_future(self, code: str) -> Future:
+    def _build_future(self, code: str, label: str) -> Future:
         key = sha256_text(code)
         with self._lock:
             fut = self._built.get(key)
             if fut is not None:
                 self._count("build_cache_hits")
                 return fut
-            fut = self._builds.submit(
-                build, code, self.config.eval, {"MAX_JOBS": str(self.config.build_jobs)}
-            )
+            fut = self._builds.submit(self._build, code, label)
             self._built[key] = fut
             return fut
+
+    def _build(self, code: str, label: str) -> BuildOutcome:
+        with activity.track(label, "compile"):
+            return build(code, self.config.eval, {"MAX_JOBS": str(self.config.build_jobs)})
 
     def _after_build(self, prepared: Prepared, build_future: Future, result: Future) -> None:
         if build_future.cancelled():  # the verifier was closed before this build started

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
+import logging
 import shutil
+import time
 
 import pytest
+from tqdm import tqdm
 
 import benchmark.runner as runner
+from benchmark.evaluate import activity
 from benchmark.evaluate.harness import EvalConfig, host_device_lock
 from benchmark.models.replay import ReplayError
 from benchmark.run import main as run_main
+from benchmark.rundir import RunDir
 from benchmark.runner import RunConfig, SamplingParams, run
 
 
@@ -208,3 +214,27 @@ def test_the_backend_is_given_the_generation_locks(tmp_path, suite_dir, fast_eva
     monkeypatch.setattr(runner, "get_backend", spy)
     run(config(tmp_path, suite_dir, fast_eval, tasks=("scale_shift",)))
     assert given == [stub if on_gpu else ()]
+
+
+def test_the_bar_names_the_samples_in_flight_and_the_first_slow_one_says_why(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(runner, "TICK_S", 0.02)
+    monkeypatch.setattr(runner, "SLOW_S", 0.2)
+    shown = io.StringIO()
+    bar = tqdm(total=2, file=shown, mininterval=0)
+    recorder = runner._Recorder(RunDir(tmp_path), [], {}, bar, slow_note="the inputs are large")
+    caplog.set_level(logging.WARNING, logger="benchmark.runner")
+    try:
+        with activity.track("relu#0", "setup") as sample:
+            sample.enter("timing")
+            deadline = time.monotonic() + 10
+            while "relu#0 timing" not in shown.getvalue() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert "relu#0 timing" in shown.getvalue()
+            while not caplog.records and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(0.2)  # ticks go on: the note is said once
+    finally:
+        recorder.stop()
+        bar.close()
+    notes = [r.getMessage() for r in caplog.records]
+    assert len(notes) == 1 and "relu#0 timing" in notes[0] and "the inputs are large" in notes[0]

@@ -139,10 +139,11 @@ CI_WIDTH = 18
 
 def format_table(summary: dict) -> str:
     """The printed table: each rate with its 95% bootstrap interval over tasks; "n/m" marks a speed
-    measure not taken (no correct sample of the scope was timed)."""
+    measure not taken (no correct sample of the scope was timed); below it, what each column means."""
     names = ("pass@1", "fast_1", "fast_1.5", "faster", "geomean")
     head = f"{'scope':<10} {'tasks':>5} {'samples':>7}  " + " ".join(f"{n:<{CI_WIDTH}}" for n in names)
-    rows = [head.rstrip(), "-" * len(head.rstrip())]
+    head += f" {'SOL':>5}"
+    rows = [head, "-" * len(head)]
     for scope, m in summary["metrics"].items():
         timed = m["fast_p"]["1.0"] is not None
         ci = {k: m.get(f"{k}_ci") for k in ("fast_p", "pass_at_k")}
@@ -153,14 +154,10 @@ def format_table(summary: dict) -> str:
             _ci_cell(m["faster_rate"], m.get("faster_rate_ci"), "n/m"),
             _ci_cell(m["geomean_speedup"], m.get("geomean_speedup_ci"), "-" if timed else "n/m"),
         ]
-        rows.append(f"{scope:<10} {m['tasks']:>5} {m['samples']:>7}  {' '.join(cells)}".rstrip())
-    rules = summary.get("metrics_rules")
-    if rules:
-        rows.append(
-            f"faster than p: speedup > p x (1 + max(spread, {rules['spread_floor']:g})); faster: p = "
-            f"{rules['faster_rate_threshold']:g}; [lo,hi]: {100 * rules['intervals']['confidence']:g}% "
-            f"bootstrap interval over tasks"
-        )
+        sol = m.get("mean_sol_fraction")
+        sol_cell = f"{100 * sol:>4.0f}%" if sol is not None else f"{'n/a':>5}"
+        rows.append(f"{scope:<10} {m['tasks']:>5} {m['samples']:>7}  {' '.join(cells)} {sol_cell}")
+    rows += legend(summary)
     rows.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
     broken = summary.get("broken_tasks") or {}
     if broken:
@@ -188,6 +185,29 @@ def format_table(summary: dict) -> str:
             f"{u['completions']} completions ({u['from_cache']} from the cache)"
         )
     return "\n".join(rows)
+
+
+def legend(summary: dict) -> list[str]:
+    """One line of words per column of the table, with the rules' own numbers."""
+    rules = summary.get("metrics_rules") or metrics.rules()
+    margin = f"speedup > p x (1 + max(the timing's own spread, {rules['spread_floor']:g}))"
+    lines = [
+        "pass@1    share of samples that are correct, averaged over tasks",
+        f"fast_1    share of samples correct and faster than eager PyTorch beyond the noise: {margin}, p = 1",
+        "fast_1.5  the same with p = 1.5",
+        f"faster    the same with p = {rules['faster_rate_threshold']:g}",
+        "geomean   geometric mean speedup over eager PyTorch of the correct, timed samples",
+        "SOL       floor / time averaged over correct samples, 100% at the speed-of-light floor; n/a: no "
+        "floor (computed on a GPU with a device profile only)",
+        f"[lo,hi]   {100 * rules['intervals']['confidence']:g}% bootstrap interval over tasks; n/m: not "
+        "measured (no correct sample was timed)",
+    ]
+    if summary.get("model") == "reference":
+        lines.append(
+            "the reference model is the baseline itself: expected pass@1 1.000, fast_1 0.000 (it "
+            "cannot beat itself beyond the noise) and geomean near 1"
+        )
+    return lines
 
 
 def _submit(

@@ -113,7 +113,7 @@ def test_no_timing_reports_speed_as_not_measured(tmp_path, capsys, quick_timing)
     assert m["faster_rate"] is None and m["geomean_speedup"] is None
     assert summary["broken_tasks"] == {}
     overall = next(line for line in table.splitlines() if line.startswith("overall"))
-    assert overall.split()[3:] == ["1.000", "[1.00,1.00]", "n/m", "n/m", "n/m", "n/m"]
+    assert overall.split()[3:] == ["1.000", "[1.00,1.00]", "n/m", "n/m", "n/m", "n/m", "n/a"]
     assert (
         m["avg_at_k_ci"] == [1.0, 1.0] and m["fast_p_ci"]["1.0"] is None and m["geomean_speedup_ci"] is None
     )
@@ -195,3 +195,23 @@ def test_reference_like_run_reads_as_no_faster_in_table_summary_and_bar():
     assert not any(_faster(v) for v in verdicts)
     overall = next(line for line in format_table(summary).splitlines() if line.startswith("overall"))
     assert overall.split()[3:7] == ["1.000", "[1.00,1.00]", "0.000", "[0.00,0.00]"]
+
+
+def test_the_table_says_what_each_column_means_and_what_the_reference_should_score():
+    from benchmark.runner import format_table, summarize
+    from benchmark.verdict import Status, Verdict
+
+    verdicts = [
+        Verdict(f"level1/t{i}", Status.PASS, level=1, speedup=1.0, speedup_spread=0.01, sol_fraction=0.25 * i)
+        for i in range(1, 4)
+    ]
+    summary = summarize(verdicts, (1,))
+    table = format_table(summary).splitlines()
+    head = table[0].split()
+    overall = next(line for line in table if line.startswith("overall")).split()
+    assert head[-1] == "SOL" and overall[-1] == "50%"  # (0.25 + 0.5 + 0.75) / 3
+    explained = {line.split()[0] for line in table[len(summary["metrics"]) + 2 :] if line[:1].strip()}
+    assert set(head[3:]) <= explained  # every metric column has its line of words
+    assert not any("reference model" in line for line in table)
+    summary["model"] = "reference"
+    assert any("expected pass@1 1.000, fast_1 0.000" in line for line in format_table(summary).splitlines())

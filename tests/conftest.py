@@ -67,3 +67,34 @@ def fresh_zygote(monkeypatch):
     yield zygote
     if zygote.pid is not None:
         os.kill(zygote.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def changed_eval_settings(tmp_path) -> dict:
+    """A value other than the default for every EvalConfig setting (`timing`: every TimingConfig
+    field changed), as plain values: for the tests that every setting reaches the verifier from a
+    config that holds one (RL, dataset builds)."""
+    import dataclasses
+
+    from benchmark.evaluate.harness import EvalConfig
+    from benchmark.evaluate.timing import TimingConfig
+
+    def changed(f: dataclasses.Field, default):
+        if f.name == "device":
+            return "cuda"
+        if f.name == "baseline":
+            return "compile"
+        if f.name == "cache_dir":
+            return str(tmp_path / "cache")
+        if f.name == "timing":
+            return {
+                t.name: changed(t, getattr(TimingConfig(), t.name)) for t in dataclasses.fields(TimingConfig)
+            }
+        if isinstance(default, bool):
+            return not default
+        if isinstance(default, int | float):
+            return default * 2 + 1
+        raise AssertionError(f"no changed value for EvalConfig.{f.name} ({default!r}): add one here")
+
+    defaults = EvalConfig()
+    return {f.name: changed(f, getattr(defaults, f.name)) for f in dataclasses.fields(EvalConfig)}

@@ -38,7 +38,7 @@ import torch
 from accelerate.utils import gather, gather_object
 from trl import GRPOTrainer, get_peft_config, get_quantization_config
 
-from benchmark.evaluate.harness import EvalConfig, default_cache_dir
+from benchmark.evaluate.harness import default_cache_dir
 from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.suite import load_suite
 from benchmark.task import Task
@@ -385,18 +385,8 @@ def verifier_rewards(config: KernelRLConfig, tasks: dict[str, Task], model: str 
     if gpus is None and device == "cuda" and local_world > 1:
         gpus = (state.local_process_index,)
     workers = config.verifier_build_workers or max(1, (os.cpu_count() or 2) // local_world - 1)
-    eval_kwargs = dict(
-        device=device,
-        trials=config.verifier_trials,
-        measure=config.verifier_measure,
-        strict=config.verifier_strict,
-        timeout_s=config.verifier_timeout_s,
-        seed=config.seed,
-    )
-    if config.verifier_cache_dir:
-        eval_kwargs["cache_dir"] = Path(config.verifier_cache_dir)
     verifier = VerifierConfig(
-        eval=EvalConfig(**eval_kwargs),
+        eval=config.eval_config(device),
         build_workers=workers,
         gpus=gpus,
         lanes_per_device=config.verifier_lanes_per_device,

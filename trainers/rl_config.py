@@ -9,6 +9,7 @@ and its ablations differ by a single line.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from trl import GRPOConfig, ScriptArguments
@@ -18,6 +19,17 @@ from benchmark.prompts.render import BACKENDS as PROMPT_BACKENDS
 from benchmark.verify.verifier import VerifierConfig
 from trainers.mirrorpop import RULES
 from trainers.primeecho import DEFAULT_ALPHA, DEFAULT_EARLY_BONUS, PrimeEchoParams
+
+# the EvalConfig settings with a field of their own here: setting -> field
+EVAL_FIELDS = {
+    "device": "verifier_device",
+    "trials": "verifier_trials",
+    "measure": "verifier_measure",
+    "strict": "verifier_strict",
+    "timeout_s": "verifier_timeout_s",
+    "seed": "seed",
+    "cache_dir": "verifier_cache_dir",
+}
 
 VERIFIER_DEVICES = ("auto", "cuda", "cpu")
 VERIFIER_BACKENDS = ("local", "ray")
@@ -129,7 +141,10 @@ class KernelRLConfig(GRPOConfig):
     )
     verifier_timeout_s: float = field(
         default=EvalConfig.timeout_s,
-        metadata={"help": "Wall-clock limit per sample: build, checks and timing together."},
+        metadata={
+            "help": "Run limit per sample in seconds: its correctness checks and timing (compiling has a limit "
+            "of its own, build_timeout_s in verifier_eval_kwargs)."
+        },
     )
     verifier_build_workers: int | None = field(
         default=VerifierConfig.build_workers,
@@ -147,6 +162,15 @@ class KernelRLConfig(GRPOConfig):
     verifier_cache_dir: str | None = field(
         default=None,
         metadata={"help": "Build and source cache of the verifier (None: $SOLBENCH_CACHE or ~/.cache)."},
+    )
+    verifier_eval_kwargs: dict | str | None = field(
+        default=None,
+        metadata={
+            "help": "Every other evaluation setting of the verifier, as a dict (JSON on the command line), e.g. "
+            '\'{"build_timeout_s": 600, "baseline": "compile", "timing": {"max_seconds": 1.0}}\'. Names: '
+            + ", ".join(sorted(set(EvalConfig.__dataclass_fields__) - set(EVAL_FIELDS)))
+            + " (the benchmark's EvalConfig)."
+        },
     )
     reward_lam: float = field(
         default=0.5,
@@ -248,6 +272,28 @@ class KernelRLConfig(GRPOConfig):
         },
     )
 
+    def eval_config(self, device: str) -> EvalConfig:
+        """The verifier's EvalConfig on `device`: the verifier_* fields, then verifier_eval_kwargs for
+        the rest (a setting with a field of its own is set there, once)."""
+        own = {
+            "device": device,
+            "trials": self.verifier_trials,
+            "measure": self.verifier_measure,
+            "strict": self.verifier_strict,
+            "timeout_s": self.verifier_timeout_s,
+            "seed": self.seed,
+            "cache_dir": self.verifier_cache_dir,
+        }
+        extra = dict(self.verifier_eval_kwargs or {})
+        twice = sorted(set(extra) & set(own))
+        if twice:
+            fields = ", ".join(f"{k} (set {EVAL_FIELDS.get(k, k)})" for k in twice)
+            raise ValueError(
+                f"verifier_eval_kwargs repeats settings that have a field of their own: {fields}"
+            )
+        values = {k: v for k, v in own.items() if v is not None} | extra
+        return EvalConfig.from_dict(values)
+
     def __post_init__(self):
         super().__post_init__()
         if self.prompt_backend not in PROMPT_BACKENDS:
@@ -270,6 +316,9 @@ class KernelRLConfig(GRPOConfig):
             raise ValueError("verifier_lanes_per_device must be >= 1")
         if self.verifier_build_workers is not None and self.verifier_build_workers < 1:
             raise ValueError("verifier_build_workers must be >= 1, or unset for one per core")
+        if isinstance(self.verifier_eval_kwargs, str):
+            self.verifier_eval_kwargs = json.loads(self.verifier_eval_kwargs)
+        self.eval_config("cpu")  # a misspelt or doubly set evaluation setting fails here, not mid-run
         if self.reward_lam < 0 or self.reward_nu_max < 0:
             raise ValueError("reward_lam and reward_nu_max must be non-negative")
         if self.single_turn_steps < 0:

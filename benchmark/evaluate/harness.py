@@ -15,8 +15,10 @@ import os
 import secrets
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchmark.evaluate import activity
 from benchmark.evaluate.anticheat import static
@@ -82,11 +84,31 @@ class EvalConfig:
                 f"{self.build_timeout_s}) must be positive"
             )
 
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> EvalConfig:
+        """An EvalConfig from plain values (a section of a config file, JSON on a command line):
+        `timing` a mapping of TimingConfig fields, `cache_dir` a path. An unknown name is an error
+        that lists the known ones: a misspelt setting must not fall back to its default silently."""
+        kw = dict(_known(cls, values, "evaluation setting"))
+        if isinstance(kw.get("timing"), Mapping):
+            kw["timing"] = TimingConfig(**_known(TimingConfig, kw["timing"], "timing setting"))
+        if kw.get("cache_dir") is not None:
+            kw["cache_dir"] = Path(kw["cache_dir"])
+        return cls(**kw)
+
     @property
     def limits(self) -> dict[str, float]:
         """The execution child's clocks: it runs under the run limit, and any extension it has to
         compile itself (one the build child could not reach) counts against the build limit."""
         return {"run": self.timeout_s, BUILD_CLOCK: self.build_timeout_s}
+
+
+def _known(cls: type, values: Mapping[str, Any], what: str) -> Mapping[str, Any]:
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise ValueError(f"unknown {what}(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}")
+    return values
 
 
 def _ratio(num: TimingStats | None, den: TimingStats | None) -> float | None:

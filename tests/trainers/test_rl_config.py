@@ -78,3 +78,24 @@ def test_recipes_parse_and_validate(recipe, monkeypatch, tmp_path):
 def test_there_are_recipes_for_both_published_scales():
     names = {p.stem for p in RECIPES}
     assert {"qwen3.5-9b", "qwen3.6-27b"} <= names
+
+
+def test_every_evaluation_setting_reaches_the_verifier(tmp_path, changed_eval_settings):
+    """Each EvalConfig setting is set from the RL config: by its own verifier_* field where it has
+    one, else through verifier_eval_kwargs; none is dropped, none can be set twice."""
+    from benchmark.evaluate.harness import EvalConfig
+    from benchmark.evaluate.timing import TimingConfig
+    from trainers.rl_config import EVAL_FIELDS
+
+    wanted = dict(changed_eval_settings)
+    own = {EVAL_FIELDS[k]: wanted[k] for k in EVAL_FIELDS if k != "device"}
+    extra = {k: v for k, v in wanted.items() if k not in EVAL_FIELDS}
+    got = make(tmp_path, **own, verifier_eval_kwargs=extra).eval_config(wanted["device"])
+    expected = EvalConfig(
+        **{**wanted, "timing": TimingConfig(**wanted["timing"]), "cache_dir": Path(wanted["cache_dir"])}
+    )
+    assert got == expected
+    with pytest.raises(ValueError, match="verifier_trials"):
+        make(tmp_path, verifier_eval_kwargs={"trials": 2})
+    with pytest.raises(ValueError, match="unknown timing setting"):
+        make(tmp_path, verifier_eval_kwargs={"timing": {"max_second": 1.0}})

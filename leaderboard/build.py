@@ -117,7 +117,8 @@ def build_site(subs: list[Submission], out: Path) -> Path:
         raise ValueError(f"two submissions share the slug(s) {', '.join(dupes)}")
     env = _environment()
     examples = [s for s in subs if EXAMPLE in s.labels]  # listed apart, never ranked
-    table = standings.standings([s for s in subs if EXAMPLE not in s.labels])
+    computed = {s.slug: standings.submission_metrics(s) for s in subs}  # once: the bootstrap is slow
+    table = standings.standings([s for s in subs if EXAMPLE not in s.labels], computed)
     built = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     suite_versions = sorted({s.run.get("suite_version", "") for s in subs})
     labels = sorted({lab for s in subs for lab in s.labels})
@@ -151,9 +152,7 @@ def build_site(subs: list[Submission], out: Path) -> Path:
         rows = standings.result_rows(sub)
         scopes = {
             scope: m
-            for scope, m in sorted(
-                standings.submission_metrics(sub).items(), key=lambda kv: standings.scope_sort_key(kv[0])
-            )
+            for scope, m in sorted(computed[sub.slug].items(), key=lambda kv: standings.scope_sort_key(kv[0]))
         }
         (out / "submissions" / f"{sub.slug}.html").write_text(
             page.render(

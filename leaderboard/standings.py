@@ -127,11 +127,15 @@ def rank_scope(entries: list[Entry]) -> list[Entry]:
     ]
 
 
-def standings(subs: list[Submission]) -> dict[str, list[Entry]]:
-    """Scope -> entries ranked by Pass@1, then fast_1, on their 95% intervals (see `lead`)."""
+def standings(
+    subs: list[Submission], computed: dict[str, dict[str, metrics.Metrics]] | None = None
+) -> dict[str, list[Entry]]:
+    """Scope -> entries ranked by Pass@1, then fast_1, on their 95% intervals (see `lead`).
+    `computed`: slug -> `submission_metrics`, where the caller has them already."""
     out: dict[str, list[Entry]] = {}
     for sub in subs:
-        for scope, m in submission_metrics(sub).items():
+        by_scope = computed[sub.slug] if computed is not None else submission_metrics(sub)
+        for scope, m in by_scope.items():
             out.setdefault(scope, []).append(Entry(sub, scope, m, sub.samples_per_task))
     return {s: rank_scope(out[s]) for s in sorted(out, key=scope_sort_key)}
 

@@ -204,4 +204,4 @@ def test_the_producing_command_is_shown_once_with_relative_paths(tmp_path, three
     page = (tmp_path / "site" / "submissions" / "fast-model.html").read_text()
     assert page.count("python -m benchmark.run") == 1
     assert "python -m benchmark.run --model replay:c.jsonl --out fast" in page and "/home/me" not in page
-    assert "Resumed with the same command 3 time(s), from t0, t1, t2." in page
+    assert "Resumed 3 time(s) with the same command, starting t0, t1, t2." in page

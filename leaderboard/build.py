@@ -20,10 +20,12 @@ import sys
 from pathlib import Path
 
 import jinja2
+import markupsafe
 
 from benchmark import metrics
 from benchmark.stats import Interval
 from leaderboard import chart, standings
+from leaderboard.provenance import provenance
 from leaderboard.submission import (
     CPU_RUN,
     EXAMPLE,
@@ -68,6 +70,12 @@ def _interval(ci: Interval | None, how: str = "fmt") -> str:
     return f"[{show(ci.lo)}, {show(ci.hi)}]"
 
 
+def _breakable(text: str) -> markupsafe.Markup:
+    """A long identifier that may wrap after its '/' and '_' (<wbr>: copied text stays whole)."""
+    escaped = str(markupsafe.escape(text))
+    return markupsafe.Markup(escaped.replace("/", "/<wbr>").replace("_", "_<wbr>"))
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -81,13 +89,14 @@ def _environment() -> jinja2.Environment:
         pct=_pct,
         speed=_speed,
         interval=_interval,
+        breakable=_breakable,
         scope_title=standings.scope_title,
         tojson_pretty=lambda d: json.dumps(d, indent=2, sort_keys=True),
     )
     return env
 
 
-def _charts(table: dict[str, list[standings.Entry]]) -> dict[str, chart.Chart]:
+def _charts(table: dict[str, list[standings.Entry]], colors: dict[str, str]) -> dict[str, chart.Chart]:
     out = {}
     for scope, entries in table.items():
         verdicts = [standings.scope_verdicts(e.submission, scope) for e in entries]
@@ -96,7 +105,7 @@ def _charts(table: dict[str, list[standings.Entry]]) -> dict[str, chart.Chart]:
             for e, vs in zip(entries, verdicts, strict=True)
         ]
         bands = [[(p, ci.lo, ci.hi) for p, ci in standings.fast_p_band_points(vs)] for vs in verdicts]
-        out[scope] = chart.fast_p_chart(curves, p_max=standings.FAST_P_MAX, bands=bands)
+        out[scope] = chart.fast_p_chart(curves, p_max=standings.FAST_P_MAX, bands=bands, colors=colors)
     return out
 
 
@@ -108,7 +117,8 @@ def build_site(subs: list[Submission], out: Path) -> Path:
         raise ValueError(f"two submissions share the slug(s) {', '.join(dupes)}")
     env = _environment()
     examples = [s for s in subs if EXAMPLE in s.labels]  # listed apart, never ranked
-    table = standings.standings([s for s in subs if EXAMPLE not in s.labels])
+    computed = {s.slug: standings.submission_metrics(s) for s in subs}  # once: the bootstrap is slow
+    table = standings.standings([s for s in subs if EXAMPLE not in s.labels], computed)
     built = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     suite_versions = sorted({s.run.get("suite_version", "") for s in subs})
     labels = sorted({lab for s in subs for lab in s.labels})
@@ -121,13 +131,15 @@ def build_site(subs: list[Submission], out: Path) -> Path:
                 target.unlink()
     (out / "submissions").mkdir(parents=True)
     shutil.copytree(ASSETS, out / "assets")
+    colors = chart.entry_colors(slugs)  # one colour per entry in every scope's chart and table
     common = dict(built=built, label_help=LABEL_HELP, rules=metrics.rules())
     index = out / "index.html"
     index.write_text(
         env.get_template("index.html.j2").render(
             root=".",
             table=table,
-            charts=_charts(table),
+            charts=_charts(table, colors),
+            colors=colors,
             submissions=subs,
             examples=examples,
             suite_versions=suite_versions,
@@ -140,14 +152,13 @@ def build_site(subs: list[Submission], out: Path) -> Path:
         rows = standings.result_rows(sub)
         scopes = {
             scope: m
-            for scope, m in sorted(
-                standings.submission_metrics(sub).items(), key=lambda kv: standings.scope_sort_key(kv[0])
-            )
+            for scope, m in sorted(computed[sub.slug].items(), key=lambda kv: standings.scope_sort_key(kv[0]))
         }
         (out / "submissions" / f"{sub.slug}.html").write_text(
             page.render(
                 root="..",
                 sub=sub,
+                prov=provenance(sub),
                 scopes=scopes,
                 rows=rows,
                 levels=sorted({r.verdict.level for r in rows if r.verdict.level is not None}),

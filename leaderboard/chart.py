@@ -5,12 +5,15 @@ the y axis, one polyline per model) is one; the RL demo's learning curves are an
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import jinja2
 
-# Distinguishable on white and for the common colour-vision deficiencies, in this order.
+# Distinguishable on white and for the common colour-vision deficiencies, in this order (the first
+# `DISTINCT` are the Okabe-Ito colours, the safest).
 PALETTE = (
     "#0072b2",
     "#d55e00",
@@ -23,7 +26,24 @@ PALETTE = (
     "#7f7f7f",
     "#bcbd22",
 )
+DISTINCT = 7
 TEMPLATE = Path(__file__).parent / "templates" / "chart.svg.j2"
+
+
+def entry_colors(slugs: Iterable[str]) -> dict[str, str]:
+    """A colour per entry drawn from its slug, the same in every chart of a build: each slug's hash
+    picks its palette slot and a slug whose slot is taken (by a slug earlier in name order) takes
+    the next free one, so an entry's colour depends on itself and not on its place in a table. Up to
+    `DISTINCT` entries share the Okabe-Ito colours; a larger board draws from the whole palette."""
+    names = sorted(set(slugs))
+    palette = PALETTE[:DISTINCT] if len(names) <= DISTINCT else PALETTE
+    colors: dict[str, str] = {}
+    for slug in names:
+        start = int.from_bytes(hashlib.sha256(slug.encode()).digest()[:4], "big") % len(palette)
+        free = [palette[(start + i) % len(palette)] for i in range(len(palette))]
+        taken = set(colors.values())
+        colors[slug] = next((c for c in free if c not in taken), free[0])
+    return colors
 
 
 @dataclass(frozen=True)
@@ -70,9 +90,11 @@ def line_chart(
     aria_label: str = "line chart",
     width: int = 720,
     height: int = 340,
+    colors: Mapping[str, str] | None = None,
 ) -> Chart:
     """`curves`: (label, slug, [(x, fraction), ...]) per line, in legend order; x runs from 0 to
-    `x_max` with a tick every `x_step`, the fraction from 0 to 1."""
+    `x_max` with a tick every `x_step`, the fraction from 0 to 1. `colors` (slug -> colour) fixes a
+    line's colour; a line without one takes the palette's colour of its position."""
     left, right, top, bottom = 56, width - 16, 16, height - 44
 
     def x(v: float) -> float:
@@ -85,7 +107,7 @@ def line_chart(
         Series(
             label=label,
             slug=slug,
-            color=PALETTE[i % len(PALETTE)],
+            color=(colors or {}).get(slug) or PALETTE[i % len(PALETTE)],
             title=label,
             points=" ".join(f"{x(p):.1f},{y(f):.1f}" for p, f in pts),
         )
@@ -131,9 +153,11 @@ def fast_p_chart(
     width: int = 720,
     height: int = 340,
     bands: list[list[tuple[float, float, float]]] | None = None,
+    colors: Mapping[str, str] | None = None,
 ) -> Chart:
     """`curves`: (label, slug, [(p, fraction), ...]) per model, in legend order; `bands`: per model,
-    (p, lo, hi) of fast_p's interval, drawn as a shaded band behind its line."""
+    (p, lo, hi) of fast_p's interval, drawn as a shaded band behind its line; `colors`: slug ->
+    colour (see `entry_colors`)."""
     c = line_chart(
         curves,
         p_max,
@@ -144,6 +168,7 @@ def fast_p_chart(
         aria_label="fast_p curve",
         width=width,
         height=height,
+        colors=colors,
     )
     series = []
     for i, (s, (_, _, pts)) in enumerate(zip(c.series, curves, strict=True)):

@@ -2,14 +2,15 @@
 fast_p curves, and per-sample result rows. Every number comes from benchmark.metrics applied to the
 submission's verdicts; the submitted summary.json is only checked against it at submit time.
 
-Ranks mean only what the intervals allow: entries are ranked by fast_1 (entries with no timed
-sample after every timed one, by Pass@1), and an entry's rank is 1 + the number of entries of its
-group whose 95% interval lies wholly above its own. Entries whose intervals overlap the same
-leaders share a rank; `Entry.ahead` marks an entry whose interval lies wholly above the next one's."""
+Ranks put correctness first and mean only what the intervals allow. An entry is clearly ahead of
+another when its 95% interval of Pass@1 lies wholly above the other's, or, where their Pass@1
+intervals overlap, when its interval of fast_1 lies wholly above the other's (an entry never timed
+has shown no sample faster: its fast_1 counts as 0). An entry's rank is 1 + the number of entries
+clearly ahead of it, so entries that no other entry clearly beats share a rank; `Entry.ahead_on`
+names the metric on which an entry is clearly ahead of the next one listed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from benchmark import metrics
@@ -22,6 +23,9 @@ FAST_P_STEP = 0.02
 BAND_STEP = 0.25  # the fast_p curve's interval band is bootstrapped at these thresholds
 
 
+RANK_METRICS = ("Pass@1", "fast_1")  # the ranking's keys, correctness first
+
+
 @dataclass(frozen=True)
 class Entry:
     """One submission's numbers in one scope."""
@@ -30,8 +34,12 @@ class Entry:
     scope: str
     metrics: metrics.Metrics
     k: int  # samples per task: Pass@k and Avg@k use it
-    rank: int = 0  # 1 + entries significantly ahead (set by `standings`); tied entries share it
-    ahead: bool = False  # significantly ahead of the next entry: their intervals do not overlap
+    rank: int = 0  # 1 + entries clearly ahead (set by `standings`); tied entries share it
+    ahead_on: str = ""  # the metric on which it is clearly ahead of the next entry listed ("": not)
+
+    @property
+    def ahead(self) -> bool:
+        return bool(self.ahead_on)
 
     @property
     def pass_at_1(self) -> float | None:
@@ -47,15 +55,32 @@ class Entry:
         return self.metrics.fast_p[1.0]
 
     @property
-    def ranked_by(self) -> str:
-        return "Pass@1" if self.fast_1 is None else "fast_1"
+    def pass_span(self) -> Interval:
+        """Pass@1's 95% interval; a point where none was computed, so it ties only its equals."""
+        ci = self.metrics.pass_at_k_ci.get(1)
+        return ci if ci is not None else _point(self.pass_at_1)
 
     @property
-    def interval(self) -> Interval | None:
-        """The 95% interval of the metric the entry is ranked by."""
+    def speed_span(self) -> Interval:
+        """fast_1's 95% interval; the point 0 for an entry never timed (no sample shown faster)."""
         if self.fast_1 is None:
-            return self.metrics.pass_at_k_ci.get(1)
-        return self.metrics.fast_p_ci.get(1.0)
+            return _point(0.0)
+        ci = self.metrics.fast_p_ci.get(1.0)
+        return ci if ci is not None else _point(self.fast_1)
+
+
+def _point(value: float | None) -> Interval:
+    return Interval(value or 0.0, value or 0.0)
+
+
+def lead(a: Entry, b: Entry) -> str:
+    """The metric on which `a` is clearly ahead of `b` ("" when it is not): Pass@1's intervals
+    apart, or overlapping Pass@1 intervals and fast_1's apart."""
+    if a.pass_span.lo > b.pass_span.hi:
+        return RANK_METRICS[0]
+    if a.pass_span.overlaps(b.pass_span) and a.speed_span.lo > b.speed_span.hi:
+        return RANK_METRICS[1]
+    return ""
 
 
 def scope_title(scope: str) -> str:
@@ -80,53 +105,37 @@ def submission_metrics(sub: Submission) -> dict[str, metrics.Metrics]:
     return metrics.compute_by_level(sub.verdicts, ks)
 
 
-def _rank_key(e: Entry) -> tuple:
-    """An untimed entry has no fast_1 to compare, so it ranks after every timed one: ranking it as 0
-    would put an untimed correct model level with a timed wrong one."""
+def _order_key(e: Entry) -> tuple:
+    """The listing order within a rank: the ranking's metrics by value, then geomean, then name."""
     return (
+        -(e.pass_at_1 or 0.0),
         e.fast_1 is None,
         -(e.fast_1 or 0.0),
-        -(e.pass_at_1 or 0.0),
         -(e.metrics.geomean_speedup or 0.0),
         e.submission.name.lower(),
     )
 
 
-def _span(e: Entry) -> Interval:
-    """The entry's interval; a point where none was computed (no resamples), so it ties only its equals."""
-    if e.interval is not None:
-        return e.interval
-    value = (e.fast_1 if e.fast_1 is not None else e.pass_at_1) or 0.0
-    return Interval(value, value)
-
-
-def tied_ranks(
-    entries: list[Entry], key: Callable[[Entry], tuple] = _rank_key, start: int = 1
-) -> list[Entry]:
-    """One group ranked by intervals: rank = start + the entries whose interval lies wholly above
-    this one's, listed by rank and then by `key`; `ahead` set where the next entry's interval lies
-    wholly below."""
-    ranked = [replace(e, rank=start + sum(_span(o).lo > _span(e).hi for o in entries)) for e in entries]
-    ranked.sort(key=lambda e: (e.rank, key(e)))
+def rank_scope(entries: list[Entry]) -> list[Entry]:
+    """One scope ranked: rank = 1 + the entries clearly ahead (`lead`), listed by rank and then by
+    `_order_key`; `ahead_on` set where an entry is clearly ahead of the next one listed."""
+    ranked = [replace(e, rank=1 + sum(bool(lead(o, e)) for o in entries)) for e in entries]
+    ranked.sort(key=lambda e: (e.rank, _order_key(e)))
     return [
-        replace(e, ahead=i + 1 < len(ranked) and not _span(e).overlaps(_span(ranked[i + 1])))
+        replace(e, ahead_on=lead(e, ranked[i + 1]) if i + 1 < len(ranked) else "")
         for i, e in enumerate(ranked)
     ]
 
 
-def rank_scope(entries: list[Entry]) -> list[Entry]:
-    """Timed entries ranked by fast_1's intervals, then untimed ones by Pass@1's, ranked after."""
-    timed = tied_ranks([e for e in entries if e.fast_1 is not None])
-    untimed = tied_ranks([e for e in entries if e.fast_1 is None], start=len(timed) + 1)
-    return timed + untimed
-
-
-def standings(subs: list[Submission]) -> dict[str, list[Entry]]:
-    """Scope -> entries ranked by the intervals of fast_1 (untimed entries last, by Pass@1); within a
-    rank, by fast_1, then Pass@1, then geometric-mean speedup."""
+def standings(
+    subs: list[Submission], computed: dict[str, dict[str, metrics.Metrics]] | None = None
+) -> dict[str, list[Entry]]:
+    """Scope -> entries ranked by Pass@1, then fast_1, on their 95% intervals (see `lead`).
+    `computed`: slug -> `submission_metrics`, where the caller has them already."""
     out: dict[str, list[Entry]] = {}
     for sub in subs:
-        for scope, m in submission_metrics(sub).items():
+        by_scope = computed[sub.slug] if computed is not None else submission_metrics(sub)
+        for scope, m in by_scope.items():
             out.setdefault(scope, []).append(Entry(sub, scope, m, sub.samples_per_task))
     return {s: rank_scope(out[s]) for s in sorted(out, key=scope_sort_key)}
 

@@ -1,6 +1,8 @@
 """The built site in headless Chromium: the table renders with the right rows, a header click sorts it,
 the chart has one line per model, the filters work, nothing is fetched from the network, no script
-fails; a screenshot of each page is saved ($SOLBENCH_ARTIFACTS, else the test's tmp folder).
+fails, and the real board reads at 1400 px without horizontal scrolling (the standings tables fit;
+an entry page's per-task speed columns are in view); a screenshot of each page is saved
+($SOLBENCH_ARTIFACTS, else the test's tmp folder).
 
 Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON messages
 separated by NUL bytes on file descriptors 3 and 4), so no websocket or driver package is needed.
@@ -75,11 +77,15 @@ class Browser:
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         for domain in ("Page", "Runtime", "Network"):
             self.call(f"{domain}.enable", session=True)
+        self.resize(1360, 900)
+
+    def resize(self, width: int, height: int) -> None:
+        """The page's viewport in CSS pixels (no scrollbars: the browser hides them)."""
         self.call(
             "Emulation.setDeviceMetricsOverride",
             session=True,
-            width=1360,
-            height=900,
+            width=width,
+            height=height,
             deviceScaleFactor=1,
             mobile=False,
         )
@@ -204,7 +210,7 @@ ROWS = "Array.from(document.querySelectorAll('#scope-overall table tbody tr')).m
 def test_index_renders_sorts_and_charts(site, browser, artifacts):
     browser.open((site / "index.html").as_uri())
     assert browser.js(ROWS) == ["fast-model", "medium-model", "slow-model"]
-    assert browser.js("document.querySelectorAll('#scope-overall table tbody tr td').length") == 3 * 15
+    assert browser.js("document.querySelectorAll('#scope-overall table tbody tr td').length") == 3 * 13
     # one polyline per model, each with points inside the plot
     curves = browser.js(
         "Array.from(document.querySelectorAll('#chart-overall polyline.curve'))"
@@ -233,7 +239,7 @@ def test_index_renders_sorts_and_charts(site, browser, artifacts):
     assert browser.js(ROWS) == ["fast-model", "medium-model", "slow-model"]
     assert browser.js(f"document.querySelector('{column}').getAttribute('aria-sort')") == "ascending"
 
-    geomean = "#scope-overall table thead th:nth-child(12)"
+    geomean = "#scope-overall table thead th:nth-child(5)"
     assert browser.js(f"document.querySelector('{geomean}').textContent") == "Geomean speedup"
     browser.click(geomean)
     browser.click(geomean)  # ascending: slowest first
@@ -277,18 +283,27 @@ def test_nothing_is_fetched_from_the_network(browser):
     assert all(u.startswith(("file://", "data:", "about:")) for u in urls), urls
 
 
-def test_the_published_board_renders_its_entries_with_intervals(browser, artifacts, tmp_path):
-    """The real board (leaderboard/submissions): at least three H200 entries, every one a row ranked as
-    the standings rank them, each fast_1 with its interval, and the eager reference against itself
-    near zero, not "faster"."""
-    from leaderboard import standings
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    """The real board (leaderboard/submissions) built into a temporary folder."""
     from leaderboard.submission import EXAMPLE, load_all
 
     subs = [s for s in load_all() if EXAMPLE not in s.labels]
+    out = tmp_path_factory.mktemp("published")
+    build.build_site(subs, out)
+    return subs, out
+
+
+def test_the_published_board_renders_its_entries_with_intervals(browser, artifacts, published):
+    """The real board: at least three H200 entries, every one a row ranked as the standings rank
+    them, each fast_1 with its interval, and the eager reference against itself near zero, not
+    "faster"."""
+    from leaderboard import standings
+
+    subs, site = published
     assert len(subs) >= 3 and all(s.gpu == "NVIDIA H200" for s in subs), [(s.slug, s.gpu) for s in subs]
     expected = standings.standings(subs)["overall"]
-    build.build_site(subs, tmp_path)
-    browser.open((tmp_path / "index.html").as_uri())
+    browser.open((site / "index.html").as_uri())
     rows = browser.js(
         "Array.from(document.querySelectorAll('#scope-overall table tbody tr'))"
         ".map(r => [r.dataset.model, Number(r.dataset.rank)])"
@@ -303,3 +318,48 @@ def test_the_published_board_renders_its_entries_with_intervals(browser, artifac
     assert reference.metrics.fast_p[1.0] < 0.05 and reference.metrics.fast_p_ci[1.0].lo == 0.0
     browser.screenshot(artifacts / "leaderboard-published.png")
     assert not browser.script_errors()
+
+
+# Where an element lies against the viewport and against the scrolling box that holds it.
+BOX = """(sel => {
+  const e = document.querySelector(sel), r = e.getBoundingClientRect();
+  const wrap = e.closest('.table-wrap');
+  return {left: r.left, right: r.right, width: r.width, view: window.innerWidth,
+          page: document.documentElement.scrollWidth,
+          wrap: wrap ? [wrap.scrollWidth, wrap.clientWidth, wrap.getBoundingClientRect().right] : null};
+})"""
+
+
+def test_the_published_board_reads_at_1400_px_without_horizontal_scroll(browser, artifacts, published):
+    """At a 1400 px wide window the index's metrics tables are no wider than the viewport, and on
+    every entry page the per-task Speedup header is in view with no horizontal scroll."""
+    subs, site = published
+    browser.resize(1400, 900)
+    try:
+        browser.open((site / "index.html").as_uri())
+        scopes = browser.js(
+            "Array.from(document.querySelectorAll('table.standings')).map(t => t.dataset.scope)"
+        )
+        assert "overall" in scopes and len(scopes) >= 2
+        for scope in scopes:
+            box = browser.js(f"{BOX}('table.standings[data-scope=\"{scope}\"]')")
+            assert box["view"] == 1400 and box["page"] <= 1400, box
+            assert box["width"] <= box["view"] and box["right"] <= box["view"], (scope, box)
+            assert box["wrap"][0] <= box["wrap"][1], (scope, box)  # its box has nothing to scroll
+        browser.screenshot(artifacts / "leaderboard-index-1400.png")
+        for sub in subs:
+            browser.open((site / "submissions" / f"{sub.slug}.html").as_uri())
+            speedup = browser.js(
+                "(() => { const th = Array.from(document.querySelectorAll('#results thead th'))"
+                ".find(h => h.textContent.trim() === 'Speedup'); th.id = 'speedup-header'; return th.cellIndex; })()"
+            )
+            assert speedup is not None
+            box = browser.js(f"{BOX}('#speedup-header')")
+            assert 0 <= box["left"] and box["right"] <= min(box["view"], box["wrap"][2]), (sub.slug, box)
+            assert box["wrap"][0] <= box["wrap"][1] and box["page"] <= box["view"], (sub.slug, box)
+            metrics = browser.js(f"{BOX}('table.metrics')")
+            assert metrics["width"] <= metrics["view"] and metrics["wrap"][0] <= metrics["wrap"][1], metrics
+        browser.screenshot(artifacts / "leaderboard-entry-1400.png")
+        assert not browser.script_errors()
+    finally:
+        browser.resize(1360, 900)

@@ -148,3 +148,60 @@ def test_ranks_tie_on_equal_intervals_and_every_rate_shows_its_interval(tmp_path
         in overall
     )
     assert "percentile-bootstrap interval" in html and "1000 resamples" in html
+
+
+def test_each_table_states_its_ranking_and_sol_fraction_beside_it(site):
+    html = (site / "index.html").read_text()
+    for scope in ("overall", "level1", "level2"):
+        part = section(html, scope)
+        note = part[part.index("</table>") : part.index('<figure class="chart"')]
+        assert "Ranked by Pass@1, then fast_1" in note and "share a rank" in note, scope
+        assert "clearly ahead of the next entry" in note and "speed-of-light floor time" in note, scope
+    page = (site / "submissions" / "fast-model.html").read_text()
+    results = page[page.index("<h2>Per-task results</h2>") : page.index('<table class="sortable results"')]
+    assert "SOL fraction</strong>: the task's speed-of-light floor time" in results  # above the table
+
+
+def test_a_sol_fraction_above_the_floor_is_flagged(tmp_path, three_submissions):
+    fast = three_submissions[1]
+    over = [replace(v, sol_fraction=1.21) if v.correct else v for v in fast.verdicts]
+    build.build_site([replace(fast, verdicts=over)], tmp_path / "site")
+    page = (tmp_path / "site" / "submissions" / "fast-model.html").read_text()
+    flagged = re.findall(
+        r'<td class="num over-floor" data-sort="([^"]+)"[^>]*>([^<]+)<sup>†</sup></td>', page
+    )
+    # the mean of each scope (overall, levels 1 and 2), then each of the five correct samples, its
+    # value kept and marked
+    assert flagged == [("1.21", "121.0%")] * (3 + 5)
+    assert "a time below that floor: the floor model is loose" in page
+
+
+def test_an_entry_keeps_its_colour_in_every_scope(site):
+    html = (site / "index.html").read_text()
+    colours: dict[str, set[str]] = {}
+    for scope in ("overall", "level1", "level2"):
+        part = section(html, scope)
+        for slug, colour in re.findall(
+            r'<polyline class="curve" data-model="([^"]+)" points="[^"]*" stroke="([^"]+)"', part
+        ):
+            colours.setdefault(slug, set()).add(colour)
+        for slug, colour in re.findall(
+            r'<tr data-model="([^"]+)".*?<span class="swatch" style="background: ([^"]+)"', part, re.S
+        ):
+            colours[slug].add(colour)
+    assert sorted(colours) == ["fast-model", "medium-model", "slow-model"]
+    assert all(len(c) == 1 for c in colours.values()), colours
+    assert len({c.pop() for c in colours.values()}) == 3
+
+
+def test_the_producing_command_is_shown_once_with_relative_paths(tmp_path, three_submissions):
+    fast = three_submissions[1]
+    command = "python -m benchmark.run --model replay:/home/me/c.jsonl --out /home/me/runs/fast"
+    run = dict(
+        fast.run, command=command, resumed=[{"command": command, "started": f"t{i}"} for i in range(3)]
+    )
+    build.build_site([replace(fast, run=run)], tmp_path / "site")
+    page = (tmp_path / "site" / "submissions" / "fast-model.html").read_text()
+    assert page.count("python -m benchmark.run") == 1
+    assert "python -m benchmark.run --model replay:c.jsonl --out fast" in page and "/home/me" not in page
+    assert "Resumed 3 time(s) with the same command, starting t0, t1, t2." in page

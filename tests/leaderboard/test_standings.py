@@ -1,4 +1,5 @@
-"""leaderboard.standings: rankings, scopes and fast_p curves come from benchmark.metrics."""
+"""leaderboard.standings: rankings (Pass@1 first, then fast_1, on their intervals), scopes and fast_p
+curves come from benchmark.metrics."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def test_fast_p_points_span_zero_to_three():
     assert dict(pts)[1.22] == 1.0 and dict(pts)[1.24] == 0.0
 
 
-def test_standings_rank_by_fast_1_per_scope(three_submissions):
+def test_standings_of_equal_correctness_rank_by_fast_1_per_scope(three_submissions):
     table = standings.standings(three_submissions)
     assert list(table) == ["overall", "level1", "level2"]
     assert [e.submission.name for e in table["overall"]] == ["Fast Model", "Medium Model", "Slow Model"]
@@ -79,15 +80,22 @@ def untimed_submission(name: str, failing: int = 0):
     return fakes.make_submission(name, verdicts)
 
 
-def test_untimed_submissions_rank_after_timed_ones(three_submissions):
+def test_untimed_entries_rank_on_pass_at_1_and_show_no_sample_faster(three_submissions):
     perfect, worse = untimed_submission("Untimed Perfect"), untimed_submission("Untimed Worse", failing=2)
-    subs = [perfect, *three_submissions, worse]
-    table = standings.standings(subs)
+    table = standings.standings([perfect, *three_submissions, worse])
     for scope in ("overall", "level1"):
-        names = [e.submission.name for e in table[scope]]
-        assert names[-2:] == ["Untimed Perfect", "Untimed Worse"], scope  # then ranked by Pass@1
-        assert table[scope][-1].fast_1 is None and table[scope][0].fast_1 is not None
-    perfect = table["overall"][-2]
+        ranked = [(e.submission.name, e.rank) for e in table[scope]]
+        # Fast and Medium are clearly faster at a Pass@1 that overlaps the others'; the untimed entries
+        # tie with Slow, which was timed and never faster, and are listed within the rank by Pass@1
+        assert ranked == [
+            ("Fast Model", 1),
+            ("Medium Model", 1),
+            ("Untimed Perfect", 3),
+            ("Slow Model", 3),
+            ("Untimed Worse", 3),
+        ], scope
+        assert table[scope][2].fast_1 is None and table[scope][2].speed_span == Interval(0.0, 0.0)
+    perfect = table["overall"][2]
     assert perfect.pass_at_1 == 1.0 and perfect.metrics.geomean_speedup is None
     # the chart of an untimed entry has its correctness point only
     assert standings.fast_p_points(perfect.submission.verdicts) == [(0.0, 1.0)]
@@ -98,9 +106,16 @@ def test_two_untimed_entries_with_equal_pass_rank_by_name():
     assert [e.submission.name for e in table["overall"]] == ["A model", "b model"]
 
 
-def entry_with(name: str, fast_1: float, lo: float, hi: float) -> standings.Entry:
+def entry_with(
+    name: str, fast_1: float | None, lo: float, hi: float, pass_1: tuple[float, float, float] | None = None
+) -> standings.Entry:
+    """An entry with the given fast_1 and its interval (None: never timed) and, when given, Pass@1 as
+    (value, lo, hi); otherwise the default verdicts' Pass@1."""
     sub = fakes.make_submission(name, fakes.default_verdicts(name.lower()))
-    m = replace(metrics.compute(sub.verdicts), fast_p={1.0: fast_1}, fast_p_ci={1.0: Interval(lo, hi)})
+    m = metrics.compute(sub.verdicts)
+    m = replace(m, fast_p={1.0: fast_1}, fast_p_ci={} if fast_1 is None else {1.0: Interval(lo, hi)})
+    if pass_1 is not None:
+        m = replace(m, pass_at_k={1: pass_1[0]}, pass_at_k_ci={1: Interval(pass_1[1], pass_1[2])})
     return standings.Entry(sub, "overall", m, 2)
 
 
@@ -133,11 +148,59 @@ def test_a_wide_interval_keeps_its_rank_and_the_list_stays_in_rank_order():
 def test_ranks_of_the_fake_submissions_agree_with_their_intervals(three_submissions):
     for scope, entries in standings.standings(three_submissions).items():
         for e in entries:
-            above = sum(o.interval.lo > e.interval.hi for o in entries)
-            assert e.rank == 1 + above, scope
+            assert e.rank == 1 + sum(bool(standings.lead(o, e)) for o in entries), scope
         for e, nxt in zip(entries, entries[1:], strict=False):
-            assert e.ahead == (not e.interval.overlaps(nxt.interval))
+            assert e.ahead == (not e.speed_span.overlaps(nxt.speed_span))  # Pass@1 is the same
             assert e.rank <= nxt.rank
+
+
+def test_correctness_comes_first_a_wrong_entry_never_ties_a_correct_one():
+    """Equal fast_1 (0, as PyTorch against itself and a model that passes nothing both have) does not
+    tie a Pass@1 of 1 with one of 0: the correct entry is clearly ahead, on Pass@1."""
+    reference = entry_with("Reference", 0.0, 0.0, 0.0, pass_1=(1.0, 1.0, 1.0))
+    wrong = entry_with("Wrong", 0.0, 0.0, 0.0, pass_1=(0.0, 0.0, 0.0))
+    faster = entry_with("Faster", 0.4, 0.3, 0.5, pass_1=(0.75, 0.7, 0.8))
+    assert ranked(wrong, faster, reference) == [
+        ("Reference", 1, True),
+        ("Faster", 2, True),
+        ("Wrong", 3, False),
+    ]
+    assert [e.ahead_on for e in standings.rank_scope([wrong, faster, reference])] == ["Pass@1", "Pass@1", ""]
+
+
+def test_entries_that_really_tie_share_a_rank():
+    """Two entries that pass nothing (one never timed) tie below a correct one; only they share it."""
+    reference = entry_with("Reference", 0.0, 0.0, 0.0, pass_1=(1.0, 1.0, 1.0))
+    untimed = entry_with("Untimed", None, 0.0, 0.0, pass_1=(0.0, 0.0, 0.0))
+    wrong = entry_with("Wrong", 0.0, 0.0, 0.0, pass_1=(0.0, 0.0, 0.0))
+    assert ranked(untimed, wrong, reference) == [
+        ("Reference", 1, True),
+        ("Wrong", 2, False),
+        ("Untimed", 2, False),
+    ]
+
+
+def test_overlapping_pass_at_1_is_decided_by_fast_1_and_says_so():
+    a = entry_with("A", 0.6, 0.5, 0.7, pass_1=(0.7, 0.6, 0.8))
+    b = entry_with("B", 0.1, 0.0, 0.2, pass_1=(0.8, 0.7, 0.9))  # more correct, within A's interval
+    c = entry_with("C", 0.9, 0.8, 1.0, pass_1=(0.3, 0.2, 0.4))  # fastest, but clearly less correct
+    assert standings.lead(a, b) == "fast_1" and standings.lead(b, a) == ""
+    assert standings.lead(a, c) == standings.lead(b, c) == "Pass@1" and standings.lead(c, a) == ""
+    assert ranked(c, b, a) == [("A", 1, True), ("B", 2, True), ("C", 3, False)]
+
+
+def test_entry_colors_follow_the_slug_not_the_position():
+    slugs = ["eager-pytorch-reference", "torch-compile-inductor", "smollm2-135m-instruct-q4-1"]
+    colors = chart.entry_colors(slugs)
+    assert colors == chart.entry_colors(reversed(slugs)) and len(set(colors.values())) == 3
+    assert set(colors.values()) <= set(chart.PALETTE[: chart.DISTINCT])
+    # a chart drawing the entries in another order keeps each entry's colour
+    curves = [(s, s, [(0.0, 1.0)]) for s in slugs]
+    for order in (curves, curves[::-1]):
+        c = chart.fast_p_chart(order, colors=colors)
+        assert {s.slug: s.color for s in c.series} == colors
+    many = chart.entry_colors(f"entry-{i}" for i in range(12))
+    assert len(set(many.values())) == len(chart.PALETTE)  # more entries than colours: all are used
 
 
 def test_chart_band_steps_from_each_right_lo_to_each_left_hi():

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from benchmark.evaluate.arguments import add_evaluation_arguments, eval_config
 from benchmark.evaluate.device_check import DeviceUnavailable, require_device
-from benchmark.evaluate.harness import TaskError, default_device, evaluate
+from benchmark.evaluate.harness import TaskError, evaluate
+from benchmark.host import default_device
 from benchmark.task import TaskLoadError, load_task
 
 

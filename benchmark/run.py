@@ -21,7 +21,7 @@ from pathlib import Path
 
 from benchmark.evaluate.arguments import add_evaluation_arguments, eval_config
 from benchmark.evaluate.device_check import require_device
-from benchmark.evaluate.harness import default_device
+from benchmark.host import default_device
 from benchmark.models.base import BackendError, BackendOptions, default_completion_cache
 from benchmark.prompts import BUILTIN, PromptConfig
 from benchmark.runner import RunConfig, SamplingParams, format_table, run

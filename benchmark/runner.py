@@ -34,8 +34,9 @@ from benchmark import metrics
 from benchmark.environment import host_environment
 from benchmark.evaluate import activity
 from benchmark.evaluate.device_check import require_device
-from benchmark.evaluate.harness import EvalConfig, TaskError, host_device_lock
+from benchmark.evaluate.harness import EvalConfig, TaskError
 from benchmark.extract import extract_code
+from benchmark.host import host_device_lock
 from benchmark.models import Completion, get_backend
 from benchmark.models.base import BackendOptions, GenerationRequest, SamplingParams
 from benchmark.multiturn import CompletionLog, CompletionRecord, per_turn_metrics, plan_turn
@@ -446,7 +447,7 @@ def _device_count(config: RunConfig) -> int:
 
 def generation_locks(config: RunConfig) -> tuple[tuple[int, str], ...]:
     """(GPU, lock path) of each GPU the verifier times on, the lock its children take there
-    (harness.host_device_lock): a local backend generating on one holds it shared around each batch,
+    (benchmark.host.host_device_lock): a local backend generating on one holds it shared around each batch,
     since the contention check does not look at the run's own process. Empty on CPU."""
     if config.eval.device != "cuda":
         return ()

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from benchmark.evaluate.harness import EvalConfig, TaskError, default_device
+from benchmark.evaluate.harness import EvalConfig, TaskError
+from benchmark.host import default_device
 from benchmark.suite import load_suite
 from benchmark.task import Task, TaskLoadError, load_task, sha256_text
 from benchmark.verdict import Verdict

@@ -90,7 +90,8 @@ def _read_metadata(tree: ast.Module, path: Path) -> dict:
     return {}
 
 
-def _level_from_path(path: Path) -> int | None:
+def level_from_path(path: Path) -> int | None:
+    """The level a task's folders name (`level1/`, `level_2/`), None where none does."""
     for part in reversed(path.parts[:-1]):
         m = re.fullmatch(r"level[_-]?(\d+)", part.lower())
         if m:
@@ -123,7 +124,7 @@ def load_task(path: str | Path, root: Path | None = None) -> Task:
         task_id=task_id,
         path=path,
         source=source,
-        level=meta.get("level", _level_from_path(path)),
+        level=meta.get("level", level_from_path(path)),
         tags=tuple(meta.get("tags", ())),
         dtype=meta.get("dtype", "float32"),
         difficulty=meta.get("difficulty"),

@@ -6,7 +6,7 @@ The run is validated (leaderboard.validate) and, if sound, written to
 leaderboard/submissions/SLUG.json together with the source of every passing candidate, read from
 the run directory's completions.jsonl (the raw completions, when the runner kept them) or else from
 the harness cache the run used (EvalConfig.cache_dir, i.e. $SOLBENCH_CACHE or ~/.cache/solbench,
-where benchmark.evaluate.harness.source_path says), so `python -m leaderboard.verify` can re-run it later.
+where benchmark.host.source_path says), so `python -m leaderboard.verify` can re-run it later.
 Each source is checked against the verdict's code hash. Without completions.jsonl, submit from the
 machine (or with the cache folder) the run was made on, or pass --without-code."""
 
@@ -20,9 +20,8 @@ import sys
 from pathlib import Path
 
 from benchmark import metrics
-from benchmark.evaluate.device_profile import slugify
-from benchmark.evaluate.harness import default_cache_dir, source_path
 from benchmark.extract import extract_code
+from benchmark.host import default_cache_dir, slugify, source_path
 from benchmark.task import sha256_text
 from leaderboard.submission import NO_CODE, SUBMISSIONS_DIR, Submission
 from leaderboard.suites import SUITE_VERSIONS_PATH, SuiteRegistry
@@ -50,7 +49,7 @@ def completion_sources(run_dir: Path) -> dict[str, str]:
 
 def collect_code(validated: ValidatedRun, cache_dir: Path) -> dict[str, str]:
     """Source of each passing sample, by code hash: from the run's completions.jsonl, else from the
-    harness cache (benchmark.evaluate.harness.source_path); refuses if one cannot be found."""
+    harness cache (benchmark.host.source_path); refuses if one cannot be found."""
     found = completion_sources(validated.path)
     code: dict[str, str] = {}
     problems = []

@@ -24,8 +24,9 @@ from tqdm import tqdm
 
 from benchmark import metrics
 from benchmark.environment import host_environment
-from benchmark.evaluate.harness import EvalConfig, TaskError, default_cache_dir, default_device, evaluate
+from benchmark.evaluate.harness import EvalConfig, TaskError, evaluate
 from benchmark.evaluate.timing import TimingConfig
+from benchmark.host import default_cache_dir, default_device
 from benchmark.models import is_trusted
 from benchmark.suite import load_suite
 from benchmark.verdict import Status, Verdict

@@ -38,7 +38,7 @@ import torch
 from accelerate.utils import gather, gather_object
 from trl import GRPOTrainer, get_peft_config, get_quantization_config
 
-from benchmark.evaluate.harness import default_cache_dir
+from benchmark.host import default_cache_dir
 from benchmark.prompts import PromptBuilder, PromptConfig
 from benchmark.suite import load_suite
 from benchmark.task import Task

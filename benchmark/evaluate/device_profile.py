@@ -9,7 +9,6 @@ import dataclasses
 import datetime as dt
 import json
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,18 +16,11 @@ from pathlib import Path
 
 import torch
 
+from benchmark.host import slugify
+
 DEVICES_DIR = Path(__file__).parent.parent / "devices"
 MATMUL_KEYS = ("float32", "tf32", "bfloat16", "float16")  # float32 means full fp32, TF32 off
 log = logging.getLogger(__name__)
-
-
-def slugify(name: str) -> str:
-    """'NVIDIA H200' -> 'nvidia-h200': a name as a file name, lower-case letters and digits joined
-    by dashes. The file name and manifest key of a GPU model; a leaderboard submission's file name."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    if not slug:
-        raise ValueError(f"name {name!r} has no letters or digits to make a file name from")
-    return slug
 
 
 @dataclass(frozen=True)

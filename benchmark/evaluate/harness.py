@@ -14,7 +14,6 @@ import hashlib
 import os
 import secrets
 import subprocess
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from benchmark.evaluate.candidate import BUILD_CLOCK, LIGHT_CU_ENV, PCH_ENV
 from benchmark.evaluate.reference_store import ReferenceStore, StoreKey
 from benchmark.evaluate.sandbox import ChildOutcome, run_job, run_pair
 from benchmark.evaluate.timing import REFERENCE_DRIFT_CAP, TRACE_ENV, TimingConfig, write_trace
+from benchmark.host import default_cache_dir, host_device_lock, source_path
 from benchmark.records import atomic_write_text
 from benchmark.task import Task, sha256_text
 from benchmark.verdict import Phases, Status, TimingStats, Verdict, says_out_of_memory
@@ -44,16 +44,6 @@ from benchmark.verdict import Phases, Status, TimingStats, Verdict, says_out_of_
 INPUT_SALT = secrets.randbits(62)  # this process's; see input_seed
 DEFAULT_MAGNITUDE = 100.0  # input scale of the extra fp32 trial that exposes precision downgrades
 SOL_MARGIN = 0.9  # a median below this fraction of the speed-of-light floor is impossible
-
-
-def default_cache_dir() -> Path:
-    return Path(os.environ.get("SOLBENCH_CACHE", Path.home() / ".cache" / "solbench"))
-
-
-def default_device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 @dataclass(frozen=True)
@@ -205,21 +195,6 @@ def needs_build(code: str) -> bool:
     """Whether the code may compile a torch extension: only then is a build child worth starting
     (raw CUDA and Triton compile in under a second, inside the execution child)."""
     return "load_inline" in code or "cpp_extension" in code
-
-
-def host_device_lock(gpu: int | None = None) -> str:
-    """The one lock of a GPU on this host (benchmark.evaluate.gpu_lock), whoever evaluates on it: the verifier's
-    lanes, parallel test workers and separate runs share it, so timing never runs beside another
-    evaluation's work, and the neighbour check knows them all."""
-    visible = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
-    device = str(gpu) if gpu is not None else (visible[0].strip() if visible else "0")
-    return str(Path(tempfile.gettempdir()) / "solbench-locks" / f"device-{device}")
-
-
-def source_path(code_hash: str, cache_dir: Path) -> Path:
-    """Where the cache keeps the candidate whose source hashes to `code_hash` (a verdict's), once
-    evaluated: so a run's code can be found again after the run (leaderboard.submit)."""
-    return cache_dir / "sources" / f"candidate_{code_hash[:24]}.py"
 
 
 def stage_source(code: str, cache_dir: Path) -> Path:

@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.task import BUILTIN_SUITE, Task, TaskLoadError, _level_from_path, load_task
+from benchmark.task import BUILTIN_SUITE, Task, TaskLoadError, level_from_path, load_task
 
 HUB_PREFIX = "hf:"
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ def load_suite(root: str | Path | None = None) -> Suite:
         except TaskLoadError as e:
             log.warning("skipping task: %s", e)
             task_id = path.resolve().relative_to(root.resolve()).with_suffix("").as_posix()
-            failures.append(LoadFailure(task_id, path.resolve(), _level_from_path(path.resolve()), str(e)))
+            failures.append(LoadFailure(task_id, path.resolve(), level_from_path(path.resolve()), str(e)))
     return Suite(
         root=root.resolve(),
         tasks=tuple(tasks),

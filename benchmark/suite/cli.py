@@ -173,8 +173,8 @@ def cmd_manifest(args) -> int:
         load_profile,
         measure_profile,
         save_profile,
-        slugify,
     )
+    from benchmark.host import slugify
     from benchmark.suite.manifest import load_manifest, manifest_path_for, merge
     from benchmark.suite.validate import format_table, validate_tasks
 

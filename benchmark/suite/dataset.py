@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import datasets
 
-from benchmark.evaluate.device_profile import slugify
+from benchmark.host import slugify
 from benchmark.suite.manifest import GpuRecord, Manifest, TaskEntry, load_manifest, manifest_path_for
 from benchmark.task import sha256_text
 
@@ -213,7 +213,7 @@ def load_hub_suite(spec: str, cache_dir: Path | None = None) -> Path:
     keyed by the dataset's commit, so a second call reuses it."""
     from huggingface_hub import snapshot_download
 
-    from benchmark.evaluate.harness import default_cache_dir
+    from benchmark.host import default_cache_dir
 
     repo_id, revision = parse_hub_spec(spec)
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmark.evaluate.device_profile import DeviceProfile, load_profile, slugify
+from benchmark.evaluate.device_profile import DeviceProfile, load_profile
 from benchmark.evaluate.sol import SolCounts, floor_ms
+from benchmark.host import slugify
 from benchmark.records import atomic_write_text
 from benchmark.task import BUILTIN_SUITE, Task
 

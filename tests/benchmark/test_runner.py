@@ -14,7 +14,8 @@ from tqdm import tqdm
 
 import benchmark.runner as runner
 from benchmark.evaluate import activity
-from benchmark.evaluate.harness import EvalConfig, host_device_lock
+from benchmark.evaluate.harness import EvalConfig
+from benchmark.host import host_device_lock
 from benchmark.models.replay import ReplayError
 from benchmark.run import main as run_main
 from benchmark.rundir import RunDir

@@ -8,7 +8,7 @@ import pytest
 from leaderboard_fakes import default_verdicts, make_verdict
 
 from benchmark import metrics
-from benchmark.evaluate.harness import source_path
+from benchmark.host import source_path
 from benchmark.task import sha256_text
 from leaderboard import submit as submit_mod
 from leaderboard.submission import NO_CODE, load_submission
@@ -19,7 +19,7 @@ RELU = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self
 
 
 def fill_cache(cache, verdicts):
-    """Put each passing sample's source where the harness would have (benchmark.evaluate.harness.source_path)."""
+    """Put each passing sample's source where the harness would have (benchmark.host.source_path)."""
     for v in verdicts:
         if v.correct:
             source_path(v.code_hash, cache).parent.mkdir(parents=True, exist_ok=True)

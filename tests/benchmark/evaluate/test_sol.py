@@ -15,8 +15,8 @@ from benchmark.evaluate.device_profile import (
     load_profiles,
     measure_profile,
     save_profile,
-    slugify,
 )
+from benchmark.host import slugify
 
 
 def profile(bandwidth=1e12, fp32=1e13, bf16=1e14, fp16=2e14) -> DeviceProfile:

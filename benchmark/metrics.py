@@ -1,4 +1,4 @@
-"""The metrics of DESIGN.md, defined once: every table, leaderboard and dataset card calls these.
+"""The benchmark's metrics, defined once: every table, leaderboard and dataset card calls these.
 
 All functions take verdicts of one model (any number of samples per task) and group by task.
 When several turns of one sample are present, the last turn recorded counts (see `final_turns`).

@@ -1,4 +1,4 @@
-"""Verdict -> scalar reward, with the shaping of MooreEval (see DESIGN.md):
+"""Verdict -> scalar reward, with the shaping of MooreEval:
 
     s = -1                                  extraction, build or runtime failure, timeout, cheat,
                                             or no correct trial (q = 0)

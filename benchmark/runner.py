@@ -81,9 +81,8 @@ class RunConfig:
 def default_lanes(device: str, gpus: int, cores: int | None = None) -> int:
     """Evaluation lanes per device when none is asked for. On CUDA, one lane per two CPU cores of
     each GPU's share of the host, at most 8: a lane's child needs a core or so for its checks, and
-    the lanes' own work runs side by side while their timings queue for the exclusive lock (4 lanes
-    ran in lockstep on the H200, 4 samples per 4.2 s of which 2.2 s their own work: more lanes
-    share that 2.2 s). On CPU, 1: lanes there share the cores that timing measures."""
+    the lanes' own work runs side by side while their timings queue for the exclusive lock. On CPU,
+    1: lanes there share the cores that timing measures."""
     if device != "cuda":
         return 1
     cores = cores or os.cpu_count() or 1

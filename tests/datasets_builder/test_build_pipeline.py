@@ -8,9 +8,10 @@ import json
 
 import datasets
 import pytest
-from builder_support import FakeTeacher, run_build, tiny_config
+from builder_support import FakeTeacher, FakeVerifier, run_build, tiny_config
 
-from datasets_builder.config import BudgetConfig, OutputConfig, RepairConfig
+from datasets_builder.build import Builder
+from datasets_builder.config import BudgetConfig, OutputConfig, RepairConfig, ValidationStageConfig
 
 
 def test_every_stage_produced_its_output(built):
@@ -106,3 +107,23 @@ def test_mutation_repairs_need_real_kernels(tmp_path):
         ),
     )
     assert result.stats["solutions"]["mutants"] == {} and result.stats["splits"]["repair"] == 0
+
+
+@pytest.mark.slow
+def test_tasks_in_worker_processes(tmp_path):
+    """validation.workers > 0: each task validated in a spawned worker, its record journalled once."""
+    cfg = tiny_config(
+        validation=ValidationStageConfig(fast=True, workers=1), output=OutputConfig(export_suite=False)
+    )
+    verifiers = dict(verifier=FakeVerifier(), timing_verifier=FakeVerifier(measure=True), progress=False)
+    result = Builder(cfg, tmp_path, **verifiers).run()
+    state = tmp_path / "state"
+    screened = [json.loads(line) for line in (state / "screen.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in (state / "tasks.jsonl").read_text().splitlines()]
+    assert sorted(r["task_id"] for r in records) == sorted(r["task_id"] for r in screened if r["kept"])
+    assert not any("worker" in f for r in records for f in r["report"].get("failures", ()))
+    assert any(r["valid"] and r["metadata"] for r in records)
+    assert result.stats["solutions"]["tasks_processed"] == len(records)
+    assert "tasks" in json.loads((state / "stages.json").read_text())
+    with pytest.raises(ValueError, match="runs only in-process"):
+        Builder(cfg, tmp_path, offline_teacher=FakeTeacher(), **verifiers).run()

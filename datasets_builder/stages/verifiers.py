@@ -6,8 +6,32 @@ given in code (tests, callers with their own pools) are used as they are and lef
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from datasets_builder.config import BuildConfig
+
+if TYPE_CHECKING:
+    from benchmark.evaluate.harness import EvalConfig
+
+
+def build_eval_config(config: BuildConfig, cache_dir: Path, measure: bool) -> EvalConfig:
+    """The verifiers' EvalConfig: the build's own keys (device, verify.*, timing.*), then verify.eval
+    for every other setting; the cache under the build's folder unless verify.eval names one."""
+    from benchmark.evaluate.harness import EvalConfig
+
+    v, stage = config.verify, config.timing
+    extra = dict(v.eval)
+    own = {
+        "device": config.device,
+        "trials": v.trials,
+        "measure": measure,
+        "strict": v.strict,
+        "timeout_s": v.timeout_s,
+        "baseline": stage.baseline if measure else "eager",
+        "cache_dir": extra.pop("cache_dir", None) or cache_dir,
+        "timing": {**(extra.pop("timing", None) or {}), "max_seconds": stage.max_seconds},
+    }
+    return EvalConfig.from_dict({**extra, **own})
 
 
 class Verifiers:
@@ -34,21 +58,10 @@ class Verifiers:
         return self._timing
 
     def _make(self, measure: bool, lanes: int):
-        from benchmark.evaluate.harness import EvalConfig
-        from benchmark.evaluate.timing import TimingConfig
         from benchmark.verify.verifier import Verifier, VerifierConfig
 
         v = self.config.verify
-        eval_config = EvalConfig(
-            device=self.config.device,
-            trials=v.trials,
-            measure=measure,
-            strict=v.strict,
-            timeout_s=v.timeout_s,
-            baseline=self.config.timing.baseline if measure else "eager",
-            timing=TimingConfig(max_seconds=self.config.timing.max_seconds),
-            cache_dir=self.cache / "solbench",
-        )
+        eval_config = build_eval_config(self.config, self.cache / "solbench", measure)
         verifier = Verifier(
             VerifierConfig(eval=eval_config, build_workers=v.build_workers, lanes_per_device=lanes)
         )

@@ -1,5 +1,5 @@
 """Models, tokenizers and kernel chat corpora built in code, for tests, benchmarks and smoke runs
-(scripts/bench_sft.py, scripts/rl_demo.py, tests/trainers; `bench_sft.py --export` writes the
+(experiments.bench_sft, experiments.rl_demo, tests/trainers; `bench_sft --export` writes the
 inputs of configs/sft/smoke.yaml).
 
 Nothing can be downloaded on the machines this project is tested on, so every training test and the

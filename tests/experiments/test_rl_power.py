@@ -1,13 +1,10 @@
-"""scripts/rl_power.py: the simulated power of the RL demonstration's claim rule."""
+"""experiments/rl_power.py: the simulated power of the RL demonstration's claim rule."""
 
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import rl_power  # noqa: E402
+from experiments import rl_power
 
 
 def test_a_split_has_the_asked_samples_and_passing_ones_run_at_their_launch_sizes_speed():

@@ -1,17 +1,17 @@
 """How likely the RL demonstration is to claim a speed gain it really made: the power of its test-split
-comparison (scripts/rl_demo.py: after - before RL, paired bootstrap 95% interval over tasks, a claim only
+comparison (experiments.rl_demo: after - before RL, paired bootstrap 95% interval over tasks, a claim only
 where the interval excludes zero), simulated on the CPU for a given shift of the policy's launch size.
 
 RL's lever in the demonstration is the launch size: the SFT answers draw it uniformly from 16 to 4096
 blocks, and only the large ones (1024, 4096) run faster than eager PyTorch. A policy that passes a share
 `--pass-rate` of its samples and picks a large launch in a share `--large` of them (before RL 40%: two
 of the five sizes) is sampled on `--tasks` tasks x `--samples` samples each, before and after, and
-`rl_demo.paired_differences` decides whether the speedup and fast_1 improved. Each sample's speedup is
+`experiments.rl_demo.differences.paired_differences` decides whether the speedup and fast_1 improved. Each sample's speedup is
 its launch size's on the H200 (docs/rl.md: 0.2x at 16 blocks to about 2x at 1024), with 10% noise.
 The "no shift" row is the false-claim rate, which the interval keeps near 2.5%.
 
-    python scripts/rl_power.py                                  # the table behind --test-samples 8
-    python scripts/rl_power.py --samples 2 4 8 --after 0.55 0.68 0.8 --sims 300
+    python -m experiments.rl_power                                  # the table behind --test-samples 8
+    python -m experiments.rl_power --samples 2 4 8 --after 0.55 0.68 0.8 --sims 300
 """
 
 from __future__ import annotations
@@ -19,11 +19,9 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import rl_demo  # noqa: E402
+from benchmark.stats import BOOTSTRAP_RESAMPLES
+from experiments.rl_demo.differences import paired_differences
 
 # speedup over eager of a passing answer by its launch size: the clusters of the H200's
 # sixteenth-session evaluations (docs/rl-demo/full-seed0-gate-failed-2026-12-05.json)
@@ -63,7 +61,7 @@ def power(
     for _ in range(sims):
         b = sample_split(rng, tasks, samples, pass_rate, before)
         a = sample_split(rng, tasks, samples, pass_rate, after)
-        diffs = rl_demo.paired_differences(b, a, resamples)
+        diffs = paired_differences(b, a, resamples)
         for metric in claimed:
             claimed[metric] += diffs[metric].improved
     return {metric: n / sims for metric, n in claimed.items()}
@@ -85,7 +83,7 @@ def main(argv=None) -> None:
     p.add_argument(
         "--sims", type=int, default=200, help="simulated before/after pairs per cell (default 200)"
     )
-    p.add_argument("--resamples", type=int, default=rl_demo.BOOTSTRAP_RESAMPLES, help="bootstrap resamples")
+    p.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES, help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     print(f"{args.tasks} tasks, pass rate {args.pass_rate:.0%}, large launches {args.before:.0%} before RL")

@@ -1,6 +1,6 @@
 """The strict harness accepts honest kernels it did not write: TorchInductor's Triton translations
 of a fixed sample of suite tasks (pointwise, reduction, softmax, norm, matmul, attention; levels 1-3) pass
-unflagged, through the same teacher, strict verifier and engine as scripts/trust_corpus.py.
+unflagged, through the same teacher, strict verifier and engine as experiments/trust_corpus/.
 A failure here is a translation bug or a harness false negative; the row says which task and why.
 The timing phase's checks are left to the corpus run itself (scripts/gpu_checks.sh trust).
 Needs CUDA (about two minutes: six Inductor compiles in this process, verified as they finish)."""

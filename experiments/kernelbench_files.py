@@ -7,7 +7,7 @@ matmul, uninitialized output that hopes for the reference's stale memory, inputs
 must fail, strict or not. The files are read from a KernelBench checkout given on the command line
 (never copied into this repository); each is evaluated as it is, in strict and in no-strict mode.
 
-    python scripts/kernelbench_files.py --kernelbench PATH/TO/KernelBench --out runs/kernelbench
+    python -m experiments.kernelbench_files --kernelbench PATH/TO/KernelBench --out runs/kernelbench
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
-"""scripts/compare_runs.py: the last turn counts, tasks are paired, and the interval follows the data."""
+"""experiments/compare_runs.py: the last turn counts, tasks are paired, and the interval follows the data."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import compare_runs  # noqa: E402
+from experiments import compare_runs
 
 
 def write_run(path: Path, rows: list[tuple[str, int, int, str]]) -> Path:

@@ -1,17 +1,16 @@
-"""scripts/recheck_dataset.py on the CPU: the seeded sample of one row per task, and benchmark.check's
+"""experiments/recheck_dataset.py on the CPU: the seeded sample of one row per task, and benchmark.check's
 verdict read back per row (an honest C++ solution passes, a broken one fails with its reason)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import datasets
 import pytest
 
+from experiments import recheck_dataset as rd
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import recheck_dataset as rd  # noqa: E402
 
 SCALE_SHIFT = ROOT / "tests" / "benchmark" / "data" / "suite" / "level1" / "scale_shift.py"
 HONEST = ROOT / "tests" / "honest" / "cpu_cpp_scale_shift.py"

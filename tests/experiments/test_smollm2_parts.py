@@ -1,4 +1,4 @@
-"""scripts/smollm2.py --pack/--stash/--unpack: the GGUF file reaches the GPU machine in parts, one call
+"""experiments/smollm2.py --pack/--stash/--unpack: the GGUF file reaches the GPU machine in parts, one call
 each, and comes back byte for byte only when every part is there and intact."""
 
 from __future__ import annotations
@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import smollm2  # noqa: E402
+from experiments import smollm2
 
 
 @pytest.fixture

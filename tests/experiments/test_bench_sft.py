@@ -1,14 +1,10 @@
-"""scripts/bench_sft.py's summary without training: CuSeT's overhead and its bootstrap interval."""
+"""experiments/bench_sft.py's summary without training: CuSeT's overhead and its bootstrap interval."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import bench_sft as bs  # noqa: E402
+from experiments import bench_sft as bs
 
 
 def run(cuset: bool, steps: list[float]) -> dict:

@@ -1,8 +1,8 @@
-"""SFT throughput benchmark (a script, not a test): tokens/s and peak memory of plain SFT and of
+"""SFT throughput benchmark (a measurement, not a test): tokens/s and peak memory of plain SFT and of
 CuSeT-weighted SFT on the same model and data, and CuSeT's overhead in percent.
 
-    python scripts/bench_sft.py --out $OUT/bench-sft             # ~0.5B Qwen2-style model, one GPU
-    python scripts/bench_sft.py --tiny --out runs/bench-sft-tiny  # 2-layer model on CPU: checks the script
+    python -m experiments.bench_sft --out $OUT/bench-sft             # ~0.5B Qwen2-style model, one GPU
+    python -m experiments.bench_sft --tiny --out runs/bench-sft-tiny  # 2-layer model on CPU: checks the code
 
 The model is randomly initialised in code (Qwen2 shape with 24 layers, hidden 896 and a 151,936-token
 vocabulary, ~0.5B parameters), the tokenizer is a byte-level BPE trained on the synthetic corpus, and
@@ -27,17 +27,17 @@ import time
 from pathlib import Path
 
 import torch
-from synthetic import (
+from transformers import TrainerCallback
+
+from benchmark.environment import gpu_name, package_versions
+from benchmark.stats import CONFIDENCE, quantile, resample_weights
+from experiments.synthetic import (
     build_model,
     build_tokenizer,
     kernel_corpus,
     qwen2_half_b_config,
     save_model_folder,
 )
-from transformers import TrainerCallback
-
-from benchmark.environment import gpu_name, package_versions
-from benchmark.stats import CONFIDENCE, quantile, resample_weights
 from trainers.data import TokenizeOptions, tokenize_dataset
 from trainers.sft import KernelSFTTrainer
 from trainers.sft_config import KernelSFTConfig

@@ -1,7 +1,7 @@
 """Two runs of benchmark.run on the same tasks, before and after training: the pass rate of each,
 the difference with a paired bootstrap 95% interval over tasks, and the verdicts of each.
 
-    python scripts/compare_runs.py runs/smollm2-before runs/smollm2-sft [--json OUT.json]
+    python -m experiments.compare_runs runs/smollm2-before runs/smollm2-sft [--json OUT.json]
 
 A sample counts at its last turn. Tasks are resampled with replacement, each carrying its pass rate
 in both runs, so the interval reflects which tasks happened to be drawn; only tasks both runs
@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from statistics import mean
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmark.metrics import by_task, final_turns  # noqa: E402
-from benchmark.rundir import verdict_lines  # noqa: E402
-from benchmark.stats import bootstrap_interval, resample_weights  # noqa: E402
-from benchmark.verdict import Verdict  # noqa: E402
+from benchmark.metrics import by_task, final_turns
+from benchmark.rundir import verdict_lines
+from benchmark.stats import bootstrap_interval, resample_weights
+from benchmark.verdict import Verdict
 
 
 def final_verdicts(run_dir: Path) -> list[Verdict]:

@@ -1,8 +1,8 @@
 """Re-check a seeded sample of a built dataset's kept solutions with `python -m benchmark.check`, each
 in its own process, as a reader of the published data would: the builder's verdicts are not trusted.
 
-    python scripts/recheck_dataset.py --dataset data/solbench-kernels --n 16 --out $OUT/recheck
-    python scripts/recheck_dataset.py --dataset DIR --device cpu --no-timing --n 2   # CPU self-check
+    python -m experiments.recheck_dataset --dataset data/solbench-kernels --n 16 --out $OUT/recheck
+    python -m experiments.recheck_dataset --dataset DIR --device cpu --no-timing --n 2   # CPU self-check
 
 One row per task (the `sft` configuration), tasks drawn with --seed. Checks run --jobs at a time:
 on a GPU each takes the host's device lock for its timing, so concurrent checks never time at once.
@@ -24,11 +24,10 @@ from pathlib import Path
 
 import datasets
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmark.verdict import Status, Verdict
+from datasets_builder.schema import DEFAULT_CONFIG, SPLIT
 
-from benchmark.verdict import Status, Verdict  # noqa: E402
-from datasets_builder.schema import DEFAULT_CONFIG, SPLIT  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ RL's lever in the demonstration is the launch size: the SFT answers draw it unif
 blocks, and only the large ones (1024, 4096) run faster than eager PyTorch. A policy that passes a share
 `--pass-rate` of its samples and picks a large launch in a share `--large` of them (before RL 40%: two
 of the five sizes) is sampled on `--tasks` tasks x `--samples` samples each, before and after, and
-`experiments.rl_demo.differences.paired_differences` decides whether the speedup and fast_1 improved. Each sample's speedup is
-its launch size's on the H200 (docs/rl.md: 0.2x at 16 blocks to about 2x at 1024), with 10% noise.
+the demonstration's `paired_differences` decides whether the speedup and fast_1 (the benchmark's
+fast_p at 1: above 1.1x, as no spread is recorded) improved. Each sample's speedup is its launch
+size's on the H200 (docs/rl.md: 0.2x at 16 blocks to about 2x at 1024), with 10% noise.
 The "no shift" row is the false-claim rate, which the interval keeps near 2.5%.
 
     python -m experiments.rl_power                                  # the table behind --test-samples 8
@@ -23,8 +24,8 @@ import random
 from benchmark.stats import BOOTSTRAP_RESAMPLES
 from experiments.rl_demo.differences import paired_differences
 
-# speedup over eager of a passing answer by its launch size: the clusters of the H200's
-# sixteenth-session evaluations (docs/rl-demo/full-seed0-gate-failed-2026-12-05.json)
+# speedup over eager of a passing answer by its launch size: the clusters of the H200's evaluations
+# of 2026-12-05 (docs/rl-demo/full-seed0-gate-failed-2026-12-05.json)
 SPEEDUP_BY_BLOCKS = {16: 0.2, 64: 0.45, 256: 0.8, 1024: 2.0, 4096: 1.9}
 LARGE = (1024, 4096)
 SMALL = tuple(b for b in SPEEDUP_BY_BLOCKS if b not in LARGE)

@@ -21,8 +21,6 @@ from experiments.rl_demo.family import SFT_VALUES, family, write_tasks
 from experiments.rl_demo.state import ARMS, SFT_ARMS, Run, Settings
 from experiments.synthetic import build_tokenizer
 
-log = logging.getLogger(__name__)
-
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(

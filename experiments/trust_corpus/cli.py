@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmark.environment import gpu_name, package_versions
@@ -91,26 +92,62 @@ def _on_sigterm(signum, frame):
     raise Interrupted("stopped by SIGTERM (the stage's time limit)")
 
 
+@dataclass(frozen=True)
+class Options:
+    """One call of the trust corpus: the flags of `build_parser`, which holds their help."""
+
+    # which tasks
+    suite: str | None = None  # None: the built-in suite
+    levels: list[int] | None = None
+    tasks: list[str] | None = None  # globs of task ids or names
+    limit: int | None = None
+    seed: int = 0
+    # time
+    budget_s: float = 330.0
+    reserve_s: float = 40.0
+    task_timeout_s: float = 120.0
+    # parallelism
+    workers: int | None = None  # None: 7, or with translate_only every core this process may use but two
+    lanes: int = 5
+    build_workers: int = 2
+    # output
+    out: Path = Path("runs/trust")
+    cache: Path | None = None
+    max_source_kb: int = 3072
+    quiet: bool = False
+    report_only: bool = False
+    translate_only: bool = False
+
+    def __post_init__(self):
+        if self.workers is None:
+            workers = max(1, len(os.sched_getaffinity(0)) - 2) if self.translate_only else 7
+            object.__setattr__(self, "workers", workers)
+
+
 def main(argv: list[str] | None = None, *, translator=None, verifier=None) -> int:
-    """`translator` and `verifier` replace the real ones (the tests' fakes); otherwise this needs CUDA."""
-    args = build_parser().parse_args(argv)
-    if args.workers is None:
-        args.workers = max(1, len(os.sched_getaffinity(0)) - 2) if args.translate_only else 7
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(message)s")
+    """The command: `run` with the options of the flags."""
+    return run(Options(**vars(build_parser().parse_args(argv))), translator=translator, verifier=verifier)
+
+
+def run(options: Options, *, translator=None, verifier=None) -> int:
+    """Select and order the tasks, run those OUT/results.jsonl lacks, write the table; the exit status
+    (0, 1 where no task has a row, 2 where none is selected or CUDA is missing). `translator` and
+    `verifier` replace the real ones (the tests' fakes); otherwise this needs CUDA."""
+    logging.basicConfig(level=logging.WARNING if options.quiet else logging.INFO, format="%(message)s")
     from benchmark.suite import load_suite
 
     t_start = time.monotonic()
-    suite = load_suite(args.suite)
-    tasks = order_tasks(suite.select(args.levels, None, args.tasks), args.seed)
-    if args.limit is not None:
-        tasks = tasks[: args.limit]
+    suite = load_suite(options.suite)
+    tasks = order_tasks(suite.select(options.levels, None, options.tasks), options.seed)
+    if options.limit is not None:
+        tasks = tasks[: options.limit]
     if not tasks:
         print("trust_corpus: no task matches the selection", file=sys.stderr)
         return 2
-    args.out.mkdir(parents=True, exist_ok=True)
-    journal = Journal(args.out / "results.jsonl", key=lambda r: r["task_id"])
+    options.out.mkdir(parents=True, exist_ok=True)
+    journal = Journal(options.out / "results.jsonl", key=lambda r: r["task_id"])
     selected = {t.task_id for t in tasks}
-    todo = [] if args.report_only else [t for t in tasks if t.task_id not in journal]
+    todo = [] if options.report_only else [t for t in tasks if t.task_id not in journal]
     own_translator, own_verifier = translator is None, verifier is None
     if todo and own_translator:
         try:
@@ -131,11 +168,11 @@ def main(argv: list[str] | None = None, *, translator=None, verifier=None) -> in
         "torch": versions["torch"],
         "triton": versions["triton"] or "not installed",
         "gpu": gpu_name() or "none",
-        "workers": args.workers,
-        "lanes": 0 if args.translate_only else args.lanes,
-        "verifier": "none (--translate-only)" if args.translate_only else describe_verifier(),
+        "workers": options.workers,
+        "lanes": 0 if options.translate_only else options.lanes,
+        "verifier": "none (--translate-only)" if options.translate_only else describe_verifier(),
     }
-    log.info("%d tasks selected, %d to do, budget %.0f s", len(tasks), len(todo), args.budget_s)
+    log.info("%d tasks selected, %d to do, budget %.0f s", len(tasks), len(todo), options.budget_s)
     outcome = None
     previous = signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, _on_sigterm)
@@ -143,23 +180,23 @@ def main(argv: list[str] | None = None, *, translator=None, verifier=None) -> in
         if todo:
             if own_translator:
                 translator = (
-                    PoolTranslator(args.workers, args.task_timeout_s)
-                    if args.workers > 0
-                    else InlineTranslator(inductor_teacher(), args.task_timeout_s)
+                    PoolTranslator(options.workers, options.task_timeout_s)
+                    if options.workers > 0
+                    else InlineTranslator(inductor_teacher(), options.task_timeout_s)
                 )
-            if args.translate_only:
+            if options.translate_only:
                 verifier = None
             elif own_verifier:
-                verifier = make_verifier(args.lanes, args.build_workers, args.cache)
+                verifier = make_verifier(options.lanes, options.build_workers, options.cache)
             corpus = Corpus(
                 translator,
                 verifier,
                 journal,
-                args.out,
-                reserve_s=args.reserve_s,
-                budget_s=args.budget_s - (time.monotonic() - t_start),
-                backlog=2 * args.lanes,
-                source_bytes=args.max_source_kb << 10,
+                options.out,
+                reserve_s=options.reserve_s,
+                budget_s=options.budget_s - (time.monotonic() - t_start),
+                backlog=2 * options.lanes,
+                source_bytes=options.max_source_kb << 10,
                 precheck=untranslatable,
             )
             outcome = corpus.run(todo)
@@ -167,7 +204,7 @@ def main(argv: list[str] | None = None, *, translator=None, verifier=None) -> in
             context["wall_s"] = round(time.monotonic() - t_start, 1)
         rows = [Row.from_dict(r) for r in journal.values() if r["task_id"] in selected]
         not_run = [t.task_id for t in tasks if t.task_id not in journal]
-        summary = report(rows, not_run, args.out, context)
+        summary = report(rows, not_run, options.out, context)
     finally:
         signal.signal(signal.SIGTERM, previous)
         if own_translator and translator is not None:

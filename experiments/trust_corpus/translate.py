@@ -63,11 +63,10 @@ def untranslatable(task: Task) -> tuple[str, str] | None:
     """(reason, detail) when the translator must refuse `task` whatever Inductor makes of it: it copies
     Model.__init__ (with the constants it reads) and forward's signature from the task's source, so
     a model built from other classes or libraries is skipped here, before paying for a compile."""
-    from datasets_builder.teachers.inductor_translate import InductorSkip, _forward_signature, _init_source
+    from datasets_builder.teachers.inductor_translate import InductorSkip, check_translatable
 
     try:
-        _init_source(task.source)
-        _forward_signature(task.source)
+        check_translatable(task.source)
     except InductorSkip as e:
         return e.reason, e.detail
     return None

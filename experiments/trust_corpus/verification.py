@@ -26,7 +26,8 @@ def timing_config():
 
 def make_verifier(lanes: int, build_workers: int, cache: Path | None, measure: bool = True):
     """The strict verifier on the GPU; `measure=False` skips timing (and the checks that need it)."""
-    from benchmark.evaluate.harness import EvalConfig, default_cache_dir
+    from benchmark.evaluate.harness import EvalConfig
+    from benchmark.host import default_cache_dir
     from benchmark.verify.verifier import Verifier, VerifierConfig
 
     config = EvalConfig(

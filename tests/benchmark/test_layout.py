@@ -1,5 +1,5 @@
-"""The package layout holds: no import circle inside benchmark/, the evaluation never imports the suite
-or the verifier, and the sandbox child's entry point imports the rest but is imported by nothing
+"""The package layout holds (import circles: tests/test_repository_layout.py): the evaluation never
+imports the suite or the verifier, and the sandbox child's entry point imports the rest but is imported by nothing
 (the zygote, which runs it in a forked child, aside)."""
 
 from __future__ import annotations
@@ -36,36 +36,6 @@ def graph() -> dict[str, set[str]]:
     files = [p for p in PACKAGE.rglob("*.py") if "tasks" not in p.relative_to(PACKAGE).parts]
     names = {_module_name(p): p for p in files}
     return {m: _imports(ast.parse(p.read_text()), set(names)) - {m} for m, p in names.items()}
-
-
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-    path: list[str] = []
-
-    def visit(m: str) -> list[str] | None:
-        state[m] = 1
-        path.append(m)
-        for n in sorted(graph[m]):
-            if state.get(n) == 1:
-                return path[path.index(n) :] + [n]
-            if n not in state and (found := visit(n)):
-                return found
-        state[m] = 2
-        path.pop()
-        return None
-
-    for m in sorted(graph):
-        if m not in state and (found := visit(m)):
-            return found
-    return None
-
-
-def test_no_import_circle(graph):
-    assert _cycle(graph) is None, " -> ".join(_cycle(graph))
-
-
-def test_the_cycle_finder_finds_one():
-    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
 def test_the_evaluation_of_one_sample_needs_neither_the_suite_nor_the_verifier(graph):

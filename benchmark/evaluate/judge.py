@@ -58,6 +58,7 @@ from benchmark.evaluate.gpu_lock import DeviceLock
 from benchmark.evaluate.link import CandidateClient, CandidateLost, CandidateRaised, Link, Rechecks, RemoteArm
 from benchmark.evaluate.program import (
     TaskProgram,
+    cuda_on_cpu,
     detach_outputs,
     model_arm,
     pin_precision,
@@ -243,7 +244,8 @@ class Judge:
         try:
             task_module = import_file(job.task_path, "solbench_task")
         except BaseException as e:  # noqa: BLE001 - any failure of a task file is reported, not raised
-            return self.report(TASK_ERROR, f"task {job.task_path} failed to import: {e!r}")
+            cause = cuda_on_cpu(e, self.device) or repr(e)
+            return self.report(TASK_ERROR, f"task {job.task_path} failed to import: {cause}")
         program = TaskProgram(task_module, self.device)
         self.device_env = dict(device_environment(self.device))  # what the store's entries must match
         self.env.update(self.device_env)
@@ -254,7 +256,9 @@ class Judge:
         try:
             ref = self.reference_phase(program, task_module, plan)
         except BaseException as e:  # noqa: BLE001
-            return self.report(TASK_ERROR, f"reference failed: {e!r}\n{traceback.format_exc(limit=3)}")
+            cause = cuda_on_cpu(e, self.device)
+            why = cause or f"{e!r}\n{traceback.format_exc(limit=3)}"
+            return self.report(TASK_ERROR, f"reference failed: {why}")
         self.phases["reference_s"] = time.monotonic() - t0
         try:
             try:

@@ -151,8 +151,19 @@ def test_tokenizer_without_chat_template_is_refused(tmp_path, task):
 
 
 def test_missing_model_is_a_clear_error(tmp_path, task):
-    with pytest.raises(BackendError, match="cannot load hf:"):
-        list(hf(tmp_path / "nowhere", tmp_path).generate(requests(task, ["hi"])))
+    with pytest.raises(BackendError, match=f"no such folder: {tmp_path / 'nowhere'}$"):
+        hf(tmp_path / "nowhere", tmp_path)
+    with pytest.raises(BackendError, match="cannot load hf:org/not-cached"):  # a Hub id: the Hub's answer
+        list(hf("org/not-cached", tmp_path).generate(requests(task, ["hi"])))
+
+
+def test_cli_names_a_missing_local_folder_in_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    assert run_main(["--model", "hf:./missing", "--device", "cpu", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: hf:./missing: no such folder: {tmp_path / 'missing'}\n"
+    assert not out.exists()
 
 
 def test_fingerprint_notices_an_overwritten_checkpoint(tmp_path):

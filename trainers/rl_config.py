@@ -167,7 +167,7 @@ class KernelRLConfig(GRPOConfig):
             "help": "Every other evaluation setting of the verifier, as a dict (JSON on the command line), e.g. "
             '\'{"build_timeout_s": 600, "baseline": "compile", "timing": {"max_seconds": 1.0}}\'. Names: '
             + ", ".join(sorted(set(EvalConfig.__dataclass_fields__) - set(EVAL_FIELDS)))
-            + " (the benchmark's EvalConfig)."
+            + " (the evaluation settings of benchmark.run and benchmark.check)."
         },
     )
     reward_lam: float = field(

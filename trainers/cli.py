@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import logging
 import typing
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -227,3 +229,10 @@ def save_recipe(path: str | Path, *configs: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(config_overrides(*configs), sort_keys=True))
     return path
+
+
+def run_command(parser: KernelParser, train: Callable[..., Path], argv: list[str] | None = None) -> Path:
+    """A trainer's `main`: logging, its command line and config file parsed, then `train` on the
+    parsed dataclasses; returns what `train` returns (the saved model's folder)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return train(*parser.parse_args_and_config(argv))

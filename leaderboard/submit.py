@@ -23,9 +23,9 @@ from benchmark.extract import extract_code
 from benchmark.flags import add_out
 from benchmark.host import default_cache_dir, slugify, source_path
 from benchmark.task import sha256_text
+from leaderboard.run_checks import ValidatedRun, ValidationError, validate_run_dir
 from leaderboard.submission import NO_CODE, SUBMISSIONS_DIR, Submission
 from leaderboard.suites import SUITE_VERSIONS_PATH, SuiteRegistry
-from leaderboard.validate import ValidatedRun, ValidationError, validate_run_dir
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ from benchmark import metrics
 from benchmark.host import source_path
 from benchmark.task import sha256_text
 from leaderboard import submit as submit_mod
+from leaderboard.run_checks import ValidationError
 from leaderboard.submission import NO_CODE, load_submission
 from leaderboard.submit import slugify, submit
-from leaderboard.validate import ValidationError
 
 RELU = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x.clamp_min(0)\n"
 

@@ -1,4 +1,4 @@
-"""leaderboard.validate: a sound run is accepted; each refusal names its exact problem."""
+"""leaderboard.run_checks: a sound run is accepted; each refusal names its exact problem."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 from leaderboard_fakes import SUITE_VERSION, default_verdicts, make_verdict
 
+from leaderboard.run_checks import ValidationError, check_summary, read_broken, validate_run_dir
 from leaderboard.submission import CPU_RUN, PARTIAL
-from leaderboard.validate import ValidationError, check_summary, read_broken, validate_run_dir
 
 
 def refused(path, registry, **kw) -> str:

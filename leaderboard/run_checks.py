@@ -1,4 +1,4 @@
-"""Validation of a run directory before it becomes a leaderboard submission.
+"""The checks a run directory passes before it becomes a leaderboard submission.
 
 Every refusal names the exact problem (the field, the results.jsonl line, the task, the metric), so
 a submitter can fix the run rather than guess. Checks, in order:

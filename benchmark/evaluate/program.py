@@ -192,8 +192,7 @@ def paired_arms(
     wherever no other block of its size is free then (an input larger than each output, as a
     reduction's). With a slot each, the arms read different blocks (the reference A and B in turn,
     the candidate B and C, when each clone was made before the last was freed), and where a large
-    input's read speed depended on its block, that would bias the ratio. (Suspected for the row sum's
-    two speeds on the H200; its traces showed them with one block for every call.)"""
+    input's read speed depended on its block, that would bias the ratio."""
     slot: list = []
     return [model_arm(reference, sets, slot=slot), model_arm(candidate, sets, keep=keep, slot=slot)]
 

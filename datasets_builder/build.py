@@ -160,7 +160,7 @@ class Builder:
             return True
         target = self.config.budget.target_tasks
         if target and len(self._solved) >= target:
-            self.stop_reason = f"{len(self._solved)} tasks have a kept solution (target {target})"
+            self.stop_reason = f"the target of {target} tasks with a kept solution was reached"
         elif self._out_of_time():
             self.stop_reason = f"the time budget of {self.config.budget.minutes:g} min was nearly spent"
         if self.stop_reason:
@@ -596,8 +596,7 @@ class Builder:
         kept_ids = sorted(
             cid for cid, r in self.verdicts.records.items() if kept(Verdict.from_dict(r["verdict"]))
         )
-        chosen = random.Random(f"timing:{self.config.seed}").sample(kept_ids, min(n, len(kept_ids)))
-        todo = [cid for cid in chosen if cid not in self.timed]
+        todo = timing_choice(kept_ids, set(self.timed.records), n, self.config.seed)
         if not todo:
             return
         bar = self._bar(total=len(todo), desc="timing", unit="cand")
@@ -665,6 +664,8 @@ class Builder:
         runs = self.state.stages().get("runs", {}).get("seconds", {})
         stats = {
             "device": self.gpu,
+            # the eager times' device record, so the card's task tables can be rendered again from the rows
+            "manifest_devices": {slug: asdict(run) for slug, run in manifest.devices.items()},
             "versions": torch_versions(("triton",)),
             "config": self.config.to_dict(),
             "time": {
@@ -710,7 +711,11 @@ class Builder:
             self.config.output.name,
             self.config.output.license,
             self.config.output.repo,
-            task_statistics=suite_docs.statistics(list(valid_tasks), manifest),
+            task_statistics=suite_docs.statistics(
+                list(valid_tasks),
+                manifest,
+                families={t.task_id: data.info[t.task_id]["family"] for t in valid_tasks},
+            ),
             license_files=[self.out / s["license_file"] for s in stats["sources"] if s.get("license_file")],
         )
         suite_dir = (
@@ -724,6 +729,14 @@ class Builder:
         (self.out / "stats.md").write_text(stats_markdown(stats))
         log.info("dataset: %s; %s", dataset, ", ".join(f"{k} {v}" for k, v in stats["splits"].items()))
         return BuildResult(self.out, dataset, suite_dir, stats)
+
+
+def timing_choice(kept_ids: list[str], timed: set[str], n: int, seed: int) -> list[str]:
+    """The kept solutions still to time so that `n` in all are: the ones timed by an earlier run of
+    the build count, and the rest are drawn at random (seeded) from those not timed yet."""
+    done = [cid for cid in kept_ids if cid in timed]
+    rest = [cid for cid in kept_ids if cid not in timed]
+    return random.Random(f"timing:{seed}").sample(rest, max(0, min(n - len(done), len(rest))))
 
 
 def _teacher_info(config: BuildConfig, offline_teacher=None) -> dict:

@@ -82,7 +82,7 @@ class Budget:
             return True
         target = self.config.target_tasks
         if target and solved >= target:
-            self.stop_reason = f"{solved} tasks have a kept solution (target {target})"
+            self.stop_reason = f"the target of {target} tasks with a kept solution was reached"
         elif self.out_of_time():
             self.stop_reason = f"the time budget of {self.config.minutes:g} min was nearly spent"
         if self.stop_reason:

@@ -24,8 +24,8 @@ import random
 from benchmark.stats import BOOTSTRAP_RESAMPLES
 from experiments.rl_demo.differences import paired_differences
 
-# speedup over eager of a passing answer by its launch size: the clusters of the H200's evaluations
-# of 2026-12-05 (docs/rl-demo/full-seed0-gate-failed-2026-12-05.json)
+# speedup over eager of a passing answer by its launch size: the clusters of the H200's
+# evaluations of 2026-12-05 (docs/rl-demo/full-seed0-gate-failed-2026-12-05.json)
 SPEEDUP_BY_BLOCKS = {16: 0.2, 64: 0.45, 256: 0.8, 1024: 2.0, 4096: 1.9}
 LARGE = (1024, 4096)
 SMALL = tuple(b for b in SPEEDUP_BY_BLOCKS if b not in LARGE)

@@ -1,5 +1,5 @@
 """Cold build time per candidate style, the old compile route against the new, in one run (a script,
-not a test; issue 14, "Faster builds").
+not a test; docs/verifier.md, "Builds").
 
     python scripts/bench_builds.py --device cpu                  # C++ load_inline only (no GPU)
     python scripts/bench_builds.py --device cuda --out $OUT/builds   # C++, CUDA load_inline, Triton, raw CUDA

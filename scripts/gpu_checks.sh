@@ -5,6 +5,8 @@
 #                                              by name only: judge cuset suite entry builds smollm2
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
+# Every figure a call measures goes to dev/LOG.md at once (date, machine, commit, command); a headline
+# figure also to docs/results.md.
 set -u
 export OUT=${OUT:-runs/gpu}
 LOGS=$OUT/logs
@@ -97,19 +99,19 @@ stage manifest "${MANIFEST_S:-480}" python3 -m benchmark.suite manifest --resume
 stage sft 240 python3 -m experiments.bench_sft --out "$OUT/sft"
 stage throughput 420 python3 scripts/bench_verifier.py --budget-s 390 --out "$OUT/throughput"
 stage soak 420 python3 scripts/soak_verifier.py --out "$OUT/soak"
-# datasets: the H200 build (issue 16); its caches stay outside $OUT, so that what comes back is the
+# datasets: the H200 build (data/solbench-kernels); its caches stay outside $OUT, so that what comes back is the
 # dataset. DATASETS_RESUME (a folder carried from an earlier call's datasets/) continues that build.
 stage datasets "${DATASETS_S:-480}" bash -c '
     if [ -n "${DATASETS_RESUME:-}" ]; then mkdir -p "$OUT/datasets" && cp -r "$DATASETS_RESUME"/. "$OUT/datasets/"; fi
     python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets" \
         --cache /tmp/solbench-datasets-cache --quiet --budget-minutes "${DATASETS_MIN:-7}"'
-# recheck: a seeded sample of the kept solutions through benchmark.check, one process each (issue 16's
-# independent read): the build just made in this call if there is one, else the committed dataset.
+# recheck: a seeded sample of the kept solutions through benchmark.check, one process each (an
+# independent read of the build): the build just made in this call if there is one, else the committed dataset.
 stage recheck "${RECHECK_S:-150}" bash -c '
     ds=data/solbench-kernels; if [ -d "$OUT/datasets/dataset" ]; then ds=$OUT/datasets/dataset; fi
     python3 -m experiments.recheck_dataset --dataset "$ds" --n "${RECHECK_N:-16}" --out "$OUT/recheck"'
 
-# rl: the RL demonstration (issue 18); RL_ARMS (e.g. "full") runs only those arms, each its whole step
+# rl: the RL demonstration (docs/rl.md); RL_ARMS (e.g. "full") runs only those arms, each its whole step
 # count (or skipped where the stage's time cannot hold it): calls with the same seed cover the full
 # method and its ablations, and `python3 -m experiments.rl_demo --merge A.json B.json` makes one report of them.
 # RL_SFT_SEEDS (e.g. "1000 2000") are the training seeds the SFT gate tries, in order (SFT is reproducible,
@@ -121,7 +123,7 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # seed twice: a call the gate filled leaves its model to the next, which runs the arms. The folder lives
 # outside $OUT on purpose ($OUT is emptied after each call, and weights do not come back), and a fresh
 # machine trains again (unless restored).
-# To share it with a later session's fresh machine: RL_SFT_KEEP=1 brings the cache entry of the arms' model
+# To share it with a later call's fresh machine: RL_SFT_KEEP=1 brings the cache entry of the arms' model
 # back beside the archive (the one attempt the gate kept, weights included, about 39 MB: every attempt would
 # not fit what comes back; in parts of 15 MiB: rl-sft-cache.tar.part-aa, -ab, ...), and RL_SFT_RESTORE=DIR (a folder
 # holding those parts, carried) unpacks them into the cache before rl_demo runs.
@@ -144,7 +146,7 @@ stage rl "${RL_S:-480}" bash -c '
         echo "rl: SFT cache entry $kept (the arms'"'"' model) kept: $(ls "$KEEP" | tr "\n" " ")"
     fi
     exit $rc'
-# cuset: CuSeT's effect (issue 18): one SFT model per arm of CUSET_ARMS ("plain" first) and training seed
+# cuset: CuSeT's effect (docs/sft.md): one SFT model per arm of CUSET_ARMS ("plain" first) and training seed
 # of CUSET_SEEDS (default: the seed 0 alone) on the RL demonstration's corpus, same steps, each scored by
 # the verifier on the held-out test tasks (fixed by seed 0), against plain with an interval over seeds and
 # tasks (docs/sft.md): one training run swings more than the arms differ. Seed after seed, every arm
@@ -168,7 +170,7 @@ stage suite "${SUITE_S:-300}" bash -c '
         python3 scripts/bench_suite.py --lanes "$l" --fraction "${SUITE_FRACTION:-0.05}" --budget-s $((share - 25)) \
             --out "$OUT/suite/lanes-$l"
     done'
-# entry: one leaderboard entry's full-suite run (issue 17), over as many calls as it takes: the run
+# entry: one leaderboard entry's full-suite run, over as many calls as it takes: the run
 # resumes from ENTRY_RESUME (a run folder carried from an earlier call's entry/run), is interrupted
 # before the stage's limit (every finished verdict is already in results.jsonl), and once complete is
 # turned into OUT/entry/SLUG.json by leaderboard.submit. ENTRY_ARGS: more benchmark.run arguments.

@@ -46,7 +46,7 @@ EVALUATOR_FILES = (
     "src/kernelbench/dataset.py",
     "src/kernelbench/utils.py",
 )
-PINNED_COMMIT = "423217d"  # KernelBench's commit of every comparison in docs/gpu-results.md
+PINNED_COMMIT = "423217d"  # KernelBench's commit of every comparison in dev/LOG.md
 ABSENT_CLIENTS = {"openai": ("OpenAI",), "litellm": ("completion",)}
 # scripts/eval_from_generations.py's EvalConfig defaults, and run_and_check's architecture for an H200
 SETTINGS = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchmark.environment import torch_versions
@@ -67,6 +67,8 @@ def run(ctx: BuildContext) -> BuildResult:
     manifest.save(ctx.pool_root / "manifest.json")
     tasks_rows = task_rows(synth_suite, manifest)
     stats = build_stats(ctx, suite, solution_stats)
+    # the eager times' device record, so the card's task tables can be rendered again from the rows
+    stats["manifest_devices"] = {slug: asdict(run) for slug, run in manifest.devices.items()}
     stats["splits"] = {k: len(v) for k, v in rows.items()} | {"tasks": len(tasks_rows)}
     dataset = write_train_folder(
         ctx.out / "dataset",
@@ -76,7 +78,11 @@ def run(ctx: BuildContext) -> BuildResult:
         config.output.name,
         config.output.license,
         config.output.repo,
-        task_statistics=suite_docs.statistics(list(valid_tasks), manifest),
+        task_statistics=suite_docs.statistics(
+            list(valid_tasks),
+            manifest,
+            families={t.task_id: data.info[t.task_id]["family"] for t in valid_tasks},
+        ),
         license_files=[ctx.out / s["license_file"] for s in stats["sources"] if s.get("license_file")],
     )
     suite_dir = (

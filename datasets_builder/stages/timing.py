@@ -22,8 +22,7 @@ def run(ctx: BuildContext) -> None:
         return
     verdicts, timed = ctx.journals.verdicts, ctx.journals.timed
     kept_ids = sorted(cid for cid, r in verdicts.records.items() if kept(Verdict.from_dict(r["verdict"])))
-    chosen = random.Random(f"timing:{ctx.config.seed}").sample(kept_ids, min(n, len(kept_ids)))
-    todo = [cid for cid in chosen if cid not in timed]
+    todo = timing_choice(kept_ids, set(timed.records), n, ctx.config.seed)
     if not todo:
         return
     bar = ctx.bar(total=len(todo), desc="timing", unit="cand")
@@ -47,3 +46,11 @@ def run(ctx: BuildContext) -> None:
         timed.append({"candidate_id": cid, "verdict": verdict.to_dict()})
         bar.update(1)
     bar.close()
+
+
+def timing_choice(kept_ids: list[str], timed: set[str], n: int, seed: int) -> list[str]:
+    """The kept solutions still to time so that `n` in all are: the ones timed by an earlier run of
+    the build count, and the rest are drawn at random (seeded) from those not timed yet."""
+    done = [cid for cid in kept_ids if cid in timed]
+    rest = [cid for cid in kept_ids if cid not in timed]
+    return random.Random(f"timing:{seed}").sample(rest, max(0, min(n - len(done), len(rest))))

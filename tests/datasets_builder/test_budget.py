@@ -64,5 +64,8 @@ def test_the_deadline_keeps_its_reserve(tmp_path):
 def test_the_target_stops_scheduling_and_stop_stays(tmp_path):
     budget = Budget(BudgetConfig(target_tasks=3), BuildState(tmp_path), clock=Clock())
     assert not budget.should_stop(2) and budget.stop_reason is None
-    assert budget.should_stop(3) and budget.stop_reason == "3 tasks have a kept solution (target 3)"
+    assert (
+        budget.should_stop(3)
+        and budget.stop_reason == "the target of 3 tasks with a kept solution was reached"
+    )
     assert budget.should_stop(0)  # once stopped, a run schedules nothing new

@@ -9,7 +9,7 @@ from test_manifest import GPU, profile, report
 
 from benchmark.suite import load_suite
 from benchmark.suite.cli import main
-from benchmark.suite.docs import render
+from benchmark.suite.docs import render, statistics
 from benchmark.suite.manifest import Manifest, merge
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "tasks"
@@ -20,6 +20,17 @@ def test_without_gpu_data_the_page_says_so():
     assert "no GPU measurements" in text
     assert "| level 1 | 2 | 1 | 1 | 0 | 50% |" in text  # one fp32 and one bf16 task in level 1
     assert "| elementwise |" in text and "(untagged)" in text
+
+
+def test_families_given_with_the_tasks_replace_the_first_tag():
+    tasks = list(load_suite(FIXTURES / "good").tasks)
+    untagged = [t.task_id for t in tasks if not t.tags]
+    text = "\n".join(statistics(tasks, Manifest(), families={tid: "gen/one" for tid in untagged}))
+    assert (
+        f"| gen/one | 1 | 1 | {len(untagged)} |" in text and "recorded with it when it was generated" in text
+    )
+    assert "first tag" not in text and "(untagged)" not in text
+    assert "| elementwise |" in text  # a task the mapping does not name keeps its first tag
 
 
 def test_with_gpu_data(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-SAMPLE = (  # each passed in the H200 corpus run of 2026-12-01 (docs/gpu-results.md)
+SAMPLE = (  # each passed in the H200 corpus run of 2026-12-01 (dev/LOG.md)
     "level1/softsign_fp32",  # pointwise
     "level1/rmsnorm_fp32",  # row reduction and norm
     "level1/log_softmax_vocab_bf16",  # softmax over a wide row

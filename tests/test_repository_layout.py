@@ -2,7 +2,7 @@
 experiments/ (not installed, run from the root as `python -m experiments.NAME`) imports the packages
 and itself, never a script; a script, run as a file where experiments/ is not on the path, never
 imports experiments/; no package or experiment has an import circle, and none imports another
-package's private names."""
+package's private names; the evaluation of one sample needs neither the suite nor the verifier."""
 
 from __future__ import annotations
 
@@ -143,10 +143,33 @@ def _tree_modules() -> dict[str, Path]:
     }
 
 
-def test_no_import_circle_anywhere():
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """Module -> the modules of the tree it imports."""
     names = _tree_modules()
-    graph = {m: _imported(ast.parse(p.read_text())) & set(names) - {m} for m, p in names.items()}
+    return {m: _imported(ast.parse(p.read_text())) & set(names) - {m} for m, p in names.items()}
+
+
+def test_no_import_circle_anywhere(graph):
     _assert_acyclic(graph)
+
+
+def test_the_evaluation_of_one_sample_needs_neither_the_suite_nor_the_verifier(graph):
+    wrong = {
+        (m, n)
+        for m, deps in graph.items()
+        if m.startswith("benchmark.evaluate")
+        for n in deps
+        if n.startswith(("benchmark.suite", "benchmark.verify"))
+    }
+    assert not wrong, wrong
+
+
+def test_the_childs_entry_point_is_imported_by_nothing_but_the_zygote(graph):
+    """The sandbox child's entry point imports the rest but is imported by nothing (the zygote, which
+    runs it in a forked child, aside)."""
+    importers = {m for m, deps in graph.items() if "benchmark.evaluate.worker" in deps}
+    assert importers <= {"benchmark.evaluate.zygote"}, importers
 
 
 def test_the_circle_check_finds_one():

@@ -77,6 +77,14 @@ def cmd_publish(args) -> int:
     return 0
 
 
+def cmd_card(args) -> int:
+    from datasets_builder.recard import recard
+
+    recard(args.path)
+    print(f"wrote {args.path / 'README.md'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m datasets_builder",
@@ -119,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_api_key_env(u, default="HF_TOKEN", secret="the Hub token", old=("--token-env",))
     u.set_defaults(func=cmd_publish)
+    c = sub.add_parser("card", help="write a training folder's card again from its rows and build statistics")
+    c.add_argument("path", type=Path, help="a training folder written by build (OUT/dataset)")
+    c.set_defaults(func=cmd_card)
     return p
 
 

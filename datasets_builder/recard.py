@@ -3,7 +3,7 @@ its build_stats.json, through the same code a build writes the card with (export
 For a change of the card's code or templates after a build, without the GPU or the build's journals;
 the data files are left as they are.
 
-    python -m datasets_builder.recard data/solbench-kernels
+    python -m datasets_builder card data/solbench-kernels
 
 The task tables (benchmark.suite.docs.statistics) need the tasks and their measurements: the tasks
 come from the `tasks` configuration, their eager times and floors from its per-GPU columns, the
@@ -12,9 +12,7 @@ family from the `rl_prompts` rows (one per valid task)."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -76,22 +74,3 @@ def recard(folder: str | Path) -> DatasetCard:
         output.get("repo", "ORG/NAME"),
         task_tables(files, stats),
     )
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m datasets_builder.recard", description=__doc__.split("\n\n")[0]
-    )
-    p.add_argument("folder", type=Path, help="a training folder written by a build (OUT/dataset)")
-    args = p.parse_args(argv)
-    try:
-        recard(args.folder)
-    except (FileNotFoundError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(f"wrote {args.folder / 'README.md'}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

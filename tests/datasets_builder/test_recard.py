@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from datasets_builder.recard import main, recard
+from datasets_builder.__main__ import main
+from datasets_builder.recard import recard
 
 PUBLISHED = Path(__file__).resolve().parents[2] / "data" / "solbench-kernels"
 
@@ -36,10 +37,10 @@ def test_the_committed_card_is_what_the_card_code_renders_from_its_rows(tmp_path
     monkeypatch.chdir(tmp_path)  # where the repository's root is for the copy
     recard(copy)
     assert (copy / "README.md").read_text() == (PUBLISHED / "README.md").read_text(), (
-        "the committed card is stale: python -m datasets_builder.recard data/solbench-kernels"
+        "the committed card is stale: python -m datasets_builder card data/solbench-kernels"
     )
 
 
 def test_a_folder_without_build_statistics_is_refused(tmp_path, capsys):
-    assert main([str(tmp_path)]) == 2
+    assert main(["card", str(tmp_path)]) == 2
     assert "build_stats.json is missing" in capsys.readouterr().err

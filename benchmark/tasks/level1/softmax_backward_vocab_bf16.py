@@ -13,7 +13,7 @@ SOLBENCH = {
     "tags": ["backward", "softmax"],
     "dtype": "bfloat16",
     "difficulty": 2,
-    "atol": 1e-6,
+    "atol": 1e-7,
     "rtol": 2e-2,
 }
 
@@ -34,7 +34,7 @@ class Model(nn.Module):
 
 
 def _pair(rows, cols):
-    return [torch.randn(rows, cols, dtype=torch.bfloat16) * 4, torch.randn(rows, cols, dtype=torch.bfloat16)]
+    return [torch.randn(rows, cols, dtype=torch.bfloat16) * 2, torch.randn(rows, cols, dtype=torch.bfloat16)]
 
 
 def get_inputs():

@@ -6,7 +6,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 1, "tags": ["backward", "normalization", "batchnorm"], "dtype": "float16", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "normalization", "batchnorm"],
+    "dtype": "float16",
+    "difficulty": 2,
+}
 
 ROWS, FEATURES = 32768, 1024
 

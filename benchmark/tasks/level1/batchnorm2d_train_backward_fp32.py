@@ -7,7 +7,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 1, "tags": ["backward", "normalization", "batchnorm"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "normalization", "batchnorm"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, C, H, W = 64, 128, 56, 56
 

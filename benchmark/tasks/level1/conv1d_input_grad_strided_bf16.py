@@ -8,7 +8,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 1, "tags": ["backward", "conv", "conv1d", "strided"], "dtype": "bfloat16", "difficulty": 3}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "conv", "conv1d", "strided"],
+    "dtype": "bfloat16",
+    "difficulty": 3,
+}
 
 N, C_IN, C_OUT, L_OUT, KERNEL, STRIDE = 16, 512, 512, 4096, 4, 2
 
@@ -39,4 +44,7 @@ def get_init_inputs():
 
 
 def get_alt_inputs():
-    return [[torch.randn(1, C_OUT, 3, dtype=torch.bfloat16)], [torch.randn(3, C_OUT, 1001, dtype=torch.bfloat16)]]
+    return [
+        [torch.randn(1, C_OUT, 3, dtype=torch.bfloat16)],
+        [torch.randn(3, C_OUT, 1001, dtype=torch.bfloat16)],
+    ]

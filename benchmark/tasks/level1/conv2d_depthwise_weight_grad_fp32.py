@@ -6,7 +6,12 @@ arithmetic per byte, and a notoriously slow library path."""
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 1, "tags": ["backward", "conv", "conv2d", "depthwise"], "dtype": "float32", "difficulty": 3}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "conv", "conv2d", "depthwise"],
+    "dtype": "float32",
+    "difficulty": 3,
+}
 
 N, C, H, W, KERNEL = 32, 384, 56, 56, 7
 

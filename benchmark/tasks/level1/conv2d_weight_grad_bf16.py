@@ -26,7 +26,10 @@ class Model(nn.Module):
 
 
 def _pair(n, h, w):
-    return [torch.randn(n, C_IN, h, w, dtype=torch.bfloat16), torch.randn(n, C_OUT, h, w, dtype=torch.bfloat16)]
+    return [
+        torch.randn(n, C_IN, h, w, dtype=torch.bfloat16),
+        torch.randn(n, C_OUT, h, w, dtype=torch.bfloat16),
+    ]
 
 
 def get_inputs():

@@ -40,7 +40,11 @@ def _inputs(tokens, vocab):
     target = torch.randint(0, vocab, (tokens,))
     target[torch.rand(tokens) < 0.1] = -100  # padding
     target[0] = 0  # at least one counted token
-    return [torch.randn(tokens, vocab, dtype=torch.bfloat16) * 3, target, torch.rand((), dtype=torch.bfloat16) + 0.5]
+    return [
+        torch.randn(tokens, vocab, dtype=torch.bfloat16) * 3,
+        target,
+        torch.rand((), dtype=torch.bfloat16) + 0.5,
+    ]
 
 
 def get_inputs():

@@ -36,7 +36,11 @@ class Model(nn.Module):
 
 
 def _inputs(samples, classes):
-    return [torch.randn(samples, classes) * 3, torch.randint(0, classes, (samples,)), torch.rand(samples) + 0.5]
+    return [
+        torch.randn(samples, classes) * 3,
+        torch.randint(0, classes, (samples,)),
+        torch.rand(samples) + 0.5,
+    ]
 
 
 def get_inputs():

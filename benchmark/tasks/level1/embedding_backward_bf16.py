@@ -6,7 +6,12 @@ than bf16 and rounded once."""
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 1, "tags": ["backward", "embedding", "scatter", "indexing"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "embedding", "scatter", "indexing"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 VOCAB, DIM, BATCH, SEQ = 32000, 2048, 4, 4096
 

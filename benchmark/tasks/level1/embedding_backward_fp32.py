@@ -6,7 +6,12 @@ collect hundreds of rows: duplicate indices are the whole difficulty."""
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 1, "tags": ["backward", "embedding", "scatter", "indexing"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "embedding", "scatter", "indexing"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 VOCAB, DIM, BATCH, SEQ, PAD = 50257, 1024, 8, 2048, 0
 

@@ -6,7 +6,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 1, "tags": ["backward", "normalization", "groupnorm"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "normalization", "groupnorm"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 N, C, H, W, GROUPS = 32, 512, 32, 32, 32
 

@@ -7,7 +7,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 1, "tags": ["backward", "normalization", "groupnorm"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "normalization", "groupnorm"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 N, C, H, W, GROUPS = 16, 256, 64, 64, 32
 

@@ -7,7 +7,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 1, "tags": ["backward", "normalization", "layernorm"], "dtype": "float32", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "normalization", "layernorm"],
+    "dtype": "float32",
+    "difficulty": 2,
+}
 
 ROWS, FEATURES = 8192, 4096
 

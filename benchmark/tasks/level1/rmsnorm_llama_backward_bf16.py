@@ -6,7 +6,12 @@ a chain of small kernels that one fused kernel replaces."""
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 1, "tags": ["backward", "normalization", "rmsnorm"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "normalization", "rmsnorm"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 TOKENS, HIDDEN = 16384, 4096
 

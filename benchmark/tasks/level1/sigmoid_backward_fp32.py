@@ -3,7 +3,6 @@ from the input (a gate's gradient)."""
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 SOLBENCH = {"level": 1, "tags": ["backward", "activation", "sigmoid"], "dtype": "float32", "difficulty": 1}
 

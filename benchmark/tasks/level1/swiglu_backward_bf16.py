@@ -7,7 +7,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 1, "tags": ["backward", "activation", "swiglu", "gated"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 1,
+    "tags": ["backward", "activation", "swiglu", "gated"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 TOKENS, HIDDEN = 8192, 4096
 

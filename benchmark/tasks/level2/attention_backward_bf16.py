@@ -28,7 +28,9 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
 
-    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def forward(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
         # Written out rather than through autograd: autograd would also recompute O = P V, a GEMM
         # the gradients do not need, and the task's matrix work sets its speed-of-light floor.
         scale = 1.0 / math.sqrt(q.shape[-1])

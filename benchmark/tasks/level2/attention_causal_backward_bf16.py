@@ -29,7 +29,9 @@ class Model(nn.Module):
         super().__init__()
         self.block = block
 
-    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def forward(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, do: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
         s, scale = q.shape[-2], 1.0 / math.sqrt(q.shape[-1])
         wide = torch.promote_types(q.dtype, torch.float32)  # dK and dV sum over blocks: accumulate in fp32
         dq = torch.empty_like(q)
@@ -39,7 +41,9 @@ class Model(nn.Module):
             end = min(start + self.block, s)
             qb, dob, kb, vb = q[..., start:end, :], do[..., start:end, :], k[..., :end, :], v[..., :end, :]
             future = torch.ones(end - start, end, dtype=torch.bool, device=q.device).triu(start + 1)
-            p = torch.softmax(((qb @ kb.transpose(-2, -1)) * scale).masked_fill(future, float("-inf")), dim=-1)
+            p = torch.softmax(
+                ((qb @ kb.transpose(-2, -1)) * scale).masked_fill(future, float("-inf")), dim=-1
+            )
             dv[..., :end, :] += p.transpose(-2, -1) @ dob
             dp = dob @ vb.transpose(-2, -1)
             ds = p * (dp - (dp * p).sum(dim=-1, keepdim=True)) * scale

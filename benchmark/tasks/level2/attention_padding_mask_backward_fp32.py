@@ -8,7 +8,12 @@ import math
 import torch
 import torch.nn as nn
 
-SOLBENCH = {"level": 2, "tags": ["backward", "attention", "gemm", "mask", "softmax"], "dtype": "float32", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["backward", "attention", "gemm", "mask", "softmax"],
+    "dtype": "float32",
+    "difficulty": 3,
+}
 
 B, H, S, D = 8, 12, 512, 64
 

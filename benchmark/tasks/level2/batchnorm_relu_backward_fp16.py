@@ -7,7 +7,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["backward", "norm", "batchnorm", "activation", "relu"], "dtype": "float16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["backward", "norm", "batchnorm", "activation", "relu"],
+    "dtype": "float16",
+    "difficulty": 2,
+}
 
 N, C, H, W = 64, 128, 56, 56
 

@@ -6,7 +6,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["backward", "activation", "gelu", "bias", "reduction"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["backward", "activation", "gelu", "bias", "reduction"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 TOKENS, HIDDEN = 16384, 4096
 
@@ -26,7 +31,10 @@ class Model(nn.Module):
 
 
 def _pair(*lead):
-    return [torch.randn(*lead, HIDDEN, dtype=torch.bfloat16) * 2, torch.randn(*lead, HIDDEN, dtype=torch.bfloat16)]
+    return [
+        torch.randn(*lead, HIDDEN, dtype=torch.bfloat16) * 2,
+        torch.randn(*lead, HIDDEN, dtype=torch.bfloat16),
+    ]
 
 
 def get_inputs():

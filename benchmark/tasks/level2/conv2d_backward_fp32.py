@@ -17,7 +17,9 @@ class Model(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
         super().__init__()
         fan_in = in_channels * kernel_size * kernel_size
-        self.weight = nn.Parameter(torch.randn(out_channels, in_channels, kernel_size, kernel_size) / math.sqrt(fan_in))
+        self.weight = nn.Parameter(
+            torch.randn(out_channels, in_channels, kernel_size, kernel_size) / math.sqrt(fan_in)
+        )
         self.padding = kernel_size // 2
 
     def forward(self, x: torch.Tensor, dy: torch.Tensor) -> tuple[torch.Tensor, ...]:

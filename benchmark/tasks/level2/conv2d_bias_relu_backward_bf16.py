@@ -7,7 +7,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["backward", "conv", "conv2d", "activation", "relu"], "dtype": "bfloat16", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["backward", "conv", "conv2d", "activation", "relu"],
+    "dtype": "bfloat16",
+    "difficulty": 3,
+}
 
 N, C_IN, C_OUT, H, W, KERNEL = 16, 64, 128, 64, 64, 3
 
@@ -15,7 +20,9 @@ N, C_IN, C_OUT, H, W, KERNEL = 16, 64, 128, 64, 64, 3
 class Model(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
         super().__init__()
-        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, padding=kernel_size // 2, dtype=torch.bfloat16)
+        self.conv = nn.Conv2d(
+            in_channels, out_channels, kernel_size, padding=kernel_size // 2, dtype=torch.bfloat16
+        )
 
     def forward(self, x: torch.Tensor, dy: torch.Tensor) -> tuple[torch.Tensor, ...]:
         # Autograd is the reference (forward recomputed, then backward), with grad mode switched on
@@ -27,7 +34,10 @@ class Model(nn.Module):
 
 
 def _pair(n, h, w):
-    return [torch.randn(n, C_IN, h, w, dtype=torch.bfloat16), torch.randn(n, C_OUT, h, w, dtype=torch.bfloat16)]
+    return [
+        torch.randn(n, C_IN, h, w, dtype=torch.bfloat16),
+        torch.randn(n, C_OUT, h, w, dtype=torch.bfloat16),
+    ]
 
 
 def get_inputs():

@@ -7,7 +7,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["backward", "norm", "groupnorm", "activation", "silu"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["backward", "norm", "groupnorm", "activation", "silu"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 N, C, H, W, GROUPS = 16, 320, 64, 64, 32
 

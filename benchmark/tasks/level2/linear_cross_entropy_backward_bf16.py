@@ -30,7 +30,9 @@ class Model(nn.Module):
         super().__init__()
         self.weight = nn.Parameter((torch.randn(vocab, dim) * (2 / math.sqrt(dim))).to(torch.bfloat16))
 
-    def forward(self, h: torch.Tensor, target: torch.Tensor, dloss: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, h: torch.Tensor, target: torch.Tensor, dloss: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         # Autograd is the reference (forward recomputed, then backward), with grad mode switched on
         # under the harness's no_grad. Returns (dh, dweight).
         with torch.enable_grad():

@@ -8,7 +8,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["backward", "mlp", "gemm", "gelu", "activation"], "dtype": "bfloat16", "difficulty": 3}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["backward", "mlp", "gemm", "gelu", "activation"],
+    "dtype": "bfloat16",
+    "difficulty": 3,
+}
 
 TOKENS, DIM, HIDDEN = 4096, 1024, 4096
 

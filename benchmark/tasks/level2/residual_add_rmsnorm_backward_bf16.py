@@ -8,7 +8,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SOLBENCH = {"level": 2, "tags": ["backward", "norm", "rmsnorm", "residual"], "dtype": "bfloat16", "difficulty": 2}
+SOLBENCH = {
+    "level": 2,
+    "tags": ["backward", "norm", "rmsnorm", "residual"],
+    "dtype": "bfloat16",
+    "difficulty": 2,
+}
 
 TOKENS, HIDDEN = 16384, 4096
 

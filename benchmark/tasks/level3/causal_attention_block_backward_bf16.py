@@ -50,7 +50,10 @@ class Model(nn.Module):
             end = min(start + self.block, s)
             future = torch.ones(end - start, end, dtype=torch.bool, device=q.device).triu(start + 1)
             scores = (q[..., start:end, :] @ k[..., :end, :].transpose(-2, -1)) * scale
-            probs = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1, dtype=torch.float32)
+            wide = torch.promote_types(
+                v.dtype, torch.float32
+            )  # the softmax in fp32, as in LLaMA's eager code
+            probs = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1, dtype=wide)
             blocks.append(probs.to(v.dtype) @ v[..., :end, :])
         return torch.cat(blocks, dim=-2)
 

@@ -89,12 +89,17 @@ def _conv1d_input(model, dy):
     return torch.autograd.grad(F.conv1d(x, w, stride=model.stride, padding=model.padding), x, dy)
 
 
-def _conv2d_weight(model, x, dy, groups=1):
+def _conv2d_depthwise_input(model, dy):
+    x = torch.zeros(dy.shape, dtype=dy.dtype, requires_grad=True)
+    w = model.weight
+    return torch.autograd.grad(F.conv2d(x, w, padding=model.padding, groups=w.shape[0]), x, dy)
+
+
+def _conv2d_weight(model, x, dy):
     k = model.kernel_size
-    w = torch.zeros(dy.shape[1], x.shape[1] // groups, k, k, dtype=x.dtype, requires_grad=True)
+    w = torch.zeros(dy.shape[1], x.shape[1], k, k, dtype=x.dtype, requires_grad=True)
     b = torch.zeros(dy.shape[1], dtype=x.dtype, requires_grad=True)
-    dw, db = torch.autograd.grad(F.conv2d(x, w, b, padding=k // 2, groups=groups), (w, b), dy)
-    return (dw, db) if groups == 1 else dw
+    return torch.autograd.grad(F.conv2d(x, w, b, padding=k // 2), (w, b), dy)
 
 
 def _conv2d_full(model, x, dy):
@@ -160,7 +165,7 @@ ORACLES = {
     "level1/conv2d_input_grad_fp32": _conv2d_input,
     "level1/conv1d_input_grad_strided_bf16": _conv1d_input,
     "level1/conv2d_weight_grad_bf16": _conv2d_weight,
-    "level1/conv2d_depthwise_weight_grad_fp32": lambda m, x, dy: _conv2d_weight(m, x, dy, groups=x.shape[1]),
+    "level1/conv2d_depthwise_input_grad_fp32": _conv2d_depthwise_input,
     "level1/embedding_backward_fp32": _embedding,
     "level1/embedding_backward_bf16": _embedding,
     "level2/attention_backward_bf16": _attention,

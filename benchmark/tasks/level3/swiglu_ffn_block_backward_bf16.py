@@ -38,7 +38,11 @@ class Model(nn.Module):
         with torch.enable_grad():
             x = x.detach().requires_grad_()
             n = F.rms_norm(x, x.shape[-1:], self.norm_weight, eps=1e-6)
-            act = F.silu(self.gate(n)) * self.up(n)
+            # SiLU as g * sigmoid(g): F.silu's fused backward has a decomposition that torch's FLOP
+            # counter (which the suite validator runs the reference under) would use, in bf16 steps
+            # rounded differently from the fused kernel.
+            g = self.gate(n)
+            act = g * torch.sigmoid(g) * self.up(n)
             dact = dy @ self.down.weight
             dx, dnorm, dgate, dup = torch.autograd.grad(
                 act, (x, self.norm_weight, self.gate.weight, self.up.weight), dact

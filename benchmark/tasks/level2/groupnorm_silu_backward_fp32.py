@@ -1,5 +1,5 @@
 """Backward of group normalization (32 groups, 320 channels) followed by SiLU, y = silu(gn(x)), on
-64x64 maps in bf16, as in a diffusion U-Net's resblocks: input, weight and bias gradients from the
+64x64 maps in fp32, as in a diffusion U-Net's resblocks: input, weight and bias gradients from the
 input and the upstream gradient. The SiLU derivative needs the normalized value, so the group
 statistics come first; then per-group and per-channel reductions."""
 
@@ -10,7 +10,7 @@ import torch.nn.functional as F
 SOLBENCH = {
     "level": 2,
     "tags": ["backward", "norm", "groupnorm", "activation", "silu"],
-    "dtype": "bfloat16",
+    "dtype": "float32",
     "difficulty": 2,
 }
 
@@ -21,8 +21,8 @@ class Model(nn.Module):
     def __init__(self, channels: int, groups: int):
         super().__init__()
         self.groups = groups
-        self.weight = nn.Parameter(1 + 0.1 * torch.randn(channels, dtype=torch.bfloat16))
-        self.bias = nn.Parameter(0.1 * torch.randn(channels, dtype=torch.bfloat16))
+        self.weight = nn.Parameter(1 + 0.1 * torch.randn(channels))
+        self.bias = nn.Parameter(0.1 * torch.randn(channels))
 
     def forward(self, x: torch.Tensor, dy: torch.Tensor) -> tuple[torch.Tensor, ...]:
         # Autograd is the reference (forward recomputed, then backward), with grad mode switched on
@@ -34,7 +34,7 @@ class Model(nn.Module):
 
 
 def _pair(*shape):
-    return [torch.randn(*shape, dtype=torch.bfloat16) * 2 - 1, torch.randn(*shape, dtype=torch.bfloat16)]
+    return [torch.randn(*shape) * 2 - 1, torch.randn(*shape)]
 
 
 def get_inputs():

@@ -44,7 +44,9 @@ def test_autograd_as_the_answer_is_a_cheat_strict_and_flagged_at_run_time(name, 
     strict = evaluate(task, code, fast_eval)
     assert strict.status is Status.CHEAT and "torch_compute_op" in strict.flags, strict.error
     lenient = evaluate(task, code, dataclasses.replace(fast_eval, strict=False, measure=False))
-    assert lenient.status is Status.PASS and lenient.flags == ("aten_compute_op",), lenient.error
+    # right answers, and the census names the ops autograd ran (the static finding stands beside it)
+    assert lenient.status is Status.PASS, lenient.error
+    assert set(lenient.flags) == {"torch_compute_op", "aten_compute_op"}
 
 
 def _sigmoid_backward(x, dy):

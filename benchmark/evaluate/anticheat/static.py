@@ -113,7 +113,8 @@ def canonical(full: str) -> str:
         home, name = getattr(obj, "__module__", None), getattr(obj, "__name__", None)
         last = i == len(parts) - 1
         if last and callable(obj) and isinstance(home, str) and isinstance(name, str):
-            if home.startswith("torch") and home != ".".join(parts[:i]):
+            parent = ".".join(parts[:i])
+            if home.startswith("torch") and parent not in (home, FUNCTIONAL):
                 return f"{home}.{name}"  # a torch function imported by name into a torch.nn module
     return full
 

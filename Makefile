@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # The CPU build of torch that lies on disk (a bare `torch` pulls a CUDA build of several GB).
 TORCH_CPU ?= torch==2.13.0
-LINTED := benchmark datasets_builder trainers leaderboard tests scripts
+LINTED := benchmark datasets_builder trainers leaderboard experiments tests scripts
 # `make floors`: a second venv with the lowest version of every direct dependency of .[dev] that
 # pyproject.toml allows (torch excepted: its floor is checked on the GPU image), and the tests that
 # exercise transformers, trl, peft, accelerate, datasets, huggingface_hub, openai, ray and jinja2 there.

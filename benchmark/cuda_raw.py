@@ -1,5 +1,5 @@
-"""The raw-CUDA fast path: compile CUDA C with pycuda's SourceModule (about 0.65 s on an H200, 0.0 s
-from pycuda's cache, against ~27 s for a load_inline extension) and launch its kernels on torch
+"""The raw-CUDA fast path: compile CUDA C with pycuda's SourceModule (under a second, nothing
+from pycuda's cache, against tens of seconds for a load_inline extension) and launch its kernels on torch
 tensors, inside torch's CUDA context (pycuda.autoprimaryctx shares the primary context).
 
     from benchmark.cuda_raw import compile_cuda

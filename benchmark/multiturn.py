@@ -1,7 +1,7 @@
 """Multi-turn feedback runs: which samples get another turn, the conversation each one carries, and
 the per-turn record of completions.
 
-Protocol (MusaCoder's evaluation, and the issue's): turn 1 for every sample; then, for each sample
+Protocol (MusaCoder's evaluation): turn 1 for every sample; then, for each sample
 whose latest verdict is not a pass, one more turn whose prompt is the conversation so far plus the
 harness's feedback on the last answer; stop a sample as soon as it passes, and after `turns` turns
 in all. A pass is never retried for speed: the metrics count a sample's latest turn, so a retry

@@ -2,32 +2,36 @@
 
 Models: `reference` (the task's own PyTorch), `replay:FILE.jsonl` (recorded completions),
 `openai:MODEL` (any OpenAI-compatible server: vLLM, SGLang, hosted APIs; --base-url),
-`hf:PATH_OR_ID` (local transformers generation).
+`hf:FOLDER_OR_HUB_ID` (local transformers generation, on --device).
 
     python -m benchmark.run --model openai:Qwen/Qwen3-8B --base-url http://127.0.0.1:8000/v1 --samples 4
     python -m benchmark.run --model hf:./my-checkpoint --dtype bfloat16 --turns 3
 
 Rerunning the same command resumes: samples (and turns) already in OUT/results.jsonl are skipped,
-and completions already generated come from the completion cache without a request."""
+and completions already generated come from the completion cache without a request. Ctrl-C stops a
+run (exit status 130) and prints the command that resumes it."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 
 from benchmark.evaluate.arguments import add_evaluation_arguments, eval_config
 from benchmark.evaluate.device_check import require_device
+from benchmark.flags import SUITE_HELP, add_api_key_env, add_out, add_quiet
 from benchmark.host import default_device
 from benchmark.models.base import BackendError, BackendOptions, default_completion_cache
 from benchmark.prompts import BUILTIN, PromptConfig
 from benchmark.runner import RunConfig, SamplingParams, format_table, run
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m benchmark.run",
         description=__doc__,
@@ -37,9 +41,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument(
         "--model",
         required=True,
-        help="reference | replay:FILE.jsonl | openai:MODEL | hf:PATH_OR_ID | other registered backends",
+        help="reference | replay:FILE.jsonl | openai:MODEL | hf:FOLDER_OR_HUB_ID | other registered backends",
     )
-    g.add_argument("--suite", default=None, help="folder of task files (default: the built-in suite)")
+    g.add_argument("--suite", default=None, help=SUITE_HELP)
     g.add_argument("--level", type=int, action="append", default=[], help="level to run (repeatable)")
     g.add_argument("--tasks", action="append", default=[], help="glob on task id or file name (repeatable)")
     g.add_argument(
@@ -74,8 +78,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--backend",
         choices=("cuda", "triton", "cuda-raw"),
         default="cuda",
-        help="kernel language the prompt asks for: CUDA C++ via load_inline, Triton, or raw CUDA C "
-        "via benchmark.cuda_raw",
+        help="kernel language the prompt asks for: CUDA C++ (load_inline), Triton, or raw CUDA C "
+        "compiled at run time",
     )
     g.add_argument(
         "--gpu-block",
@@ -96,7 +100,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     g.add_argument(
         "--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1"
     )
-    g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    add_api_key_env(g, default="OPENAI_API_KEY", secret="the API key of an openai: endpoint")
     g.add_argument(
         "--concurrency",
         type=int,
@@ -145,9 +149,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "on CPU: 1)",
     )
     g = p.add_argument_group("output")
-    g.add_argument("--out", type=Path, default=None, help="run directory (default: runs/MODEL)")
-    g.add_argument("--quiet", action="store_true", help="no progress bar")
-    return p.parse_args(argv)
+    add_out(
+        g,
+        "run folder (default: runs/MODEL, or runs/MODEL@SUITE for a suite other than the built-in one)",
+    )
+    add_quiet(g)
+    return p
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
+
+
+def default_out(model: str, suite: str | None) -> Path:
+    """runs/MODEL for the built-in suite, runs/MODEL@SUITE for another, so runs of one model over two
+    suites never share a folder (a resume there would be refused)."""
+    name = model
+    if suite is not None:
+        text = str(suite).removeprefix("hf:")
+        name += "@" + (text if str(suite).startswith("hf:") else Path(text).expanduser().resolve().name)
+    return Path("runs") / name.replace(":", "_").replace("/", "_")
 
 
 def gpu_description(spec: str) -> dict:
@@ -182,7 +203,7 @@ def gpu_description(spec: str) -> dict:
 def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
     device = args.device or default_device()
     require_device(device)  # before any model, GPU description or run directory
-    out = args.out or Path("runs") / args.model.replace(":", "_").replace("/", "_")
+    out = args.out or default_out(args.model, args.suite)
     return RunConfig(
         model=args.model,
         out=out,
@@ -219,16 +240,52 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
     )
 
 
+def interrupted_message(argv: list[str], out: Path | None) -> str:
+    """What Ctrl-C leaves the user with: where the finished samples are, and the command that resumes."""
+    kept = f"the finished samples are in {out}/results.jsonl; " if out is not None else ""
+    resume = shlex.join(["python", "-m", "benchmark.run", *argv])
+    return f"interrupted: {kept}rerun the same command to resume:\n  {resume}"
+
+
+class _Interrupts:
+    """Ctrl-C once: stop starting samples, let those being evaluated finish and be recorded (the run
+    unwinds through KeyboardInterrupt). Twice: stop at once; what is unrecorded is redone on resume."""
+
+    def __init__(self, argv: list[str]):
+        self.argv = argv
+        self.out: Path | None = None
+        self.count = 0
+
+    def __call__(self, signum, frame) -> None:
+        self.count += 1
+        if self.count == 1:
+            print(
+                "\nstopping: the samples being evaluated finish and are recorded (Ctrl-C again to stop now)",
+                file=sys.stderr,
+            )
+            raise KeyboardInterrupt
+        print(interrupted_message(self.argv, self.out), file=sys.stderr, flush=True)
+        os._exit(130)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = parse_args(argv)
+    interrupts = _Interrupts(argv)
+    previous = signal.signal(signal.SIGINT, interrupts)
     try:
         config = config_from_args(args, argv)
+        interrupts.out = config.out
         summary = run(config)
     except (ValueError, FileNotFoundError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(interrupted_message(argv, interrupts.out), file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
     print(format_table(summary))
     print(f"results: {config.out}/results.jsonl")
     return 0

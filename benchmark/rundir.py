@@ -49,7 +49,8 @@ def _settings(key: str, value) -> dict[str, object]:
 
 def resume_conflict(before: dict, now: dict) -> str | None:
     """The first setting that differs between a recorded run and a new invocation, as
-    "name=old, not new", or None when the invocation may continue the run."""
+    "name=old, not new", or None when the invocation may continue the run. A suite is named along
+    with its version, since a version alone does not say which suite it was."""
     for key in RESUME_KEYS:
         if key not in before and key not in RESUME_DEFAULTS:
             continue
@@ -57,9 +58,20 @@ def resume_conflict(before: dict, now: dict) -> str | None:
         new = _settings(key, now.get(key, RESUME_DEFAULTS.get(key)))
         for name in dict.fromkeys([*old, *new]):
             if old.get(name) != new.get(name):
+                if key == "suite_version":
+                    return _suite_conflict(before, now)
                 unrecorded = "" if key in before else " (not recorded in run.json: the default)"
                 return f"{name}={old.get(name)!r}{unrecorded}, not {new.get(name)!r}"
     return None
+
+
+def _suite_conflict(before: dict, now: dict) -> str:
+    old, new = before.get("suite"), now.get("suite")
+    text = (
+        f"suite {old!r} (suite_version={before.get('suite_version')!r}), "
+        f"not suite {new!r} (suite_version={now.get('suite_version')!r})"
+    )
+    return text + ("; its task files changed since" if old == new else "")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ its batches and the timings take turns."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import os
@@ -29,6 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from benchmark import metrics
 from benchmark.environment import host_environment
@@ -81,9 +83,8 @@ class RunConfig:
 def default_lanes(device: str, gpus: int, cores: int | None = None) -> int:
     """Evaluation lanes per device when none is asked for. On CUDA, one lane per two CPU cores of
     each GPU's share of the host, at most 8: a lane's child needs a core or so for its checks, and
-    the lanes' own work runs side by side while their timings queue for the exclusive lock (4 lanes
-    ran in lockstep on the H200, 4 samples per 4.2 s of which 2.2 s their own work: more lanes
-    share that 2.2 s). On CPU, 1: lanes there share the cores that timing measures."""
+    the lanes' own work runs side by side while their timings queue for the exclusive lock. On CPU,
+    1: lanes there share the cores that timing measures."""
     if device != "cuda":
         return 1
     cores = cores or os.cpu_count() or 1
@@ -346,7 +347,14 @@ class _Recorder:
         doing = activity.in_flight()
         now = time.monotonic()
         if self.slow_note and doing and now - doing[0].started > SLOW_S:
-            log.warning("%s has run for over %.0f s: %s", doing[0].describe(now), SLOW_S, self.slow_note)
+            first = doing[0]
+            log.warning(
+                "sample %s has run %.0f s (now: %s): %s",
+                first.label,
+                now - first.started,
+                activity.SHORT.get(first.phase, first.phase),
+                self.slow_note,
+            )
             self.slow_note = None
         if not self.bar.disable:
             self._postfix(doing, now)
@@ -523,6 +531,9 @@ def run(config: RunConfig) -> dict:
     slow_note = CPU_SLOW_NOTE if eval_cfg.device == "cpu" else None
     recorder = _Recorder(rundir, verdicts, broken, bar, slow_note)
     finished = False
+    logs = contextlib.ExitStack()
+    if config.progress:
+        logs.enter_context(logging_redirect_tqdm())  # log lines print above the bar, not into it
     try:
         for turn in range(1, config.turns + 1):
             if turn > 1:
@@ -547,6 +558,7 @@ def run(config: RunConfig) -> dict:
         verifier.close(cancel_pending=True)  # evaluations already running finish, and are recorded
         recorder.stop()
         bar.close()
+        logs.close()
         if recorder.failure is not None and not finished:
             log.error("a verdict could not be recorded while the run stopped: %r", recorder.failure)
         if not finished and not verdicts and not completions.records and new_run:

@@ -6,11 +6,12 @@ POST /verify   {"items": [{"task_id": "level1/gelu_tanh_fp32" | "task_source": "
                 "sample": 0, "turn": 1, "model": "", "sol_ms": null}, ...]}  ->  {"results": [{"verdict": {...}, "reward": 1.3}, ...]}
 GET  /health   -> {"status": "ok" | "draining", "pending": N, "capacity": M}
 
-Every request needs `Authorization: Bearer TOKEN` (the token from SOLBENCH_TOKEN or --token-env).
+Every request needs `Authorization: Bearer TOKEN` (the token from SOLBENCH_TOKEN, or the variable
+--api-key-env names).
 Bodies over --max-body bytes get 413. At most --capacity items are in flight; a batch that does not
 fit gets 503 with Retry-After (back-pressure, nothing is queued unboundedly). SIGTERM or SIGINT
 drains: new work gets 503, work already accepted is finished and answered, then the process exits.
-`RemoteVerifier` is the matching client."""
+A Python client with the verifier's own interface comes with it (docs/verifier.md)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from benchmark.evaluate.harness import EvalConfig, TaskError
+from benchmark.flags import SUITE_HELP, add_api_key_env, add_device
 from benchmark.host import default_device
 from benchmark.suite import load_suite
 from benchmark.task import Task, TaskLoadError, load_task, sha256_text
@@ -54,7 +56,9 @@ class ServeConfig:
 class Service:
     def __init__(self, config: ServeConfig, verifier: Verifier, suite_root: str | None = None):
         if not config.token:
-            raise ValueError("the service needs a token: set SOLBENCH_TOKEN (or --token-env NAME)")
+            raise ValueError(
+                "the service needs a token: set SOLBENCH_TOKEN (or name another variable with --api-key-env)"
+            )
         self.config = config
         self.verifier = verifier
         self.tasks = {t.task_id: t for t in load_suite(suite_root).tasks}
@@ -279,26 +283,33 @@ class RemoteVerifier(VerifierBase):
         return dataclasses.replace(verdict, task_id=req.task.task_id, level=req.task.level)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m benchmark.serve",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8765)
-    p.add_argument(
-        "--token-env", default="SOLBENCH_TOKEN", help="environment variable holding the shared token"
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="port to listen on (default: 8765)")
+    add_api_key_env(
+        p,
+        default="SOLBENCH_TOKEN",
+        secret="the shared token clients send as their bearer token",
+        old=("--token-env",),
     )
-    p.add_argument("--device", choices=("cpu", "cuda"), default=None)
+    add_device(p)
     p.add_argument("--gpus", default=None, help="comma-separated GPU indices (default: all visible)")
-    p.add_argument("--suite", default=None, help="suite whose task ids requests may name")
+    p.add_argument("--suite", default=None, help=f"the suite whose task ids requests may name: {SUITE_HELP}")
     p.add_argument("--capacity", type=int, default=256, help="items in flight before 503")
     p.add_argument("--max-body", type=int, default=4 * 2**20, help="largest request body in bytes")
     p.add_argument("--no-timing", action="store_true", help="correctness only (no speedup in rewards)")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    token = os.environ.get(args.token_env, "")
+    token = os.environ.get(args.api_key_env, "")
     eval_cfg = EvalConfig(device=args.device or default_device(), measure=not args.no_timing)
     gpus = tuple(int(g) for g in args.gpus.split(",")) if args.gpus else None
     try:

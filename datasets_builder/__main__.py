@@ -1,12 +1,12 @@
-"""Command line of the dataset builder (a thin layer over build.py and publish.py).
+"""Command line of the dataset builder: build the datasets, then publish them to the Hugging Face Hub.
 
     python -m datasets_builder build --config configs/datasets/h200_500.yaml --out OUT
     python -m datasets_builder publish OUT/dataset --repo solbench/kernels [--private] [--dry-run]
 
-A build writes OUT/dataset (the training data and the task programs, one configuration each:
-schema.py), OUT/suite (the benchmark suite, when configured), OUT/build_stats.json, OUT/stats.md
-and OUT/build.log; rerun the same command with the same OUT to continue a build that was killed
-or stopped by its time budget."""
+A build writes OUT/dataset (the training data and the task programs, one configuration each, as
+docs/datasets.md describes), OUT/suite (the benchmark suite, when configured), OUT/build_stats.json,
+OUT/stats.md and OUT/build.log; rerun the same command with the same OUT to continue a build that
+was killed or stopped by its time budget."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+
+from benchmark.flags import add_api_key_env, add_device, add_out, add_quiet
 
 
 def _setup_logging(out: Path | None) -> None:
@@ -46,7 +48,7 @@ def cmd_build(args) -> int:
         config = replace(config, budget=replace(config.budget, target_tasks=args.target_tasks))
     out = args.out or Path("runs") / "datasets" / Path(args.config).stem
     _setup_logging(out)
-    result = build(config, out, cache=args.cache, progress=not args.no_progress)
+    result = build(config, out, cache=args.cache, progress=not args.quiet)
     splits = result.stats["splits"]
     sol = result.stats["solutions"]
     print(f"dataset: {result.dataset}")
@@ -65,7 +67,7 @@ def cmd_build(args) -> int:
 def cmd_publish(args) -> int:
     from datasets_builder.publish import PublishError, publish
 
-    token = os.environ.get(args.token_env) if args.token_env else None
+    token = os.environ.get(args.api_key_env) if args.api_key_env else None
     try:
         result = publish(args.path, args.repo, private=args.private, dry_run=args.dry_run, token=token)
     except PublishError as e:
@@ -84,18 +86,27 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="synthesize, verify and write the datasets (resumable)")
     b.add_argument("--config", required=True, type=Path, help="build config YAML (configs/datasets/*.yaml)")
-    b.add_argument("--out", type=Path, default=None, help="output folder (default runs/datasets/CONFIG-NAME)")
+    add_out(b, "output folder (default: runs/datasets/CONFIG-NAME)")
     b.add_argument(
         "--cache",
         type=Path,
         default=None,
         help="verifier builds, Triton cache and model completions (default OUT/cache)",
     )
-    b.add_argument("--device", choices=("cpu", "cuda"), default=None, help="override the config's device")
-    b.add_argument("--workers", type=int, default=None, help="override validation.workers (0: in-process)")
-    b.add_argument("--budget-minutes", type=float, default=None, help="override budget.minutes (0: no limit)")
-    b.add_argument("--target-tasks", type=int, default=None, help="override budget.target_tasks (0: all)")
-    b.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_device(b, default_text="the config's device")
+    b.add_argument(
+        "--workers", type=int, default=None, help="override the config's validation.workers (0: in-process)"
+    )
+    b.add_argument(
+        "--budget-minutes",
+        type=float,
+        default=None,
+        help="override the config's budget.minutes (0: no limit)",
+    )
+    b.add_argument(
+        "--target-tasks", type=int, default=None, help="override the config's budget.target_tasks (0: all)"
+    )
+    add_quiet(b, old=("--no-progress",))
     b.set_defaults(func=cmd_build)
     u = sub.add_parser("publish", help="upload a dataset folder to the Hugging Face Hub")
     u.add_argument("path", type=Path, help="a dataset folder written by build (OUT/dataset or OUT/suite)")
@@ -106,9 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print what would be uploaded (repository, files and sizes, configurations, card); upload nothing",
     )
-    u.add_argument(
-        "--token-env", default="HF_TOKEN", help="environment variable with the Hub token (default HF_TOKEN)"
-    )
+    add_api_key_env(u, default="HF_TOKEN", secret="the Hub token", old=("--token-env",))
     u.set_defaults(func=cmd_publish)
     return p
 

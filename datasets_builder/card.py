@@ -10,6 +10,7 @@ every source with its licence, and the known limitations. Nothing here touches t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,6 +37,8 @@ REQUIRED_SECTIONS = (
     "## Known limitations",
     "## Schema",
 )
+# The build's stages in the order they run (build.Builder.run), for the time-per-stage line.
+STAGES = ("synthesize", "screen", "process_tasks", "teach", "repair", "time_subset", "assemble")
 TRAIN_TAGS = ["code", "gpu-kernels", "triton", "pytorch", "synthetic"]
 SUITE_TAGS = ["code", "gpu-kernels", "benchmark", "pytorch"]
 
@@ -147,13 +150,16 @@ def stats_sections(stats: dict) -> list[str]:
         )
     stages = stats.get("time", {}).get("stages_s") or {}
     if stages:
+        order = {k: i for i, k in enumerate(STAGES)}
         out.append(
             "Time per stage in the last run (s): "
-            + ", ".join(f"{k} {v:g}" for k, v in stages.items())
+            + ", ".join(
+                f"{k} {v:g}" for k, v in sorted(stages.items(), key=lambda kv: order.get(kv[0], len(order)))
+            )
             + ".\n"
         )
     if stats.get("budget", {}).get("stopped_early"):
-        out.append(f"The build stopped scheduling new tasks early: {stats['budget'].get('reason')}.\n")
+        out.append(f"The build stopped scheduling new tasks early: {stop_reason(stats)}.\n")
     out.append("### Build outcome per level\n\n" + _counts_table(sol.get("by_level", {}), "level") + "\n")
     out.append("### Build outcome per family\n\n" + _counts_table(sol.get("by_family", {}), "family") + "\n")
     out.append("### Build outcome per dtype\n\n" + _counts_table(sol.get("by_dtype", {}), "dtype") + "\n")
@@ -233,6 +239,23 @@ def stats_sections(stats: dict) -> list[str]:
     return out
 
 
+def stop_reason(stats: dict) -> str:
+    """Why a build stopped scheduling new tasks, told from its figures: the tasks under way when it
+    stopped still finished, so the count reached can exceed the target."""
+    budget = stats.get("budget", {})
+    target = budget.get("target_tasks")
+    solved = stats.get("solutions", {}).get("tasks_with_solution") or 0
+    if target and solved >= target:
+        return (
+            f"the target of {target} tasks with a kept solution was reached; the tasks already under way "
+            f"were finished, and {budget.get('tasks_not_processed', 0)} screened tasks were not processed"
+        )
+    return (
+        f"the time budget of {budget.get('minutes', 0):g} min was nearly spent; "
+        f"{budget.get('tasks_not_processed', 0)} screened tasks were not processed"
+    )
+
+
 def _per_minute(n, stats: dict) -> float | None:
     seconds = stats.get("time", {}).get("total_s")
     return round(60 * n / seconds, 1) if n and seconds else None
@@ -250,7 +273,10 @@ def verifier_table(stats: dict) -> str:
             ["correctness trials (fresh seeds) per candidate", v.get("trials")],
             ["timed every candidate", v.get("measure")],
             ["timeout per candidate (s)", v.get("timeout_s")],
-            ["solutions re-verified with timing (random subset)", timing.get("subset")],
+            [
+                "solutions re-verified with timing (random subset)",
+                stats.get("solutions", {}).get("speedup", {}).get("timed", 0),
+            ],
             ["timing budget per model and sample (s)", timing.get("max_seconds")],
             ["timing baseline", timing.get("baseline")],
         ],
@@ -330,13 +356,71 @@ def limitations(stats: dict) -> list[str]:
         "they are not drawn from real models' code."
     )
     if stats.get("budget", {}).get("stopped_early"):
-        out.append(
-            f"The build stopped early ({stats['budget'].get('reason')}): "
-            f"{stats['budget'].get('tasks_not_processed', 0)} screened tasks were not processed."
-        )
+        out.append(f"The build stopped early: {stop_reason(stats)}.")
     if not stats.get("splits", {}).get("repair"):
         out.append("This build has no repair rows.")
     return out
+
+
+# The loading example's variable and comment for each configuration.
+_LOADING = {
+    "sft": ("sft", "chat messages for SFT"),
+    "rft": ("pool", "the verified pool, clustered"),
+    "repair": ("repair", "failed attempt, feedback, fix"),
+    "rl_prompts": ("prompts", "task prompts for RL"),
+    "tasks": ("tasks", "the task programs"),
+}
+
+
+def loading_example(folder: str, configs: Sequence[str]) -> str:
+    """Python that loads each configuration of the folder with `datasets`, offline: the card's example
+    (the tests run it against the folders the builder writes)."""
+    calls = [
+        (
+            f'{_LOADING.get(c, (c, ""))[0]} = load_dataset(folder, "{c}", split="train")',
+            _LOADING.get(c, ("", c))[1],
+        )
+        for c in configs
+    ]
+    width = max((len(call) for call, _ in calls), default=0)
+    return "\n".join(
+        [
+            "from datasets import load_dataset",
+            "",
+            f"folder = {json.dumps(folder)}  # this folder: a build's OUT/dataset, or a clone of the Hub repository",
+            *(f"{call:<{width}}  # {comment}" for call, comment in calls),
+        ]
+    )
+
+
+def pool_note(stats: dict, counts: dict[str, int]) -> str:
+    """What `rft` holds beside `sft` in this build; when every verified solution was drawn, the two are
+    the same rows, and the card says so and why."""
+    sft, rft = counts.get("sft", 0), counts.get("rft", 0)
+    m = stats.get("rft", {}).get("m", "?")
+    if not rft:
+        return "This build has no verified solution, so neither `sft` nor `rft` has rows."
+    if sft != rft:
+        return f"`sft` is the {sft} rows of `rft` ({rft}) whose `selected` is true."
+    teacher = stats.get("teacher", {})
+    why = ""
+    if str(teacher.get("kind", "")).startswith("inductor"):
+        why = (
+            f" (TorchInductor writes one candidate per task and variant; this build ran the variants: "
+            f"{teacher.get('variants', '?')})"
+        )
+    if rft == stats.get("solutions", {}).get("tasks_with_solution"):
+        return (
+            f"**In this build `sft` and `rft` are the same {rft} rows, one verified solution per task**: the "
+            f"teacher gave each task one solution that passed{why}, so every pool has one member, and it is "
+            f"drawn. The two differ when a teacher gives a task several verified solutions (a model teacher "
+            f"sampling several answers, or several Inductor variants): `sft` then holds up to {m} per task, "
+            "drawn from different clusters, and `rft` all of them."
+        )
+    return (
+        f"**In this build `sft` and `rft` are the same {rft} rows**: no task's pool had more than {m} verified "
+        "solutions, so every one was drawn."
+    )
 
 
 def stats_markdown(stats: dict) -> str:
@@ -352,14 +436,18 @@ def train_card(
     configs: dict[str, dict],
     infos: dict[str, datasets.DatasetInfo],
     task_statistics: Sequence[str] = (),
+    folder: str = "path/to/this/folder",
 ) -> DatasetCard:
-    """The training data's card; `counts` are the rows of each configuration, empty ones included, and
-    `task_statistics` the suite page's tables of its tasks (benchmark.suite.docs.statistics)."""
+    """The training data's card; `counts` are the rows of each configuration, empty ones included,
+    `task_statistics` the suite page's tables of its tasks (benchmark.suite.docs.statistics), and
+    `folder` where the loading example finds the folder."""
     data = card_data(name, license, sum(counts.values()), TRAIN_TAGS, configs, infos)
     return DatasetCard.from_template(
         data,
         template_path=str(TEMPLATES / "train_card.md.j2"),
         repo_id=repo,
+        loading=loading_example(folder, list(configs)),
+        pool_note=pool_note(stats, counts),
         counts=counts,
         stats=stats,
         rft_m=stats.get("rft", {}).get("m", "?"),

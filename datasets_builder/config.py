@@ -83,6 +83,17 @@ class TeacherConfig:
             raise ConfigError("teacher.turns and teacher.samples must be at least 1")
 
 
+# the EvalConfig settings a build config sets under keys of its own: setting -> key
+OWN_EVAL_SETTINGS = {
+    "device": "device",
+    "trials": "verify.trials",
+    "measure": "verify.measure",
+    "strict": "verify.strict",
+    "timeout_s": "verify.timeout_s",
+    "baseline": "timing.baseline",
+}
+
+
 @dataclass(frozen=True)
 class VerifyConfig:
     trials: int = EvalConfig.trials
@@ -91,6 +102,21 @@ class VerifyConfig:
     timeout_s: float = EvalConfig.timeout_s
     lanes_per_device: int = 4  # concurrent executions per GPU (correctness only; timing uses 1)
     build_workers: int = 4
+    # every other evaluation setting, by the benchmark's EvalConfig names (`timing` a mapping of its
+    # own): seed, build_timeout_s, precompiled_header, cache_dir, timing.min_runs, ...
+    eval: dict[str, typing.Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        twice = sorted(set(self.eval) & set(OWN_EVAL_SETTINGS))
+        if "max_seconds" in (self.eval.get("timing") or {}):
+            twice.append("timing.max_seconds")
+        if twice:
+            where = ", ".join(f"{k} (set {OWN_EVAL_SETTINGS.get(k, 'timing.max_seconds')})" for k in twice)
+            raise ConfigError(f"verify.eval repeats settings that have a key of their own: {where}")
+        try:
+            EvalConfig.from_dict(self.eval)
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"verify.eval: {e}") from None
 
 
 @dataclass(frozen=True)

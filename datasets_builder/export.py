@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import datasets
+from huggingface_hub import DatasetCard
 
 from benchmark.suite import Suite
 from benchmark.suite import docs as suite_docs
@@ -88,35 +89,76 @@ def write_train_folder(
     `task_statistics` (the suite page's tables of the tasks), and `license_files` (of imported sources)
     are published under licenses/."""
     folder = Path(folder)
-    tables = {c: (rows.get(c, []), FEATURES) for c in CONFIGS} | {TASKS_CONFIG: (task_rows, SUITE_FEATURES)}
+    tables = {c: rows.get(c, []) for c in CONFIGS} | {TASKS_CONFIG: task_rows}
     with tempfile.TemporaryDirectory(dir=folder.parent if folder.parent.exists() else None) as tmp:
         staged = {}
-        for config, (config_rows, features) in tables.items():
+        for config, config_rows in tables.items():
             if (
                 config_rows
             ):  # an empty configuration has no file (the Hub's loader refuses splits without data)
                 staged[f"{config}/{SPLIT}"] = Path(tmp) / f"{config}.parquet"
-                _parquet(config_rows, features, staged[f"{config}/{SPLIT}"])
+                _parquet(config_rows, _features(config), staged[f"{config}/{SPLIT}"])
         folder.mkdir(parents=True, exist_ok=True)
-        files = _finish(folder, staged)
-    configs, infos = {}, {}
-    for config, (config_rows, features) in tables.items():
-        file = files.get(f"{config}/{SPLIT}")
-        if file is None:
-            continue
-        configs[config] = {"data_files": [{"split": SPLIT, "path": _pattern(folder, file)}]}
-        if config == DEFAULT_CONFIG:
-            configs[config]["default"] = True
-        infos[config] = _info(config, features, {SPLIT: (len(config_rows), file)})
-    counts = {config: len(config_rows) for config, (config_rows, _) in tables.items()}
+        _finish(folder, staged)
     shutil.rmtree(folder / "licenses", ignore_errors=True)
     for file in license_files:
         (folder / "licenses").mkdir(exist_ok=True)
         shutil.copyfile(file, folder / "licenses" / Path(file).name)
-    card = train_card(stats, counts, name, license, repo, configs, infos, task_statistics)
-    card.save(folder / "README.md")
+    counts = {config: len(config_rows) for config, config_rows in tables.items()}
+    write_train_card(folder, counts, stats, name, license, repo, task_statistics)
     (folder / "build_stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True, default=str) + "\n")
     return folder
+
+
+def _features(config: str) -> datasets.Features:
+    return SUITE_FEATURES if config == TASKS_CONFIG else FEATURES
+
+
+def train_files(folder: Path) -> dict[str, Path]:
+    """The data file of each configuration a training folder has (one split, one file each)."""
+    files = {}
+    for config in (*CONFIGS, TASKS_CONFIG):
+        found = sorted((Path(folder) / "data" / config).glob(f"{SPLIT}-*{SHARD}"))
+        if len(found) > 1:
+            raise ValueError(f"{folder} has {len(found)} data files for {config!r}; one was expected")
+        if found:
+            files[config] = found[0]
+    return files
+
+
+def shown_path(folder: Path) -> str:
+    """How the card's loading example names its folder: relative to the working directory when
+    inside it (a repository's copy, a build's OUT), else as given."""
+    folder = Path(folder)
+    try:
+        return Path(folder).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return folder.as_posix()
+
+
+def write_train_card(
+    folder: Path,
+    counts: dict[str, int],
+    stats: dict,
+    name: str,
+    license: str,
+    repo: str,
+    task_statistics: Sequence[str] = (),
+) -> DatasetCard:
+    """The README.md of a training folder whose data files are written: the card's configurations and
+    their sizes are read from those files, `counts` gives every configuration's rows (empty ones too)."""
+    folder = Path(folder)
+    configs, infos = {}, {}
+    for config, file in train_files(folder).items():
+        configs[config] = {"data_files": [{"split": SPLIT, "path": _pattern(folder, file)}]}
+        if config == DEFAULT_CONFIG:
+            configs[config]["default"] = True
+        infos[config] = _info(config, _features(config), {SPLIT: (counts[config], file)})
+    card = train_card(
+        stats, counts, name, license, repo, configs, infos, task_statistics, folder=shown_path(folder)
+    )
+    card.save(folder / "README.md")
+    return card
 
 
 def write_suite_folder(folder: Path, suite: Suite, license: str) -> Path:

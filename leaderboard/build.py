@@ -23,6 +23,7 @@ import jinja2
 import markupsafe
 
 from benchmark import metrics
+from benchmark.flags import add_out
 from benchmark.stats import Interval
 from leaderboard import chart, standings
 from leaderboard.provenance import provenance
@@ -174,15 +175,19 @@ def build_site(subs: list[Submission], out: Path) -> Path:
     return index
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m leaderboard.build",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--submissions", type=Path, default=SUBMISSIONS_DIR, help="folder of submission files")
-    p.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site/)")
-    args = p.parse_args(argv)
+    add_out(p, "output folder (default: site/)", default=Path("site"))
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         subs = load_all(args.submissions)

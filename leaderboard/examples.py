@@ -1,6 +1,6 @@
 """Regenerate the example submissions from real runs on this machine's CPU.
 
-    python -m leaderboard.examples [--runs runs/examples]
+    python -m leaderboard.examples [--runs runs/examples] [--out FOLDER]
 
 Two runs of `benchmark.run` on the built-in suite, each over the two example tasks, then submitted
 (partial, labelled "example" and "CPU run") into tests/leaderboard/data/submissions/ of this
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmark.evaluate.harness import EvalConfig
+from benchmark.flags import add_out, add_quiet
 from benchmark.models.base import BackendOptions, SamplingParams
 from benchmark.rundir import RunDir
 from benchmark.runner import RunConfig, run
@@ -164,25 +165,34 @@ def regenerate(
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m leaderboard.examples",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--runs", type=Path, default=Path("runs/examples"), help="where the run directories go")
     p.add_argument(
-        "--out-dir",
+        "--runs",
         type=Path,
-        default=EXAMPLES_DIR,
-        help="where the example submissions go (the tests' fixtures)",
+        default=Path("runs/examples"),
+        help="where the run folders go (default: runs/examples)",
     )
-    p.add_argument("--resume", action="store_true", help="keep existing run directories and finish them")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    args = p.parse_args(argv)
+    add_out(
+        p,
+        "where the example submissions go (default: the tests' fixtures, tests/leaderboard/data/submissions)",
+        default=EXAMPLES_DIR,
+        old=("--out-dir",),
+    )
+    p.add_argument("--resume", action="store_true", help="keep existing run folders and finish them")
+    add_quiet(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        paths = regenerate(args.runs, args.out_dir, resume=args.resume, progress=not args.quiet)
+        paths = regenerate(args.runs, args.out, resume=args.resume, progress=not args.quiet)
     except (RuntimeError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

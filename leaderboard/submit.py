@@ -2,13 +2,12 @@
 
     python -m leaderboard.submit RUN_DIR --name "My model" [--org "Lab"] [--notes "..."]
 
-The run is validated (leaderboard.validate) and, if sound, written to
-leaderboard/submissions/SLUG.json together with the source of every passing candidate, read from
-the run directory's completions.jsonl (the raw completions, when the runner kept them) or else from
-the harness cache the run used (EvalConfig.cache_dir, i.e. $SOLBENCH_CACHE or ~/.cache/solbench,
-where benchmark.host.source_path says), so `python -m leaderboard.verify` can re-run it later.
-Each source is checked against the verdict's code hash. Without completions.jsonl, submit from the
-machine (or with the cache folder) the run was made on, or pass --without-code."""
+The run is validated and, if sound, written to leaderboard/submissions/SLUG.json (or under --out)
+together with the source of every passing candidate, read from the run folder's completions.jsonl
+(the raw completions, when the run kept them) or else from the benchmark's cache the run used
+($SOLBENCH_CACHE or ~/.cache/solbench, or --cache-dir), so `python -m leaderboard.verify` can re-run
+it later. Each source is checked against the verdict's code hash. Without completions.jsonl, submit
+from the machine (or with the cache folder) the run was made on, or pass --without-code."""
 
 from __future__ import annotations
 
@@ -21,11 +20,12 @@ from pathlib import Path
 
 from benchmark import metrics
 from benchmark.extract import extract_code
+from benchmark.flags import add_out
 from benchmark.host import default_cache_dir, slugify, source_path
 from benchmark.task import sha256_text
+from leaderboard.run_checks import ValidatedRun, ValidationError, validate_run_dir
 from leaderboard.submission import NO_CODE, SUBMISSIONS_DIR, Submission
 from leaderboard.suites import SUITE_VERSIONS_PATH, SuiteRegistry
-from leaderboard.validate import ValidatedRun, ValidationError, validate_run_dir
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ def submit(
     return sub.save(path)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m leaderboard.submit",
         description=__doc__,
@@ -159,9 +159,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--without-code", action="store_true", help="submit without candidate sources (cannot be verified)"
     )
     g = p.add_argument_group("output")
-    g.add_argument("--out-dir", type=Path, default=SUBMISSIONS_DIR, help="submissions folder")
+    add_out(
+        g,
+        "submissions folder (default: leaderboard/submissions)",
+        default=SUBMISSIONS_DIR,
+        old=("--out-dir",),
+    )
     g.add_argument("--replace", action="store_true", help="overwrite an existing submission of the same name")
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         path = submit(
             args.run_dir,
             args.name,
-            out_dir=args.out_dir,
+            out_dir=args.out,
             replace=args.replace,
             org=args.org,
             notes=args.notes,

@@ -1,6 +1,6 @@
 """Known suite versions: which task ids (with level, families and file hash) a suite version holds.
 
-A run is stamped with `benchmark.suite.Suite.version`, a hash of every task file. The leaderboard
+A run is stamped with its suite's version, a hash of every task file. The leaderboard
 accepts the built-in suite as it is now, plus every version recorded in `suite_versions.json`, so
 submissions made before tasks were added or edited stay valid. Record the current built-in suite
 before its tasks change (or whenever a submission is made against it):
@@ -19,6 +19,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from benchmark.flags import SUITE_HELP
 from benchmark.suite import Suite, load_suite
 
 SUITE_VERSIONS_PATH = Path(__file__).parent / "suite_versions.json"
@@ -121,16 +122,25 @@ def record(suite: Suite, path: Path = SUITE_VERSIONS_PATH, source: str = "builti
     return add(SuiteVersion.from_suite(suite, source), path)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m leaderboard.suites",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--record", action="store_true", help="record the suite's current version")
-    p.add_argument("--suite", default=None, help="folder of task files (default: the built-in suite)")
-    p.add_argument("--file", type=Path, default=SUITE_VERSIONS_PATH, help="the suite versions file")
-    args = p.parse_args(argv)
+    p.add_argument("--suite", default=None, help=SUITE_HELP)
+    p.add_argument(
+        "--file",
+        type=Path,
+        default=SUITE_VERSIONS_PATH,
+        help="the suite versions file (default: leaderboard/suite_versions.json)",
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.record:
         entry = record(load_suite(args.suite), args.file, source=args.suite or "builtin")

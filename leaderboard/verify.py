@@ -2,8 +2,8 @@
 
     python -m leaderboard.verify leaderboard/submissions/SLUG.json --sample 5 [--device cuda]
 
-Draws N passing samples at random (seeded), evaluates each one's stored candidate source with
-benchmark.evaluate.harness.evaluate against the same task file (checked by hash) under the run's baseline and
+Draws N passing samples at random (seeded), evaluates each one's stored candidate source with the
+benchmark's own checks against the same task file (checked by hash) under the run's baseline and
 strictness, and appends a verification record to the submission file: each sample agrees when it
 passes again and, on the same hardware, its speedup is not below the claimed one by more than the
 tolerance. A submission is "verified" when every checked sample agrees. Timing is compared only
@@ -26,6 +26,7 @@ from benchmark import metrics
 from benchmark.environment import host_environment
 from benchmark.evaluate.harness import EvalConfig, TaskError, evaluate
 from benchmark.evaluate.timing import TimingConfig
+from benchmark.flags import add_device, add_quiet
 from benchmark.host import default_cache_dir, default_device
 from benchmark.models import is_trusted
 from benchmark.suite import load_suite
@@ -166,7 +167,7 @@ def verify(sub: Submission, config: VerifyConfig = VerifyConfig(), progress: boo
     return record
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m leaderboard.verify",
         description=__doc__,
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("submission", type=Path, help="a submission file (leaderboard/submissions/SLUG.json)")
     p.add_argument("--sample", type=int, default=5, help="passing samples to re-run (default 5)")
-    p.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
+    add_device(p)
     p.add_argument("--seed", type=int, default=0, help="seed for drawing the samples")
     p.add_argument(
         "--speedup-tolerance",
@@ -195,6 +196,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--dry-run", action="store_true", help="report without writing the record into the submission"
     )
+    add_quiet(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = build_parser()
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.sample < 1:
@@ -210,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         sub = load_submission(args.submission)
-        record = verify(sub, config)
+        record = verify(sub, config, progress=not args.quiet)
     except (SubmissionFormatError, VerifyError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

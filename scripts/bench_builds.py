@@ -1,5 +1,5 @@
 """Cold build time per candidate style, the old compile route against the new, in one run (a script,
-not a test; issue 14, "Faster builds").
+not a test; docs/verifier.md, "Builds").
 
     python scripts/bench_builds.py --device cpu                  # C++ load_inline only (no GPU)
     python scripts/bench_builds.py --device cuda --out $OUT/builds   # C++, CUDA load_inline, Triton, raw CUDA
@@ -41,11 +41,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmark.evaluate.candidate import FAILED_MARK, PCH_DIR, PCH_FILE, SEEN_MARK, header_route
+from benchmark.evaluate.harness import EvalConfig, build
 
-from benchmark.evaluate.candidate import FAILED_MARK, PCH_DIR, PCH_FILE, SEEN_MARK, header_route  # noqa: E402
-from benchmark.evaluate.harness import EvalConfig, build  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 ROUTES = ("old", "new")
 

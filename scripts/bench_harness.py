@@ -33,8 +33,9 @@ from pathlib import Path
 
 from trace_split import ESTIMATORS, SLOW
 
-from benchmark.evaluate.harness import EvalConfig, default_device, evaluate
+from benchmark.evaluate.harness import EvalConfig, evaluate
 from benchmark.evaluate.timing import TRACE_ENV, paired_ratio
+from benchmark.host import default_device
 from benchmark.suite import BUILTIN_SUITE
 from benchmark.task import load_task
 
@@ -305,7 +306,7 @@ def neighbour(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     device with one where another process runs profile passes back to back (start and stop outside
     the device lock, the call under it shared): whether another lane's profiler moves a timing."""
     from benchmark.evaluate import sandbox
-    from benchmark.evaluate.harness import host_device_lock
+    from benchmark.host import host_device_lock
 
     if base.device != "cuda":
         print("neighbour: needs a GPU, skipped", flush=True)
@@ -477,9 +478,10 @@ def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
 
     from benchmark.evaluate.candidate import load_candidate
     from benchmark.evaluate.gpu_lock import DeviceLock
-    from benchmark.evaluate.harness import host_device_lock, stage_source
+    from benchmark.evaluate.harness import stage_source
     from benchmark.evaluate.program import TaskProgram, clone_args, paired_arms, pin_precision, timing_seeds
     from benchmark.evaluate.timing import Timer
+    from benchmark.host import host_device_lock
 
     pin_precision()
     device = torch.device(base.device)

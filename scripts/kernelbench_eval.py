@@ -46,7 +46,7 @@ EVALUATOR_FILES = (
     "src/kernelbench/dataset.py",
     "src/kernelbench/utils.py",
 )
-PINNED_COMMIT = "423217d"  # KernelBench's commit of every comparison in docs/gpu-results.md
+PINNED_COMMIT = "423217d"  # KernelBench's commit of every comparison in dev/LOG.md
 ABSENT_CLIENTS = {"openai": ("OpenAI",), "litellm": ("completion",)}
 # scripts/eval_from_generations.py's EvalConfig defaults, and run_and_check's architecture for an H200
 SETTINGS = {
@@ -246,7 +246,6 @@ def candidates(
 ) -> list[tuple[str, str, str, Path, str]]:
     """A seeded `count` of bench_verifier's mix, drawn from the subset it measures with the same --limit
     and --seed: (name, expected, code, task file, their backend)."""
-    sys.path.insert(0, str(HERE.parent))
     from bench_verifier import mix_items, proportional  # here, so the child imports nothing of the harness
 
     items = proportional(mix_items(mix, variant, tiny), limit, seed)

@@ -12,19 +12,16 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gpu_candidates import TASK, fault_set
 
-from gpu_candidates import TASK, fault_set  # noqa: E402
-
-from benchmark.evaluate.harness import EvalConfig  # noqa: E402
-from benchmark.suite import BUILTIN_SUITE  # noqa: E402
-from benchmark.task import load_task  # noqa: E402
-from benchmark.verify.verifier import Request, Verifier, VerifierConfig  # noqa: E402
+from benchmark.evaluate.harness import EvalConfig
+from benchmark.suite import BUILTIN_SUITE
+from benchmark.task import load_task
+from benchmark.verify.verifier import Request, Verifier, VerifierConfig
 
 
 def main() -> None:

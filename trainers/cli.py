@@ -4,8 +4,9 @@
 trainer config, TRL's model config), so `--config RECIPE.yaml` sets every field and a flag of the
 same name overrides it; the recipe's values are checked against the fields' types. Its `--help`
 lists `--config` and the project's own options only; the thousand-odd Hugging Face options are
-behind `--help-all`. `save_recipe` writes the fields that
-differ from their defaults back as a recipe that `--config` replays.
+behind `--help-all`. The flags every command line of the project shares are there too: `--out` for
+`output_dir` and `--quiet` for `disable_tqdm`. `save_recipe` writes the fields that differ from
+their defaults back as a recipe that `--config` replays.
 """
 
 from __future__ import annotations
@@ -13,14 +14,31 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
+import logging
 import typing
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
 import pydantic
 import yaml
-from trl import TrlParser
+from transformers import TrainingArguments
+from trl import ModelConfig, ScriptArguments, TrlParser
+
+from benchmark.flags import QUIET_HELP
+
+# The help's group of a trainer dataclass's own fields, by what it extends.
+GROUP_TITLES = (
+    (ScriptArguments, "data options"),
+    (TrainingArguments, "training options"),
+    (ModelConfig, "model options"),
+)
+# What the help says of the paper whose settings the defaults follow, where a field names it.
+MUSACODER = (
+    "MusaCoder, where a field names it: the published settings of the MusaCoder paper "
+    "(arXiv 2606.04847), whose recipe these defaults follow."
+)
 
 
 class _HelpAll(argparse.Action):
@@ -41,9 +59,32 @@ class KernelParser(TrlParser):
         self.add_argument(
             "--help-all", action=_HelpAll, help="Show every option (TRL's and transformers' too) and exit."
         )
-        self._common = common
+        # The project's shared spellings, beside the Hugging Face field names they set.
+        self._shared = {}
+        dests = {action.dest for action in self._actions}
+        if "output_dir" in dests:
+            self._shared["output_dir"] = self.add_argument(
+                "--out",
+                dest="output_dir",
+                default=argparse.SUPPRESS,
+                metavar="DIR",
+                help="Output folder: checkpoints and the final model (the field output_dir).",
+            )
+        if "disable_tqdm" in dests:
+            self._shared["disable_tqdm"] = self.add_argument(
+                "--quiet",
+                dest="disable_tqdm",
+                action="store_const",
+                const=True,
+                default=argparse.SUPPRESS,
+                help=f"{QUIET_HELP.capitalize()} (the field disable_tqdm).",
+            )
+        self._common = (*common, *(name for name in self._shared if name not in common))
         self._own = [
-            (cls.__name__, [name for name in cls.__dict__.get("__annotations__", {}) if name not in common])
+            (
+                _group_title(cls),
+                [name for name in cls.__dict__.get("__annotations__", {}) if name not in self._common],
+            )
             for cls in dataclass_types
             if cls.__module__.startswith("trainers.")
         ]
@@ -73,11 +114,18 @@ class KernelParser(TrlParser):
         return super().format_help()
 
     def format_help(self) -> str:
+        return self.summary_parser().format_help()
+
+    def summary_parser(self) -> argparse.ArgumentParser:
+        """The short --help as a parser of its own: --config, the common options, the project's own."""
+        epilog = "Every field of TRL's and transformers' configs is an option too: --help-all lists them."
+        if any("MusaCoder" in (action.help or "") for action in self._actions):
+            epilog = f"{MUSACODER} {epilog}"
         summary = argparse.ArgumentParser(
             prog=self.prog,
             usage=f"{self.prog} --config RECIPE.yaml [--FIELD VALUE ...]",
             description=self.description,
-            epilog="Every field of TRL's and transformers' configs is an option too: --help-all lists them.",
+            epilog=epilog,
             formatter_class=argparse.ArgumentDefaultsHelpFormatter,
             add_help=False,
         )
@@ -92,10 +140,9 @@ class KernelParser(TrlParser):
             if action.dest not in actions:
                 actions[action.dest] = copy.copy(action)
                 actions[action.dest].option_strings = action.option_strings[:1]
-        groups = [
-            ("common options", list(self._common)),
-            *((f"{name} options", own) for name, own in self._own),
-        ]
+        # a field with a shared spelling is shown under it
+        actions.update({name: copy.copy(action) for name, action in self._shared.items()})
+        groups = [("common options", list(self._common)), *self._own]
         for title, names in groups:
             chosen = [actions[name] for name in names if name in actions]
             if chosen:
@@ -107,7 +154,11 @@ class KernelParser(TrlParser):
             (("--help-all",), "Show every option and exit."),
         ):
             summary.add_argument(*flags, action="store_true", default=argparse.SUPPRESS, help=text)
-        return summary.format_help()
+        return summary
+
+
+def _group_title(cls: type) -> str:
+    return next((title for base, title in GROUP_TITLES if issubclass(cls, base)), "other options")
 
 
 def _plain(value: Any) -> Any:
@@ -178,3 +229,10 @@ def save_recipe(path: str | Path, *configs: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(config_overrides(*configs), sort_keys=True))
     return path
+
+
+def run_command(parser: KernelParser, train: Callable[..., Path], argv: list[str] | None = None) -> Path:
+    """A trainer's `main`: logging, its command line and config file parsed, then `train` on the
+    parsed dataclasses; returns what `train` returns (the saved model's folder)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return train(*parser.parse_args_and_config(argv))

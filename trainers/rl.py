@@ -46,7 +46,7 @@ from benchmark.verdict import Status
 from benchmark.verify.reward import RewardConfig
 from benchmark.verify.verifier import VerifierConfig
 from trainers import mirrorpop
-from trainers.cli import KernelParser
+from trainers.cli import KernelParser, run_command
 from trainers.data import load_sft_dataset
 from trainers.model import KernelModelConfig, model_init_kwargs, save_final_model
 from trainers.primeecho import Episode, PrimeEchoParams, run_episodes
@@ -464,9 +464,7 @@ def parser() -> KernelParser:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    script_args, config, model_args = parser().parse_args_and_config(argv)
-    return train_rl(script_args, config, model_args)
+    return run_command(parser(), train_rl, argv)
 
 
 if __name__ == "__main__":

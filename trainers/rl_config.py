@@ -88,9 +88,7 @@ class KernelRLConfig(GRPOConfig):
     # Parameters that control the prompts (what to train on: RLScriptArguments)
     prompt_template: str = field(
         default="zero-shot",
-        metadata={
-            "help": "Prompt: 'zero-shot', 'one-shot' or the path of a .j2 template (benchmark/prompts)."
-        },
+        metadata={"help": "Prompt: 'zero-shot', 'one-shot' or the path of a jinja2 template (.j2)."},
     )
     prompt_backend: str = field(
         default="cuda",
@@ -105,8 +103,8 @@ class KernelRLConfig(GRPOConfig):
         default="local",
         metadata={
             "help": "Where the verifier runs: 'local' (pools inside each training process, on its GPU) or 'ray' "
-            "(benchmark.verify.ray_executor.RayVerifier: builds and executions scheduled on a Ray cluster, e.g. on "
-            "separate verifier nodes; needs `pip install ray`).",
+            "(builds and executions scheduled on a Ray cluster, e.g. on separate verifier nodes; needs "
+            "`pip install ray`).",
             "choices": list(VERIFIER_BACKENDS),
         },
     )
@@ -169,7 +167,7 @@ class KernelRLConfig(GRPOConfig):
             "help": "Every other evaluation setting of the verifier, as a dict (JSON on the command line), e.g. "
             '\'{"build_timeout_s": 600, "baseline": "compile", "timing": {"max_seconds": 1.0}}\'. Names: '
             + ", ".join(sorted(set(EvalConfig.__dataclass_fields__) - set(EVAL_FIELDS)))
-            + " (the benchmark's EvalConfig)."
+            + " (the evaluation settings of benchmark.run and benchmark.check)."
         },
     )
     reward_lam: float = field(

@@ -30,7 +30,7 @@ from trl import SFTTrainer, get_peft_config, get_quantization_config
 from trl.trainer.sft_trainer import DataCollatorForLanguageModeling
 from trl.trainer.utils import pad
 
-from trainers.cli import KernelParser
+from trainers.cli import KernelParser, run_command
 from trainers.cuset import RunningNormalizer, compute_token_weights, weight_stats
 from trainers.data import load_sft_dataset, tokenize_dataset
 from trainers.model import KernelModelConfig, model_init_kwargs, save_final_model
@@ -248,9 +248,7 @@ def parser() -> KernelParser:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    script_args, config, model_args = parser().parse_args_and_config(argv)
-    return train_sft(script_args, config, model_args)
+    return run_command(parser(), train_sft, argv)
 
 
 if __name__ == "__main__":

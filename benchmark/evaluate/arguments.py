@@ -6,15 +6,11 @@ from __future__ import annotations
 import argparse
 
 from benchmark.evaluate.harness import EvalConfig
+from benchmark.flags import add_device
 
 
 def add_evaluation_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    parser.add_argument(
-        "--device",
-        choices=("cpu", "cuda"),
-        default=None,
-        help="where candidates run, and where an hf: model generates (default: cuda when available)",
-    )
+    add_device(parser)
     parser.add_argument(
         "--baseline",
         choices=("eager", "compile"),

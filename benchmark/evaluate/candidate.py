@@ -268,8 +268,8 @@ def prepare_torch_headers(builds_root: Path) -> dict[str, bool]:
     """Precompile torch/extension.h for load_inline's default flags now (about 35 s of one core each,
     once per installation and build cache), so that the first cold builds of a long run compile
     their main.cpp from it too; by default the second build with a set of flags makes it, and the
-    builds that start before it is there parse the whole header (on the H200 mix b's first round
-    of CUDA builds took 33 s each, its second 24 s). Whether each .gch is there afterwards."""
+    builds that start before it is there parse the whole header. Whether each .gch is there
+    afterwards."""
     routes = {name: header_route(builds_root, call) for name, call in DEFAULT_CALLS.items()}
     with ThreadPoolExecutor(len(routes)) as pool:  # each a compiler process of its own
         list(pool.map(lambda r: r and r.prepare(now=True), routes.values()))

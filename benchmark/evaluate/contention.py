@@ -1,7 +1,6 @@
 """Whether the timing child is alone on its GPU.
 
-Another process's kernels slow the reference or the candidate and fake a speedup (an honest ReLU
-scored 6x over torch.relu while other processes shared the H200). Before and after each timed
+Another process's kernels slow the reference or the candidate and fake a speedup. Before and after each timed
 phase the worker asks NVML (nvidia-ml-py) which processes hold a compute context on its device,
 and which of them ran kernels or moved memory in the last ACTIVITY_WINDOW_S (NVML's per-process
 utilization samples): an idle context (a trainer holding its policy between steps, a finished

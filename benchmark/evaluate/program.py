@@ -7,9 +7,11 @@ task is checked and measured the same way everywhere."""
 from __future__ import annotations
 
 import base64
+import contextlib
 from collections.abc import Callable
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from benchmark.evaluate.timing import Timer, TimingConfig
 from benchmark.verdict import TimingStats
@@ -26,19 +28,73 @@ def pin_precision() -> None:
     torch.set_float32_matmul_precision("highest")
 
 
+def _names_cuda(value) -> bool:
+    return isinstance(value, str | torch.device) and torch.device(value).type == "cuda"
+
+
+class CudaToDevice(TorchFunctionMode):
+    """`.cuda()`, `.to("cuda")` and `device="cuda"` land on `device` instead: KernelBench-format task
+    files often create their inputs and weights with `.cuda()`, and on a CPU run they belong on the
+    CPU like everything else."""
+
+    def __init__(self, device: torch.device):
+        super().__init__()
+        self.device = device
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if func is torch.Tensor.cuda:
+            return args[0].to(self.device)
+        if _names_cuda(kwargs.get("device")):
+            kwargs["device"] = self.device
+        if func is torch.Tensor.to:
+            args = tuple(self.device if _names_cuda(a) else a for a in args)
+        return func(*args, **kwargs)
+
+
+# What torch says when CUDA is asked of a process that has none.
+_NO_CUDA = (
+    "Torch not compiled with CUDA enabled",
+    "Found no NVIDIA driver",
+    "No CUDA GPUs are available",
+    "CUDA driver initialization failed",
+)
+
+
+def cuda_on_cpu(error: BaseException, device: torch.device) -> str | None:
+    """The cause, in one line, of a task failing on the CPU because its own code asks for CUDA where
+    CudaToDevice does not reach (its forward, or its module body); None for any other failure."""
+    if device.type != "cpu" or not any(text in str(error) for text in _NO_CUDA):
+        return None
+    return (
+        "the task asks for CUDA in its own code (.cuda() or device='cuda' in Model.forward or at import), "
+        "which a CPU run cannot give it: run it with --device cuda, or place tensors with x.device"
+    )
+
+
 class TaskProgram:
-    """A task module bound to a device: seeded inputs and models, built directly on the device."""
+    """A task module bound to a device: seeded inputs and models, built directly on the device.
+    On the CPU, what the task's input and model builders ask of CUDA lands on the CPU (CudaToDevice)."""
 
     def __init__(self, module, device: torch.device):
         self.module = module
         self.device = device
+
+    @contextlib.contextmanager
+    def _on_device(self):
+        """Factory calls without a device build on this one; on the CPU, CUDA placements too."""
+        with (
+            self.device,
+            CudaToDevice(self.device) if self.device.type == "cpu" else contextlib.nullcontext(),
+        ):
+            yield
 
     def _to_device(self, values: list) -> list:
         return [v.to(self.device) if isinstance(v, torch.Tensor) else v for v in values]
 
     def inputs(self, seed: int, alt: int | None = None, scale: float = 1.0) -> list:
         torch.manual_seed(seed)
-        with self.device:
+        with self._on_device():
             values = self.module.get_inputs() if alt is None else self.module.get_alt_inputs()[alt]
         values = self._to_device(list(values))
         if scale != 1.0:
@@ -52,12 +108,12 @@ class TaskProgram:
         if fn is None:
             return 0
         torch.manual_seed(0)
-        with self.device:
+        with self._on_device():
             return len(fn())
 
     def build(self, cls, seed: int) -> torch.nn.Module:
         init, _ = self.init_values(seed)
-        with self.device:
+        with self._on_device():
             model = cls(*init)
         return model.to(self.device) if isinstance(model, torch.nn.Module) else model
 
@@ -66,7 +122,7 @@ class TaskProgram:
         of torch's CPU state, and the device's on CUDA): a model built from that state draws the same
         parameters as `build` gives it, in any process (benchmark.evaluate.candidate_server)."""
         torch.manual_seed(seed)
-        with self.device:
+        with self._on_device():
             init = self._to_device(list(self.module.get_init_inputs()))
         state = {"cpu": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode()}
         if self.device.type == "cuda":
@@ -136,8 +192,7 @@ def paired_arms(
     wherever no other block of its size is free then (an input larger than each output, as a
     reduction's). With a slot each, the arms read different blocks (the reference A and B in turn,
     the candidate B and C, when each clone was made before the last was freed), and where a large
-    input's read speed depended on its block, that would bias the ratio. (Suspected for the row sum's
-    two speeds on the H200; its traces showed them with one block for every call.)"""
+    input's read speed depended on its block, that would bias the ratio."""
     slot: list = []
     return [model_arm(reference, sets, slot=slot), model_arm(candidate, sets, keep=keep, slot=slot)]
 

@@ -15,9 +15,8 @@ regenerates from the seeds must match; otherwise, or when anything fails, it com
 store. What a judge computed itself it offers back in its report (`JudgeReport.reference_offer`).
 
 Outputs are kept only up to `max_entry_bytes` per task: large outputs cost more to move through the
-pipes than an H200 takes to recompute them, and the sandbox reads a result line in time quadratic
-in its length (16 MiB took 3 s on the development machine). The floor and the timings, a few hundred
-bytes, are kept for every task."""
+pipes than a GPU takes to recompute them. The floor and the timings, a few hundred bytes, are kept
+for every task."""
 
 from __future__ import annotations
 

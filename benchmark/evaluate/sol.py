@@ -7,8 +7,8 @@ matrix rate for the task's dtype. Nothing real runs faster, so a candidate timed
 is measuring something other than the task.
 
 Where an input is an index or a mask (an integer or boolean tensor), a task may read only part of
-its other tensors: a gather of 2,048 rows of 4,096 drawn with replacement reads about 39% of them,
-and TorchInductor's kernel for one ran below the whole-tensor floor on the H200. There a floating
+its other tensors (a gather of 2,048 rows of 4,096 drawn with replacement reads about 39% of
+them), and a good kernel runs below the whole-tensor floor. There a floating
 tensor counts only the elements the output depends on: those with a nonzero gradient of the output
 against a random weighting (`read_bytes`). A piecewise function after the gather (a ReLU's zero
 slope) can only lower that count, so the floor stays a floor."""

@@ -1,27 +1,15 @@
 """The one timing protocol, used for the reference, torch.compile and the candidate alike.
 
-On CUDA each timed call is bracketed by a device-wide synchronization, so work the call leaves on
-any stream is counted; the L2 cache is flushed by a write of twice its size before every call;
-calls repeat for at least a minimum time and until the median is stable (its estimated relative
-standard error is under the target), or until a time cap is reached. The minimum time and a
-time-based warm-up matter for short kernels: stopping after a few dozen calls let the speedup of
-one 0.14 ms kernel drift by 10% between runs on the H200. After its first calls the warm-up runs
-as the timed calls do (flush, cover), so the clocks settle at their duty cycle, and it goes on until
-every arm's call time has settled (or a cap). On CUDA each call is launched while the
-device is still busy with the flush and a short device-side wait (longer than the call's launches
-took in warm-up), so the host's launch latency, which moves from process to process (one Triton
-launch was 41 us slower in one run on the H200), is not timed on an idle GPU; work a call put on
-another stream could start under that wait, and the profile pass flags any (`anticheat.kernels`).
-A call's time is measured by events on the current stream (start, and end right after the call);
-the host then times how long a device-wide synchronize still waits once it has seen that stream
-finish (work on side streams). That trailing work is added to the call's time when it exceeds the
-bracket's own latency (calibrated on empty calls) by more than 10 us or 5%, and the anti-cheat
-compares its size with the reference's. The candidate is timed interleaved with the reference
-(`Timer.interleaved`: one call of each per round), so drift between two timings cannot move the
-speedup; the speedup is the median over rounds of the two calls' ratio within a round, and its
-spread over blocks of rounds is recorded. On CUDA the device-side wait is also at least half the
-slower call (`IDLE_SHARE`), so a compute-bound call meets the same power state in every process. On CPU the same loop runs with a monotonic clock, minus
-the cost of an empty call."""
+Each timed call is bracketed by a device-wide synchronization (work left on any stream counts) and
+preceded by an L2 flush (a write of twice its size); on CUDA it is launched behind a short
+device-side wait, so the host's launch latency is not what is timed. Calls repeat for at least a
+minimum time and until the median's relative standard error is under the target, or a cap; a
+time-based warm-up runs the same way until every arm's call time has settled. Trailing work on
+side streams (what a synchronize still waits for once the call's stream is done) is added to the
+call's time and compared with the reference's by the anti-cheat. The candidate is timed
+interleaved with the reference, one call of each per round: the speedup is the median of the
+per-round ratios, its spread over blocks of rounds recorded. On the CPU the same loop runs with a
+monotonic clock, less the cost of an empty call. The measurements behind each rule: dev/LOG.md."""
 
 from __future__ import annotations
 
@@ -47,8 +35,7 @@ class TimingConfig:
     warmup_seconds: float = 0.1  # keep warming up (clocks, caches, lazy init) at least this long
     # then until every arm's call time has settled (`settled`: the median of its last quarter of
     # warm-up calls within steady_tol of the quarter before), for at most steady_max_seconds more
-    # per arm; 0 turns the check off. On the H200 it extended a 1.5 ms matmul's warm-up to 0.26-0.71 s
-    # and no lighter kernel's; alone it did not narrow the matmul's spread (the idle share did).
+    # per arm; 0 turns the check off
     steady_tol: float = 0.005
     steady_max_seconds: float = 0.5
     min_runs: int = 10
@@ -107,10 +94,9 @@ LAUNCH_COVER_MS = 0.1  # shortest device-side wait queued ahead of a call launch
 # longer than a host's launch of one kernel (about 5-40 us from PyTorch or Triton)
 LAUNCH_COVER_MAX_MS = 2.0  # longest: a call whose launches take longer is host-bound, and timed so
 LAUNCH_COVER_FACTOR = 1.5  # the wait covers this multiple of the slowest arm's median launch time
-IDLE_SHARE = 0.5  # and at least this share of the slowest arm's median call: a compute-bound call under
-# the power cap runs as fast as the GPU's recent average power lets it, so the idle time between calls
-# is set by the call, not by how fast this process launches (on the H200 a bf16 matmul's time moved
-# 5% between processes with a wait of 0.12-0.22 ms, the faster the longer the wait)
+IDLE_SHARE = 0.5  # and at least this share of the slowest arm's median call: under the power cap a
+# compute-bound call runs as fast as the GPU's recent power lets it, so the idle time between calls is
+# set by the call, not by how fast this process launches
 
 
 def launch_cover_ms(launch_ms: float, call_ms: float) -> float:
@@ -433,11 +419,9 @@ def least_drifted(
     attempt: Callable[[], Interleaved], alone_ms: float | None, retries: int
 ) -> tuple[Interleaved, int]:
     """The interleaved timing, tried again up to `retries` times while its reference drifted beyond
-    the cap (`drifted`), and the number of tries. On the H200 the interleaved reference of a host-bound
-    model ran 0.55-1.54x its time alone, at random between runs, with the other lanes' host load; the
-    cap read that as the candidate slowing the reference (the reference itself, as candidate, scored
-    0.71). A candidate that does slow the reference slows it in every try; the try with the fastest
-    reference counts, so retrying never gains a candidate more than the cap allows."""
+    the cap (`drifted`), and the number of tries: a host-bound reference drifts at random with the
+    host's load. A candidate that does slow the reference slows it in every try; the try with the
+    fastest reference counts, so retrying never gains a candidate more than the cap allows."""
     best, tries = attempt(), 1
     while tries <= retries and drifted(best, alone_ms):
         timed, tries = attempt(), tries + 1
@@ -450,11 +434,10 @@ SPREAD_BLOCKS = 5  # consecutive blocks of rounds whose ratios give the spread
 
 
 def paired_ratio(a: list[float], b: list[float]) -> float:
-    """The median over rounds of a[i] / b[i], the two arms' calls of one round. On the H200 each call
-    of a row sum ran at one of two speeds 8% apart, at random: a ratio of the arms' medians jumped
-    with which speed held the majority of each arm's calls, while the per-round ratios mix the two
-    speeds symmetrically around the true ratio, so their median stays (0.2% against 6.4% over blocks
-    of 300 rounds); a slow spell that falls on both calls of a round cancels in it too."""
+    """The median over rounds of a[i] / b[i], the two arms' calls of one round: where calls run at
+    one of two speeds at random, a ratio of the arms' medians jumps with which speed held each arm's
+    majority, while the per-round ratios mix the speeds symmetrically around the true ratio; a slow
+    spell that falls on both calls of a round cancels in it too."""
     return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 

@@ -190,7 +190,7 @@ class Zygote:
         self._env = env  # the zygote's environment, computed when it starts
         self._lock = threading.Lock()
         self._running: _Running | None = None
-        self._starting = threading.Event()  # a thread is starting it (its imports take 15 s on the H200)
+        self._starting = threading.Event()  # a thread is starting it (its imports take seconds)
         self.broken: str | None = None  # why no zygote is started any more
         os.register_at_fork(after_in_child=self._forget)
 
@@ -220,8 +220,7 @@ class Zygote:
 
     def fork(self, request: ForkRequest, fds: Descriptors) -> ForkedChild | None:
         """A child forked for `request`, or None: then the caller spawns one. While another thread is
-        starting the zygote, None at once: a lane spawns its child rather than wait for the imports
-        (mix a's pool arm on the H200 spent 15 s of its 44 s waiting so)."""
+        starting the zygote, None at once: a lane spawns its child rather than wait for the imports."""
         if self._starting.is_set():
             return None
         for _ in range(2):  # a zygote found dead is replaced once
@@ -310,8 +309,7 @@ class Zygote:
             running = _Running(proc, ours, env, dead)
             exit_code = proc.poll()  # None: still importing when its parent gave up on it
             running.kill()
-            # On the H200 one zygote's hello read None 1 s into the wait while it still ran: the
-            # reason (end of stream or an error) and the exact wait say which.
+            # the reason (end of stream or an error) and the exact wait tell a crash from a slow start
             self.broken = (
                 f"the zygote did not become ready ({hello if failure is None else repr(failure)}; "
                 f"after {time.monotonic() - t0:.2f} s of {START_TIMEOUT_S:g}, exit code {exit_code})"
@@ -335,8 +333,8 @@ def trace(step: str, t0: float) -> None:
 
 
 def probe_exit_code(pid: int) -> int:
-    """The exit code of a probe child; one still running after PROBE_TIMEOUT_S is killed and named
-    (on the H200 a zygote once never became ready, silently, with builds running beside it)."""
+    """The exit code of a probe child; one still running after PROBE_TIMEOUT_S is killed and named,
+    so a zygote that never becomes ready says so."""
     deadline = time.monotonic() + PROBE_TIMEOUT_S
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -444,8 +442,8 @@ def preload() -> None:
     import torch
 
     # torch.utils.cpp_extension asks torch.cuda.is_available() at import (where it finds CUDA_HOME):
-    # answered through NVML, whose library then keeps a thread of its own (seen on the H100: a thread
-    # named cuda00001800007 from that import on), and a zygote with a thread may not fork. So the
+    # answered through NVML, whose library then keeps a thread of its own, and a zygote with a
+    # thread may not fork. So the
     # imports are told what torch was built for, and the function is restored after them.
     is_available = torch.cuda.is_available
     torch.cuda.is_available = torch.cuda._is_compiled

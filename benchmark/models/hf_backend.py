@@ -68,6 +68,12 @@ def generation_lock(device: str, device_locks: Sequence[tuple[int, str]]) -> Dev
     return DeviceLock(dict(device_locks).get(gpu) if gpu is not None else None)
 
 
+def _names_local_path(spec: str) -> bool:
+    """Whether `spec` can only be a local path: a Hub id is NAME or ORG/NAME, never relative to a
+    folder, absolute, under the home folder or deeper than one slash."""
+    return spec.startswith((".", "/", "~")) or spec.count("/") > 1
+
+
 def weights_fingerprint(path: str) -> dict:
     """Enough to notice that a local checkpoint was overwritten: each file's name, size, mtime."""
     p = Path(path)
@@ -89,6 +95,9 @@ class HFBackend(Backend):
     def __init__(self, path: str, sampling: SamplingParams, options: BackendOptions):
         if not path:
             raise ValueError("hf needs a model: --model hf:DIR or hf:ORG/NAME")
+        if _names_local_path(path) and not Path(path).expanduser().exists():
+            what = "GGUF file" if path.endswith(".gguf") else "folder"
+            raise BackendError(f"hf:{path}: no such {what}: {Path(path).expanduser().absolute()}")
         self.path = path
         self.sampling = sampling
         self.options = options

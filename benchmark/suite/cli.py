@@ -1,11 +1,14 @@
-"""The suite's tooling, a CLI over benchmark.suite's modules:
+"""The suite's tooling: list, check, measure, document and export a suite of tasks.
 
-python -m benchmark.suite list      [--suite S] [--level N] [--tasks GLOB]
+python -m benchmark.suite list      [--suite S] [--level N] [--tasks GLOB]  # one line per task, with a header
 python -m benchmark.suite validate  [--suite S] [--device cpu|cuda] [--fast] [--json-out F] [--out DIR]
 python -m benchmark.suite profile   [--out DIR]                 # on a GPU: peak bandwidth and matrix rates
 python -m benchmark.suite manifest  [--suite S] [--out DIR]     # on a GPU: validate, time, SOL -> manifest.json
-python -m benchmark.suite docs      [--suite S]                 # docs/suite.md from the suite and manifest
-python -m benchmark.suite export    --out DIR                   # the suite as a Hub-layout parquet dataset"""
+python -m benchmark.suite recount   [--suite S] [--dry-run]     # on the CPU: least bytes and floors again
+python -m benchmark.suite docs      [--suite S] [--out FILE]    # docs/suite.md from the suite and manifest
+python -m benchmark.suite export    --out DIR                   # the suite as a Hub-layout parquet dataset
+
+S is a folder of task files or hf:ORG/NAME[@REV]; without --suite, the built-in suite."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchmark.environment import torch_versions
+from benchmark.flags import SUITE_HELP, add_device, add_out, add_quiet
 from benchmark.suite.catalog import Suite, load_suite
 from benchmark.task import Task
 
@@ -72,6 +76,25 @@ def _write_json(data, path: Path | None) -> None:
         log.info("wrote %s", path)
 
 
+LIST_COLUMNS = (("task", 56), ("level", 6), ("dtype", 9), ("difficulty", 11), ("tags", 0))
+LIST_HEADER = "".join(f"{name:<{width}}" for name, width in LIST_COLUMNS).rstrip()
+LIST_LEGEND = "difficulty 1 (easy) to 3 (hard), '-' where the task does not say; level '?' likewise"
+
+
+def list_row(task: Task) -> str:
+    """One task under LIST_HEADER's columns."""
+    values = (
+        task.task_id,
+        task.level if task.level is not None else "?",
+        task.dtype,
+        task.difficulty if task.difficulty is not None else "-",
+        ",".join(task.tags),
+    )
+    return "".join(
+        f"{v!s:<{width}}" if width else str(v) for v, (_, width) in zip(values, LIST_COLUMNS, strict=True)
+    ).rstrip()
+
+
 def cmd_list(args) -> int:
     suite, tasks = _select(args)
     if args.json:
@@ -91,12 +114,10 @@ def cmd_list(args) -> int:
             )
         )
         return 0
+    print(LIST_HEADER)
     for t in tasks:
-        print(
-            f"{t.task_id:<56} L{t.level if t.level is not None else '?'}  {t.dtype:<9} "
-            f"d{t.difficulty if t.difficulty is not None else '-'}  {','.join(t.tags)}"
-        )
-    print(f"{len(tasks)} tasks in {suite.root} (version {suite.version})")
+        print(list_row(t))
+    print(f"{len(tasks)} tasks in {suite.root} (version {suite.version}); {LIST_LEGEND}")
     for e in suite.errors:
         print(f"unreadable: {e}")
     return 1 if suite.errors else 0
@@ -128,7 +149,7 @@ def cmd_validate(args) -> int:
         config.device,
         " (fast)" if config.fast else "",
     )
-    reports = validate_tasks(tasks, config, progress=not args.no_progress)
+    reports = validate_tasks(tasks, config, progress=not args.quiet)
     reports += [load_error_report(e) for e in suite.errors]
     _emit(format_table(reports), args.out, "validate.txt")
     json_out = args.json_out or (args.out / "validate.json" if args.out else None)
@@ -215,7 +236,7 @@ def cmd_manifest(args) -> int:
         if len(state["pending"]) >= args.checkpoint_every:
             checkpoint()
 
-    reports = validate_tasks(tasks, config, progress=not args.no_progress, on_report=on_report)
+    reports = validate_tasks(tasks, config, progress=not args.quiet, on_report=on_report)
     # A run over part of the suite keeps the other entries; a full run drops entries of removed tasks.
     checkpoint(prune=len(tasks) == len(suite.tasks))
     log.info("wrote %s", manifest_path)
@@ -269,9 +290,9 @@ def cmd_docs(args) -> int:
     suite = load_suite(args.suite)
     manifest = load_manifest(args.manifest or manifest_path_for(suite.root))
     text = render(suite, manifest, gpu=args.gpu)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text)
-    log.info("wrote %s", args.output)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    log.info("wrote %s", args.out)
     return 0
 
 
@@ -295,11 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def suite_args(sp, select: bool = True):
-        sp.add_argument(
-            "--suite",
-            default=None,
-            help="folder of task files, or hf:ORG/NAME[@REV] (default: the built-in suite)",
-        )
+        sp.add_argument("--suite", default=None, help=SUITE_HELP)
         if select:
             sp.add_argument(
                 "--level", type=int, action="append", default=[], help="only this level (repeatable)"
@@ -317,19 +334,24 @@ def build_parser() -> argparse.ArgumentParser:
             )
 
     def run_args(sp):
-        sp.add_argument(
-            "--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available"
-        )
+        add_device(sp)
         sp.add_argument("--seed", type=int, default=0, help="model seed; inputs use seed + 1000 and up")
         sp.add_argument("--timeout", type=float, default=300.0, help="seconds per task")
         sp.add_argument("--timing-seconds", type=float, default=0.3, help="timing budget per task reference")
         sp.add_argument("--json-out", type=Path, default=None, help="write every task's report as JSON")
-        sp.add_argument("--out", type=Path, default=None, help="folder for the log, table and JSON report")
-        sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+        add_out(sp, "folder for the log, table and JSON report")
+        add_quiet(sp, old=("--no-progress",))
 
-    sp = sub.add_parser("list", help="list the tasks of a suite")
+    devices_help = "folder of device profiles (default: the profiles shipped with the benchmark)"
+    manifest_help = "the suite's measurements file (default: manifest.json in the suite folder)"
+
+    sp = sub.add_parser(
+        "list",
+        help="list the tasks of a suite",
+        description="One line per task: its id, level, dtype, difficulty (1 easy to 3 hard) and tags.",
+    )
     suite_args(sp)
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="the list as JSON instead of a table")
     sp.set_defaults(func=cmd_list, out=None)
 
     sp = sub.add_parser("validate", help="check that every task is sound (exit 1 if any is not)")
@@ -341,19 +363,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_validate)
 
     sp = sub.add_parser("profile", help="measure this GPU's peak bandwidth and matrix rates")
-    sp.add_argument(
-        "--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)"
-    )
-    sp.add_argument("--out", type=Path, default=None, help="folder for the log and a copy of the profile")
+    sp.add_argument("--devices-dir", type=Path, default=None, help=devices_help)
+    add_out(sp, "folder for the log and a copy of the profile")
     sp.set_defaults(func=cmd_profile)
 
     sp = sub.add_parser("manifest", help="validate, time and count every task; merge into manifest.json")
     suite_args(sp)
     run_args(sp)
-    sp.add_argument("--manifest", type=Path, default=None, help="default: manifest.json in the suite folder")
-    sp.add_argument(
-        "--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)"
-    )
+    sp.add_argument("--manifest", type=Path, default=None, help=manifest_help)
+    sp.add_argument("--devices-dir", type=Path, default=None, help=devices_help)
     sp.add_argument(
         "--checkpoint-every", type=int, default=20, help="save the manifest after this many tasks"
     )
@@ -367,37 +385,43 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser(
         "recount",
-        help="count least bytes again on the CPU and refresh each GPU's floor (after a change of "
-        "benchmark.evaluate.sol; FLOPs, times and validity stay as measured)",
+        help="count each task's least bytes again on the CPU and refresh each GPU's floor (after the "
+        "byte counting changed; FLOPs, times and validity stay as measured)",
     )
     suite_args(sp)
-    sp.add_argument("--manifest", type=Path, default=None, help="default: manifest.json in the suite folder")
-    sp.add_argument(
-        "--devices-dir", type=Path, default=None, help="where profiles live (default benchmark/devices)"
-    )
+    sp.add_argument("--manifest", type=Path, default=None, help=manifest_help)
+    sp.add_argument("--devices-dir", type=Path, default=None, help=devices_help)
     sp.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
     sp.set_defaults(func=cmd_recount, out=None)
 
     sp = sub.add_parser("docs", help="write the suite's tables (docs/suite.md)")
     suite_args(sp, select=False)
-    sp.add_argument("--manifest", type=Path, default=None, help="default: manifest.json in the suite folder")
-    sp.add_argument("--gpu", default=None, help="device slug to report (default: the one with most tasks)")
-    sp.add_argument("--output", type=Path, default=Path("docs/suite.md"))
-    sp.set_defaults(func=cmd_docs, out=None)
+    sp.add_argument("--manifest", type=Path, default=None, help=manifest_help)
+    sp.add_argument(
+        "--gpu",
+        default=None,
+        help="GPU to report, as named in the manifest (default: the one with most tasks)",
+    )
+    add_out(
+        sp, "the page to write (default: docs/suite.md)", default=Path("docs/suite.md"), old=("--output",)
+    )
+    sp.set_defaults(func=cmd_docs)
 
     sp = sub.add_parser("export", help="write the suite as a Hub-layout parquet dataset folder")
     suite_args(sp, select=False)
-    sp.add_argument("--manifest", type=Path, default=None, help="default: manifest.json in the suite folder")
-    sp.add_argument("--out", type=Path, required=True)
+    sp.add_argument("--manifest", type=Path, default=None, help=manifest_help)
+    add_out(sp, "folder to write the dataset into", required=True)
     sp.set_defaults(func=cmd_export)
     return p
 
 
+LOGGED_BESIDE_OUT = ("validate", "profile", "manifest")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _setup_logging(
-        args.out if args.command != "export" else None, args.command
-    )  # export's --out is the dataset
+    # The log goes beside the output of the commands whose --out is a folder for their reports.
+    _setup_logging(args.out if args.command in LOGGED_BESIDE_OUT else None, args.command)
     try:
         return args.func(args)
     except FileNotFoundError as e:

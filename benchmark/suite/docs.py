@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 
 from benchmark.evaluate.device_profile import DeviceProfile
 from benchmark.stats import geomean, quantile
@@ -53,7 +54,7 @@ def pick_gpu(manifest: Manifest, gpu: str | None = None) -> str | None:
     return counts.most_common(1)[0][0] if counts else None
 
 
-def _composition(tasks: list[Task]) -> list[str]:
+def _composition(tasks: list[Task], families: Mapping[str, str] | None = None) -> list[str]:
     out = ["## Tasks per level", ""]
     rows = []
     for lv in [*_levels(tasks), "all"]:
@@ -73,11 +74,17 @@ def _composition(tasks: list[Task]) -> list[str]:
             ]
         )
     out += _table(["level", "tasks", *DTYPES, "bf16+fp16 share", "difficulty 1/2/3", "with alt shapes"], rows)
-    out += ["", "## Tasks per family and level", "", "A task's family is its first tag.", ""]
+    note = (
+        "A task's family is the one recorded with it when it was generated."
+        if families is not None
+        else "A task's family is its first tag."
+    )
+    out += ["", "## Tasks per family and level", "", note, ""]
     levels = _levels(tasks)
     by_family: dict[str, Counter] = defaultdict(Counter)
     for t in tasks:
-        by_family[family(t)][t.level] += 1
+        name = families.get(t.task_id) if families is not None else None
+        by_family[name or family(t)][t.level] += 1
     rows = [[f, *(c[lv] or "" for lv in levels), sum(c.values())] for f, c in sorted(by_family.items())]
     out += _table(["family", *(_level_name(lv) for lv in levels), "total"], rows)
     return out
@@ -238,12 +245,18 @@ def render(suite: Suite, manifest: Manifest, gpu: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def statistics(tasks: list[Task], manifest: Manifest, gpu: str | None = None) -> list[str]:
+def statistics(
+    tasks: list[Task],
+    manifest: Manifest,
+    gpu: str | None = None,
+    families: Mapping[str, str] | None = None,
+) -> list[str]:
     """The page's tables of a set of tasks as markdown lines: composition, and where the manifest has
     GPU measurements, eager time and fraction of the speed of light. Dataset cards show the same
-    tables for their tasks."""
+    tables for their tasks; `families` (task id -> family) replaces the first tag where the tasks'
+    generator knows their family (every synthesized task's first tag is the same)."""
     tasks = sorted(tasks, key=lambda t: (t.level is None, t.level or 0, t.task_id))
-    lines = [*_composition(tasks), ""]
+    lines = [*_composition(tasks, families), ""]
     slug = pick_gpu(manifest, gpu)
     rec = _measured(tasks, manifest, slug) if slug else {}
     if not rec:

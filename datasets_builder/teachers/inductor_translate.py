@@ -555,6 +555,13 @@ def _kernels(tree: ast.Module) -> dict[str, Kernel]:
     return kernels
 
 
+def check_translatable(task_source: str) -> None:
+    """Raise InductorSkip where the translator cannot copy Model.__init__ (with the constants it
+    reads) or forward's signature from the task's source, before anything is compiled."""
+    _init_source(task_source)
+    _forward_signature(task_source)
+
+
 def _init_source(task_source: str) -> tuple[str, list[str]]:
     """ModelNew.__init__ copied from the task's Model.__init__, and the module-level constants it reads."""
     tree = ast.parse(task_source)

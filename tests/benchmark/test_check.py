@@ -48,3 +48,66 @@ def test_missing_file_is_a_usage_error(data_dir, tmp_path):
         "--task", str(data_dir / "suite" / "level1" / "scale_shift.py"), "--candidate", str(tmp_path / "x.py")
     )
     assert out.returncode == 2 and "does not exist" in out.stderr
+
+
+def last_json(out) -> dict:
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_json_answers_a_json_line_on_every_error(data_dir, tmp_path):
+    task = str(data_dir / "suite" / "level1" / "scale_shift.py")
+    out = check("--task", task, "--candidate", str(tmp_path / "x.py"), "--json")
+    assert out.returncode == 2
+    assert last_json(out) == {"verdict": None, "error": f"candidate file {tmp_path / 'x.py'} does not exist"}
+    out = check("--candidate", str(tmp_path / "x.py"), "--json")  # a usage error: no --task
+    assert out.returncode == 2 and "--task" in last_json(out)["error"] and last_json(out)["verdict"] is None
+
+
+KERNELBENCH_TASK = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+
+    def forward(self, a, b):
+        return a + b
+
+
+def get_inputs():
+    a = torch.randn(1, 128).cuda()
+    b = torch.randn(1, 128).cuda()
+    return [a, b]
+
+
+def get_init_inputs():
+    return []
+"""
+ADD = """import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, a, b):
+        return a + b
+"""
+
+
+def test_a_kernelbench_task_that_calls_cuda_is_checked_on_the_cpu(tmp_path):
+    (tmp_path / "task.py").write_text(KERNELBENCH_TASK)
+    (tmp_path / "candidate.py").write_text(ADD)
+    out = check(
+        "--task",
+        str(tmp_path / "task.py"),
+        "--candidate",
+        str(tmp_path / "candidate.py"),
+        "--device",
+        "cpu",
+        "--no-strict",
+        "--no-timing",
+        "--trials",
+        "2",
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    assert last_json(out)["verdict"] == "pass"

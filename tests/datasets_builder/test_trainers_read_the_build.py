@@ -2,22 +2,19 @@
 on hand-made rows: the trainers' command lines, given recipes that name a build's folder (the tiny
 CPU build, and the committed H200 build where it is in the repository) with the shipped recipes'
 configuration and split, take one SFT step on its `sft` rows and one GRPO step on its `rl_prompts`
-rows, with the tiny random model of the trainer tests (scripts/synthetic.py). Rewards come from a
+rows, with the tiny random model of the trainer tests (experiments/synthetic.py). Rewards come from a
 function here (the verifier is tested on its own); it sees the build's tasks."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import datasets
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-
-from synthetic import build_model, build_tokenizer, kernel_corpus, save_model_folder  # noqa: E402
+from experiments.synthetic import build_model, build_tokenizer, kernel_corpus, save_model_folder
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 CPU = dict(

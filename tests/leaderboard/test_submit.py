@@ -11,9 +11,9 @@ from benchmark import metrics
 from benchmark.host import source_path
 from benchmark.task import sha256_text
 from leaderboard import submit as submit_mod
+from leaderboard.run_checks import ValidationError
 from leaderboard.submission import NO_CODE, load_submission
 from leaderboard.submit import slugify, submit
-from leaderboard.validate import ValidationError
 
 RELU = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x.clamp_min(0)\n"
 
@@ -103,9 +103,7 @@ def test_slugify():
 def test_cli_reports_refusal_and_success(make_run, registry, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(submit_mod.SuiteRegistry, "load", classmethod(lambda cls, *a, **k: registry))
     bad = make_run(suite_version="0000000000000000")
-    assert (
-        submit_mod.main([str(bad), "--name", "x", "--out-dir", str(tmp_path / "subs"), "--without-code"]) == 2
-    )
+    assert submit_mod.main([str(bad), "--name", "x", "--out", str(tmp_path / "subs"), "--without-code"]) == 2
     assert "unknown suite version '0000000000000000'" in capsys.readouterr().err
     good = make_run()
     assert (
@@ -114,7 +112,7 @@ def test_cli_reports_refusal_and_success(make_run, registry, tmp_path, capsys, m
                 str(good),
                 "--name",
                 "x",
-                "--out-dir",
+                "--out",
                 str(tmp_path / "subs"),
                 "--without-code",
                 "--label",

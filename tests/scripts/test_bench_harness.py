@@ -7,13 +7,10 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-from pathlib import Path
 
+import bench_harness as bh
 import pytest
 from torch.utils import cpp_extension
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import bench_harness as bh  # noqa: E402
 
 
 def test_drift_reports_blocks_and_every_round(tmp_path, monkeypatch, capsys):

@@ -5,13 +5,10 @@ three parts (the suite, mix a and a stand-in KernelBench checkout)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
+import bench_speed as sp
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import bench_speed as sp  # noqa: E402
 
 
 def test_ratio_and_its_interval():

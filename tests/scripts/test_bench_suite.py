@@ -3,13 +3,8 @@ measured samples' cost weighed by level, the bootstrap interval, a level that wa
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+import bench_suite as bs
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import bench_suite as bs  # noqa: E402
 
 
 def test_sample_takes_the_fraction_of_every_level_and_is_seeded():

@@ -13,8 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import bench_verifier as bv  # noqa: E402
+import bench_verifier as bv
 
 SCRIPT = Path(bv.__file__)
 

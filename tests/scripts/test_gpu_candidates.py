@@ -5,15 +5,11 @@ throughput set as it was."""
 from __future__ import annotations
 
 import collections
-import sys
-from pathlib import Path
 
+import gpu_candidates as gc
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import gpu_candidates as gc  # noqa: E402
-
-from benchmark.suite import BUILTIN_SUITE  # noqa: E402
+from benchmark.suite import BUILTIN_SUITE
 
 MIXES = {
     "a": (

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+import kernelbench_eval as ke
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import kernelbench_eval as ke  # noqa: E402
 
 
 def test_run_through_a_stand_in_evaluator(kernelbench_stand_in, tmp_path):

@@ -6,13 +6,9 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import trace_split  # noqa: E402
+import trace_split
 
 
 def noisy_run(rng: random.Random, p_ref: float, p_cand: float, rounds: int = 200) -> dict:

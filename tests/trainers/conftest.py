@@ -1,17 +1,12 @@
 """Fixtures for the trainer tests: a byte-level tokenizer and a tiny random Qwen2 model built in
-code (scripts/synthetic.py, which the demos and the smoke recipe's inputs use too), a small kernel
+code (experiments/synthetic.py, which the demos and the smoke recipe's inputs use too), a small kernel
 chat corpus, and CPU-friendly trainer configs."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-
-from synthetic import build_model, build_tokenizer, kernel_corpus, save_model_folder  # noqa: E402
+from experiments.synthetic import build_model, build_tokenizer, kernel_corpus, save_model_folder
 
 TINY = dict(initializer_range=0.1)  # larger than the 0.02 default, so that LoRA alone can move the loss
 

@@ -33,7 +33,7 @@ def test_help_is_short_and_names_the_projects_options(module, own, inherited, ca
     assert text.startswith(f"usage: python -m {name} --config RECIPE.yaml")
     options = [line.split()[0] for line in text.splitlines() if line.startswith("  --")]
     assert options[0] == "--config"
-    assert set(own) <= set(options) and {"--model_name_or_path", "--output_dir"} <= set(options)
+    assert set(own) <= set(options) and {"--model_name_or_path", "--out", "--quiet"} <= set(options)
     assert inherited not in text, "TRL's and transformers' own options belong to --help-all"
     assert "--help-all" in text and len(text.splitlines()) < 250
 

@@ -128,7 +128,8 @@ def test_lora_trains_adapters_only_and_merges_on_save(tiny_model, tokenizer, dat
 def _sgd_steps(tokenizer, corpus, make_config, steps, **overrides):
     """Parameter change, losses and first log of plain SGD steps (lr 1, so one step's change is -grad)."""
     from datasets import Dataset
-    from synthetic import build_model  # scripts/, on the path through conftest.py
+
+    from experiments.synthetic import build_model
 
     model = build_model(len(tokenizer), seed=0, initializer_range=0.1)
     before = _snapshot(model)

@@ -44,8 +44,8 @@ class KernelEvidence:
 
 class KernelProfile:
     """One profiled call, in three steps so that only the call itself needs the device lock (the
-    profiler's start and stop took about 2 s of host work per sample on the H200, and a shared hold
-    that long stalls every lane behind a timing that waits for it). A marker launched on the current
+    profiler's start and stop take seconds of host work, and a shared hold that long stalls every
+    lane behind a timing that waits for it). A marker launched on the current
     stream just before the call names that stream in the profiler's terms (its CUPTI stream id), so
     work elsewhere can be told apart. Runs where the call runs; the records it returns are judged
     elsewhere (`evidence`)."""

@@ -1,4 +1,4 @@
-"""Build and run are limited apart (issue 13): a timeout names the limit it hit, waiting for another
+"""Build and run are limited apart: a timeout names the limit it hit, waiting for another
 process's build is not charged, a builder killed mid-build blocks nobody, and extensions that share
 a name each get their own build and their own verdict."""
 

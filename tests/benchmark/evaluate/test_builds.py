@@ -1,4 +1,4 @@
-"""Faster builds (issue 14): main.cpp from a shared precompiled header where gcc can use it and from
+"""Faster builds: main.cpp from a shared precompiled header where gcc can use it and from
 the header itself where it cannot, with the same verdicts and the same object code; the route part
 of the build cache's key; a .cu's torch/extension.h tried as torch/types.h, the source as written
 whenever that fails; build jobs that never oversubscribe the build cores; one GPU architecture."""

@@ -9,6 +9,7 @@ import dataclasses
 import types
 
 import pytest
+import torch
 
 from benchmark.evaluate.harness import evaluate
 from benchmark.evaluate.link import RemoteArm
@@ -211,3 +212,52 @@ def test_a_candidate_killed_by_the_host_is_named_so(task, lenient):
     v = evaluate(task, KILLED_CANDIDATE, lenient)
     assert v.status is Status.RUNTIME_ERROR
     assert "killed by SIGKILL (SIGKILL: the host's out-of-memory killer, most likely)" in v.error, v.error
+
+
+KERNELBENCH_CUDA_TASK = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x * 2.0 + 1.0
+
+
+def get_inputs():
+    return [torch.randn(64, 33).cuda()]
+
+
+def get_init_inputs():
+    return []
+"""
+SCALE_SHIFT = """
+import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return x * 2.0 + 1.0
+"""
+
+
+def test_a_kernelbench_task_that_calls_cuda_is_judged_on_the_cpu(tmp_path, lenient):
+    path = tmp_path / "model_ex_scale_shift.py"
+    path.write_text(KERNELBENCH_CUDA_TASK)
+    v = evaluate(load_task(path), SCALE_SHIFT, lenient)
+    assert v.status is Status.PASS, v.error
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_cuda_in_a_tasks_forward_on_the_cpu_is_a_one_line_task_error(tmp_path, lenient):
+    from benchmark.evaluate.harness import TaskError
+
+    path = tmp_path / "forward_on_cuda.py"
+    path.write_text(KERNELBENCH_CUDA_TASK.replace("return x * 2.0 + 1.0", "return (x * 2.0 + 1.0).cuda()"))
+    with pytest.raises(TaskError) as failed:
+        evaluate(load_task(path), SCALE_SHIFT, lenient)
+    assert str(failed.value).startswith("reference failed: the task asks for CUDA in its own code")
+    assert "\n" not in str(failed.value)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import json
-import sys
 import textwrap
 from pathlib import Path
 
@@ -597,13 +596,13 @@ def _prompt_examples() -> dict[str, str]:
     return examples
 
 
-def _script_candidates() -> dict[str, str]:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import gpu_candidates
-        import synthetic
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
+def _generated_candidates() -> dict[str, str]:
+    """The kernels of the verifier's benchmark mixes (scripts/gpu_candidates.py) and of the synthetic
+    training corpus (experiments/synthetic.py)."""
+    import gpu_candidates
+
+    from experiments import synthetic
+
     sets = [
         gpu_candidates.throughput_set("v"),
         gpu_candidates.cold_inline_set("v"),
@@ -642,7 +641,7 @@ def honest_corpus() -> dict[str, str]:
         for p in _python_files(TESTS / "benchmark" / "data" / "candidates")
     }
     corpus |= {f"prompt/{k}": v for k, v in _prompt_examples().items()}
-    corpus |= {f"scripts/{k}": v for k, v in _script_candidates().items()}
+    corpus |= {f"generated/{k}": v for k, v in _generated_candidates().items()}
     corpus |= {f"leaderboard/{k}": v for k, v in _leaderboard_completions().items()}
     return corpus
 

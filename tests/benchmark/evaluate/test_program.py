@@ -1,8 +1,10 @@
 """The timing arms' input slot: both arms of an interleaved timing clone into one slot, the last clone
-freed before the next is made, so the caching allocator hands every call of a round the same block."""
+freed before the next is made, so the caching allocator hands every call of a round the same block.
+And a task's builders on the CPU: what they place on CUDA lands on the CPU."""
 
 from __future__ import annotations
 
+import types
 import weakref
 
 import pytest
@@ -82,3 +84,55 @@ def test_on_cuda_both_arms_read_the_same_block_in_every_round():
         timer.interleaved(paired_arms(ref, cand, sets_on("cuda"), keep={}))
     ref_ptrs, cand_ptrs = {p for p, _ in ref.seen[-12:]}, {p for p, _ in cand.seen[-12:]}  # the timed rounds
     assert len(ref_ptrs) == 1 and ref_ptrs == cand_ptrs
+
+
+# A KernelBench-format task as the KernelBench examples write them: inputs and weights made on CUDA.
+CUDA_TASK = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.scale = nn.Parameter(torch.full((n,), 2.0).cuda())
+        self.shift = nn.Linear(n, n).cuda()
+
+    def forward(self, x):
+        return x * self.scale + 1.0
+
+
+def get_inputs():
+    return [torch.randn(4, 8).cuda(), torch.ones(8, device="cuda"), torch.zeros(2).to("cuda")]
+
+
+def get_init_inputs():
+    return [8]
+"""
+
+
+def task_module(source: str) -> types.ModuleType:
+    module = types.ModuleType("cuda_task")
+    exec(compile(source, "cuda_task.py", "exec"), module.__dict__)
+    return module
+
+
+def test_on_the_cpu_a_tasks_cuda_placements_land_on_the_cpu():
+    task = program.TaskProgram(task_module(CUDA_TASK), torch.device("cpu"))
+    inputs = task.inputs(seed=0)
+    assert [x.device.type for x in inputs] == ["cpu"] * 3
+    model = task.build(task.module.Model, seed=0)
+    assert {p.device.type for p in model.parameters()} == {"cpu"}
+    assert torch.equal(model(inputs[0]), inputs[0] * 2.0 + 1.0)
+    assert task.init_values(seed=0)[0] == [8]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_cuda_outside_the_tasks_builders_fails_and_is_named_in_one_line():
+    program.TaskProgram(task_module(CUDA_TASK), torch.device("cpu")).inputs(seed=0)
+    with pytest.raises((AssertionError, RuntimeError)) as e:  # nothing is left redirected afterwards
+        torch.zeros(1).cuda()
+    message = program.cuda_on_cpu(e.value, torch.device("cpu"))
+    assert "asks for CUDA in its own code" in message and "--device cuda" in message and "\n" not in message
+    assert program.cuda_on_cpu(ValueError("bad shape"), torch.device("cpu")) is None
+    assert program.cuda_on_cpu(e.value, torch.device("cuda")) is None

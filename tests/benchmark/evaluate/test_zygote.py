@@ -356,7 +356,12 @@ def test_zygote_death_mid_job_is_a_runtime_error_and_a_new_zygote_follows(fresh_
     hang = (data_dir / "candidates" / "hang.py").read_text()
     with ThreadPoolExecutor(1) as pool:
         pending = pool.submit(evaluate, task, hang, config)
-        workers = wait_for(lambda: fresh_zygote.pid and descendants(fresh_zygote.pid), what="the fork")[0]
+        # both workers of the pair forked (the candidate's process first, then the judge): a kill
+        # between the two forks leaves the judge to a new zygote, and the hang to its run limit
+        workers = wait_for(
+            lambda: fresh_zygote.pid and len((d := descendants(fresh_zygote.pid) or [[]])[0]) >= 2 and d,
+            what="both forks",
+        )[0]
         first = fresh_zygote.pid
         os.kill(first, signal.SIGKILL)
         verdict = pending.result(timeout=60)

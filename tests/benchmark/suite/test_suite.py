@@ -44,6 +44,15 @@ def test_list_command(capsys):
     assert main(["list", "--suite", str(FIXTURES / "good"), "--level", "1"]) == 0
     out = capsys.readouterr().out
     assert "level1/row_softmax" in out and "level2/" not in out and "2 tasks" in out
+    header, *rows = out.splitlines()
+    assert header.split() == ["task", "level", "dtype", "difficulty", "tags"]
+    bf16 = next(r for r in rows if r.startswith("level1/scale_shift_bf16"))
+    # each value sits under its column's name, and the legend says what the columns hold
+    assert bf16[header.index("level") :].startswith("1 ") and bf16[header.index("dtype") :].startswith(
+        "bfloat16"
+    )
+    assert bf16[header.index("tags") :] == "elementwise,broadcast"
+    assert "difficulty 1 (easy) to 3 (hard)" in out
     assert main(["list", "--suite", str(FIXTURES / "good"), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {r["task_id"] for r in rows} >= {"level2/linear_tanh_sum"}
@@ -59,7 +68,7 @@ def test_validate_command_on_an_external_folder(tmp_path, capsys):
             "--device",
             "cpu",
             "--fast",
-            "--no-progress",
+            "--quiet",
             "--out",
             str(out),
         ]
@@ -81,7 +90,7 @@ def test_validate_command_fails_on_a_bad_task(tmp_path):
             "--device",
             "cpu",
             "--fast",
-            "--no-progress",
+            "--quiet",
             "--tasks",
             "zero_output",
             "--json-out",

@@ -14,6 +14,7 @@ from benchmark.verdict import Status
 
 HERE = Path(__file__).parent
 SCALE_SHIFT = HERE.parent / "benchmark" / "data" / "suite" / "level1" / "scale_shift.py"
+BACKWARD_TASK = HERE.parent / "benchmark" / "data" / "backward" / "rmsnorm_backward_fp32.py"
 
 CPU_HONEST = ["cpu_cpp_scale_shift", "cpu_cpp_two_steps", "cpu_kb_style_scale_shift"]
 GPU_HONEST = {
@@ -47,3 +48,18 @@ def test_honest_gpu_candidate_passes_clean(name, fast_eval):
     assert verdict.flags == ()
     assert verdict.speedup and verdict.speedup > 0.2
     print(f"{name}: speedup {verdict.speedup:.2f}x on {task.task_id}")
+
+
+@pytest.mark.slow
+def test_honest_cpu_backward_candidate_passes_clean(fast_eval):
+    """A backward task (gradients of the input and of a parameter, returned as a tuple) checked and
+    timed like any other: a hand-written C++ RMSNorm backward passes with no flag."""
+    verdict = evaluate(
+        load_task(BACKWARD_TASK), (HERE / "cpu_cpp_rmsnorm_backward.py").read_text(), fast_eval
+    )
+    assert verdict.status is Status.PASS, verdict.error
+    assert verdict.flags == ()
+    assert (
+        verdict.correctness.passed == verdict.correctness.trials
+        and verdict.correctness.reference == "float64"
+    )

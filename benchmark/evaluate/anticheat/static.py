@@ -86,6 +86,39 @@ PLAIN_DECORATORS = {"staticmethod", "classmethod", "property"}
 COMPUTED_NAME_CALLS = {"operator.attrgetter", "operator.methodcaller"}
 
 
+def canonical(full: str) -> str:
+    """`full` named as what it is, where it reaches torch or torch.nn.functional through one of
+    torch.nn's submodules, which import them under their own names: torch.nn.modules.module.torch
+    is torch, so `torch.nn.modules.module.torch.enable_grad` is `torch.enable_grad` and
+    `torch.nn.modules.conv.F.conv2d` is `torch.nn.functional.conv2d` (else the `torch.nn.` prefix
+    the rules allow would let any torch function through). Only attributes of torch's own modules
+    are looked up; a name that does not resolve is left as it is."""
+    parts = full.split(".")
+    if len(parts) < 4 or parts[:2] != ["torch", "nn"]:
+        return full
+    import types
+
+    import torch
+
+    obj: object = torch
+    for i, part in enumerate(parts[1:], start=1):
+        if not isinstance(obj, types.ModuleType) or not obj.__name__.startswith("torch"):
+            return full  # past torch's modules: a class or function's attribute is not followed
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return full
+        here = ".".join(parts[: i + 1])
+        if isinstance(obj, types.ModuleType) and obj.__name__ != here:
+            return canonical(".".join([obj.__name__, *parts[i + 1 :]]))
+        home, name = getattr(obj, "__module__", None), getattr(obj, "__name__", None)
+        last = i == len(parts) - 1
+        if last and callable(obj) and isinstance(home, str) and isinstance(name, str):
+            parent = ".".join(parts[:i])
+            if home.startswith("torch") and parent not in (home, FUNCTIONAL):
+                return f"{home}.{name}"  # a torch function imported by name into a torch.nn module
+    return full
+
+
 def _is_main_guard(test: ast.AST) -> bool:
     """`__name__ == "__main__"`, either way round."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
@@ -137,8 +170,8 @@ class _Analyzer(ast.NodeVisitor):
             return None
         head, _, rest = dotted.partition(".")
         if head in self.aliases:
-            return self.aliases[head] + ("." + rest if rest else "")
-        return dotted
+            return canonical(self.aliases[head] + ("." + rest if rest else ""))
+        return canonical(dotted)
 
     # imports
     def _check_module(self, module: str, node: ast.AST) -> None:

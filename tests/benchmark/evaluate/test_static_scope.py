@@ -88,6 +88,41 @@ def test_functional_used_in_forward_is_flagged(forward, detail):
     assert findings(body) == [("torch_compute_op", detail)]
 
 
+@pytest.mark.parametrize(
+    ("forward", "detail"),
+    [
+        ("return torch.nn.modules.module.torch.sigmoid(x)", "calls torch.sigmoid"),
+        ("with torch.nn.modules.module.torch.enable_grad(): return ext.f(x)", "calls torch.enable_grad"),
+        ("return nn.modules.activation.F.silu(x)", "uses torch.nn.functional.silu"),
+        ("return torch.nn.modules.rnn._VF.tanh(x)", "calls torch._VF.tanh"),
+    ],
+)
+def test_torch_reached_through_a_torch_nn_submodule_is_named_as_what_it_is(forward, detail):
+    """torch.nn's submodules import torch and torch.nn.functional under their own names: the
+    `torch.nn.` prefix the rules allow must not let those through."""
+    body = f"""
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            {forward}
+    """
+    assert findings(body) == [("torch_compute_op", detail)]
+
+
+def test_torch_nn_classes_and_init_stay_allowed():
+    body = """
+    class ModelNew(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.parameter.Parameter(torch.empty(4))
+            torch.nn.init.normal_(self.w)
+            self.lin = torch.nn.modules.linear.Linear(4, 4)
+
+        def forward(self, x):
+            return ext.f(x)
+    """
+    assert findings(body) == []
+
+
 def test_a_name_imported_from_functional_is_flagged_where_used():
     body = """
     from torch.nn.functional import relu

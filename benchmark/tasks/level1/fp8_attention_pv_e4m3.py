@@ -14,8 +14,7 @@ tensor-core rate.
 Tolerance: atol = rtol = 1e-2 on outputs of order 1: the e4m3 products are exact in fp32, and an
 fp32-accumulating kernel differs from the reference by its summation order and the final bf16
 rounding (at most 2^-9 relative). The probabilities are peaked (scores with a spread of 3 before the
-softmax), so the output keeps the values' scale; leaving out either scale, or applying a row's
-scale to a column, fails."""
+softmax), so the output keeps the values' scale; leaving out the scales fails."""
 
 import torch
 import torch.nn as nn

@@ -6,8 +6,8 @@ and two written per element, the scale read once per block.
 
 Tolerance: atol = 1e-6, rtol = 8e-3, one bf16 step (2^-7 relative): the product of an e4m3 value and
 an fp32 scale rounded once to bf16 is what the reference returns, and a kernel that rounds the scale
-to bf16 first (then multiplies in bf16) is one step away at most. The block scales spread over e^-2..e^2,
-so the scale of a neighbouring block, or row tiles (1 x 128) in place of blocks, fail."""
+to bf16 first (then multiplies in bf16) is one step away at most. The block scales are drawn apart
+(a factor of e either way is common), so the scale of a neighbouring block fails."""
 
 import torch
 import torch.nn as nn

@@ -10,8 +10,7 @@ tensor-core rate.
 
 Tolerance: atol = rtol = 1e-2, for outputs whose rows range over several orders of magnitude: an
 fp32-accumulating kernel differs from the reference by its summation order (about 1e-6) and the
-final bf16 rounding (at most 2^-9 relative). A scale applied to the wrong axis, or one scale for the
-whole tensor, fails."""
+final bf16 rounding (at most 2^-9 relative). One scale for all tokens (their mean) fails."""
 
 import torch
 import torch.nn as nn

@@ -10,8 +10,8 @@ the block's rows before any of its values can be rounded.
 Tolerance: atol = 0, rtol = 1e-6 for the scales (a block's amax is exact, so only the division by 448
 rounds); the payload is compared to within one e4m3 step (2^-3 relative, 2^-9 absolute among
 subnormals, benchmark.evaluate.correctness.FP8_STEPS), since x / scale and x * (1 / scale) differ by
-an fp32 rounding that moves a value lying on a tie to the neighbouring e4m3 number. Row tiles
-(1 x 128) in place of blocks, or a wrong edge block, fail."""
+an fp32 rounding that moves a value lying on a tie to the neighbouring e4m3 number. A block's amax
+taken over its first row only fails."""
 
 import torch
 import torch.nn as nn

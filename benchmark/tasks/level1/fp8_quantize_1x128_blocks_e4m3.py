@@ -9,7 +9,7 @@ Tolerance: atol = 0, rtol = 1e-6 for the scales (a tile's amax is exact, so only
 rounds); the payload is compared to within one e4m3 step (2^-3 relative, 2^-9 absolute among
 subnormals, benchmark.evaluate.correctness.FP8_STEPS), since x / scale and x * (1 / scale) differ by
 an fp32 rounding that moves a value lying on a tie to the neighbouring e4m3 number. One scale per
-row, or tiles laid out down the columns, fails."""
+row (repeated for each of its tiles) fails."""
 
 import torch
 import torch.nn as nn

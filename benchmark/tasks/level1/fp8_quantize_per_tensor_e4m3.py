@@ -10,7 +10,7 @@ Tolerance: atol = 0, rtol = 1e-6 for the scale (the amax is exact in any order, 
 by 448 rounds); the payload is compared to within one e4m3 step (2^-3 relative, 2^-9 absolute among
 subnormals, benchmark.evaluate.correctness.FP8_STEPS), since x / scale and x * (1 / scale) differ by
 an fp32 rounding that moves a value lying on a tie to the neighbouring e4m3 number. A payload cast
-without the scale, or a scale of the wrong amax, fails."""
+without the scale, or a scale 1% off, fails."""
 
 import torch
 import torch.nn as nn

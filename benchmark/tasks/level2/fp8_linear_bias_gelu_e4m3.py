@@ -10,8 +10,8 @@ GEMM's 2*M*N*K FLOPs at the FP8 tensor-core rate.
 
 Tolerance: atol = rtol = 1e-2 on outputs of order 1: the e4m3 products are exact in fp32, so an
 fp32-accumulating kernel differs from the reference by its summation order, the final bf16 rounding
-(at most 2^-9 relative), and the GELU's own rounding. A missing scale, bias or GELU, the erf GELU in
-place of the tanh one, or a bias added after the activation fails."""
+(at most 2^-9 relative), and the GELU's own rounding. Missing scales, a missing bias, or the bias
+added after the activation fails."""
 
 import torch
 import torch.nn as nn

@@ -14,8 +14,8 @@ floor counts the three GEMMs' 6*T*D*F FLOPs at the FP8 tensor-core rate.
 Tolerance: atol = rtol = 2e-2 on outputs of order 1: the e4m3 products are exact in fp32, so an
 honest kernel differs from the reference by summation order, the final bf16 rounding and the few
 elements of h whose quantization lands on the other side of a tie (one e4m3 step on one term of a
-sum of 5632). Skipping the requantization of h (bf16 into the down projection), tile scales in place
-of block scales, or silu on the up projection fails."""
+sum of 5632). Skipping the requantization of h (fp32 into the down projection) fails, and so does
+the silu applied to the up projection instead of the gate."""
 
 import torch
 import torch.nn as nn

@@ -155,7 +155,7 @@ SOLBENCH = {"level": 1, "dtype": "float8_e4m3fn", "requires": ["fp8"]}
 
 class Model(nn.Module):
     def forward(self, x):
-        return x.float() * 2.0
+        return x.float() * 2.0, (x.float() * 0.5).to(torch.float8_e4m3fn)
 
 
 def get_inputs():
@@ -196,8 +196,12 @@ def test_a_task_the_gpu_cannot_run_is_skipped_with_the_reason(fp8_suite, no_fp8_
 
 def test_on_the_cpu_an_fp8_task_is_validated(fp8_suite):
     task = load_task(fp8_suite / "level1" / "needs_fp8.py", root=fp8_suite)
-    r = validate_task(task, PROBES_ONLY)
-    assert r.skipped is None and r.ok, r.failures  # fp8 inputs: compared, hashed, probed on the CPU
+    from benchmark.evaluate.timing import TimingConfig
+
+    quick = TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_seconds=0.05)
+    r = validate_task(task, ValidationConfig(device="cpu", timing=quick))
+    assert r.skipped is None and r.ok, r.failures  # fp8 in and out: compared, probed and timed on the CPU
+    assert r.reference is not None and r.bytes == 8 * 16 * (1 + 4 + 1)
 
 
 def test_validate_command_skips_without_failing_and_the_manifest_keeps_nothing(fp8_suite, no_fp8_gpu, capsys):

@@ -134,6 +134,176 @@ def test_a_neighbouring_blocks_scale_fails(task_id):
     assert not compare_outputs(eager, _run(model, shifted), *_tol(model)).ok
 
 
+E4M3 = torch.float8_e4m3fn
+
+
+def _cast(x, dtype=E4M3):
+    top = torch.finfo(dtype).max
+    return x.clamp(-top, top).to(dtype)
+
+
+def _replaced(position: int, fn):
+    """The forward on inputs whose `position`-th is fn(it)."""
+
+    def wrong(model, inputs):
+        return _run(model, [fn(v) if i == position else v for i, v in enumerate(inputs)])
+
+    return wrong
+
+
+def _scaled_output(index: int, factor: float | None = None):
+    """The forward with its `index`-th output times `factor` (None: the square root of the head size)."""
+
+    def wrong(model, inputs):
+        out = flatten_outputs(_run(model, inputs))
+        by = factor if factor is not None else inputs[0].shape[-1] ** 0.5
+        out[index] = (out[index].double() * by).to(out[index].dtype)
+        return tuple(out)
+
+    return wrong
+
+
+def _per_tensor_quantizer(model, inputs):
+    x = inputs[0].float()
+    scale = x.abs().amax() / 448.0
+    return _cast(x / scale), scale.expand(x.shape[0], 1)
+
+
+def _row_quantizer_without_floor(model, inputs):
+    x = inputs[0].float()
+    scale = x.abs().amax(dim=1, keepdim=True) / 448.0
+    return _cast(x / scale), scale
+
+
+def _row_scales_for_tiles(model, inputs):
+    x = inputs[0].float()
+    scale = x.abs().amax(dim=1, keepdim=True).clamp_min(1e-4) / 448.0
+    return _cast(x / scale), scale.expand(-1, x.shape[1] // 128).contiguous()
+
+
+def _first_row_amax(model, inputs):
+    mod = inspect.getmodule(type(model))
+    w = inputs[0].float()
+    rows, cols = w.shape
+    padded = torch.nn.functional.pad(w, (0, -cols % 128, 0, -rows % 128))
+    blocks = padded.view(padded.shape[0] // 128, 128, padded.shape[1] // 128, 128)
+    scale = blocks[:, 0].abs().amax(dim=-1) / 448.0
+    return _cast(w / mod._expand(scale, rows, cols)), scale
+
+
+def _unsaturated_cast(model, inputs):
+    g, scale = inputs
+    return (g.float() * scale).to(torch.float8_e5m2), g.float().abs().amax()
+
+
+def _amax_after_scaling(model, inputs):
+    q, _ = _run(model, inputs)
+    g, scale = inputs
+    return q, (g.float() * scale).abs().amax()
+
+
+def _per_row_requantized(model, inputs):
+    a, b, scale_a, scale_b = inputs
+    c = (a.float() * scale_a) @ (b.float() * scale_b).t()
+    return _cast(c / (c.abs().amax(dim=1, keepdim=True) / 448.0)), c.abs().amax() / 448.0
+
+
+def _unquantized_activations(model, inputs):
+    w = model.weight.float() * model.weight_scale
+    return (inputs[0].float() @ w.t()).to(torch.bfloat16)
+
+
+def _bias_after_gelu(model, inputs):
+    x, x_scale = inputs
+    h = (x.float() * x_scale) @ (model.weight.float() * model.weight_scale).t()
+    return (torch.nn.functional.gelu(h, approximate="tanh") + model.bias.float()).to(torch.bfloat16)
+
+
+def _without_bias(model, inputs):
+    saved = model.bias.detach().clone()
+    with torch.no_grad():
+        model.bias.zero_()
+    try:
+        return _run(model, inputs)
+    finally:
+        with torch.no_grad():
+            model.bias.copy_(saved)
+
+
+def _attention(mask_shift: int | None, model, inputs):
+    q, k, v, sq, sk, sv = inputs
+    deq = [x.float() * s[..., None, None] for x, s in ((q, sq), (k, sk), (v, sv))]
+    scores = deq[0] @ deq[1].transpose(-2, -1) / q.shape[-1] ** 0.5
+    if mask_shift is not None:
+        seq = q.shape[-2]
+        future = torch.ones(seq, seq, dtype=torch.bool).triu(1 + mask_shift)
+        scores = scores.masked_fill(future, float("-inf"))
+    return (torch.softmax(scores, dim=-1) @ deq[2]).to(torch.bfloat16)
+
+
+def _mlp_silu_on_up(model, inputs):
+    mod = inspect.getmodule(type(model))
+    xq, xs = mod._quantize_tiles(inputs[0].float())
+    gate = mod._block_gemm(xq, xs, model.w_gate, model.w_gate_scale)
+    up = mod._block_gemm(xq, xs, model.w_up, model.w_up_scale)
+    hq, hs = mod._quantize_tiles(gate * torch.nn.functional.silu(up))
+    return mod._block_gemm(hq, hs, model.w_down, model.w_down_scale).to(torch.bfloat16)
+
+
+def _mean_of(t):
+    return t.mean().expand_as(t).contiguous()
+
+
+WRONG_ANSWERS = {  # task -> (what the docstring says fails, how it is computed)
+    "level1/fp8_gemm_rowwise_scales_e4m3": [("one scale for all tokens", _replaced(2, _mean_of))],
+    "level1/fp8_gemm_blockwise_scales_e4m3": [
+        ("one scale per row", _replaced(2, lambda s: s[:, :1].expand_as(s).contiguous()))
+    ],
+    "level1/fp8_gemm_wgrad_blockwise_e5m2": [
+        ("one scale per column", _replaced(2, lambda s: s[:1].expand_as(s).contiguous()))
+    ],
+    "level1/fp8_quantize_per_tensor_e4m3": [("a scale 1% off", _scaled_output(1, 1.01))],
+    "level1/fp8_quantize_per_row_e4m3": [
+        ("one scale for the whole tensor", _per_tensor_quantizer),
+        ("no amax floor", _row_quantizer_without_floor),
+    ],
+    "level1/fp8_quantize_1x128_blocks_e4m3": [("one scale per row", _row_scales_for_tiles)],
+    "level1/fp8_quantize_128x128_blocks_e4m3": [("a block's amax over its first row", _first_row_amax)],
+    "level1/fp8_cast_delayed_scaling_e5m2": [
+        ("a cast that does not saturate", _unsaturated_cast),
+        ("the amax after scaling", _amax_after_scaling),
+    ],
+    "level1/fp8_attention_scores_e4m3": [
+        ("another head's scale", _replaced(2, lambda s: s.roll(1, 1))),
+        ("no 1/sqrt(d)", _scaled_output(0)),
+    ],
+    "level2/fp8_quantize_gemm_rowwise_e4m3": [("unquantized activations", _unquantized_activations)],
+    "level2/fp8_linear_bias_gelu_e4m3": [
+        ("no bias", _without_bias),
+        ("the bias after the GELU", _bias_after_gelu),
+    ],
+    "level2/fp8_gemm_requantize_e4m3": [
+        ("a scale 1% off", _scaled_output(1, 1.01)),
+        ("a payload rounded against per-row scales", _per_row_requantized),
+    ],
+    "level2/fp8_attention_causal_e4m3": [
+        ("no mask", lambda m, x: _attention(None, m, x)),
+        ("the mask shifted by one", lambda m, x: _attention(1, m, x)),
+    ],
+    "level3/fp8_blockwise_swiglu_mlp_e4m3": [("the silu on the up projection", _mlp_silu_on_up)],
+}
+CASES = [(t, name, fn) for t, cases in WRONG_ANSWERS.items() for name, fn in cases]
+
+
+@pytest.mark.parametrize("task_id, what, wrong", CASES, ids=[f"{t}: {n}" for t, n, _ in CASES])
+def test_the_wrong_answers_a_docstring_names_fail(task_id, what, wrong):
+    program = _program(BY_ID[task_id])
+    model = program.build(program.module.Model, 0)
+    inputs = program.inputs(1000, alt=_largest_alt(program))
+    eager, wide, _ = _exact_answer(model, inputs)
+    assert not compare_outputs(eager, wrong(model, inputs), *_tol(model), exact=wide).ok
+
+
 def test_the_quantizers_saturate_and_survive_an_all_zero_row():
     task = BY_ID["level1/fp8_cast_delayed_scaling_e5m2"]
     program = _program(task)

@@ -11,7 +11,8 @@ SOURCE = r"""
 #include <cmath>
 #include <vector>
 
-std::vector<torch::Tensor> gemm_requant(torch::Tensor a, torch::Tensor b, torch::Tensor scale_a, torch::Tensor scale_b) {
+std::vector<torch::Tensor> gemm_requant(
+    torch::Tensor a, torch::Tensor b, torch::Tensor scale_a, torch::Tensor scale_b) {
     TORCH_CHECK(a.scalar_type() == at::kFloat8_e4m3fn && b.scalar_type() == at::kFloat8_e4m3fn, "e4m3 only");
     auto ac = a.contiguous();
     auto bc = b.contiguous();
@@ -40,7 +41,9 @@ std::vector<torch::Tensor> gemm_requant(torch::Tensor a, torch::Tensor b, torch:
     return {q, scale};
 }
 """
-ext = load_inline(name="honest_fp8_gemm_requant", cpp_sources=SOURCE, functions=["gemm_requant"], verbose=False)
+ext = load_inline(
+    name="honest_fp8_gemm_requant", cpp_sources=SOURCE, functions=["gemm_requant"], verbose=False
+)
 
 
 class ModelNew(torch.nn.Module):

@@ -68,7 +68,8 @@ def _inputs(batch, heads, seq, d):
     size = torch.exp(0.2 * torch.randn(batch, heads, 1, 1))
     q, scale_q = _quantized_heads(torch.randn(batch, heads, seq, d) * 1.6 * size)
     k, scale_k = _quantized_heads(torch.randn(batch, heads, seq, d) * 1.6 / size)
-    v, scale_v = _quantized_heads(torch.randn(batch, heads, seq, d) * torch.exp(0.3 * torch.randn(batch, heads, 1, 1)))
+    values = torch.randn(batch, heads, seq, d) * torch.exp(0.3 * torch.randn(batch, heads, 1, 1))
+    v, scale_v = _quantized_heads(values)
     return [q, k, v, scale_q, scale_k, scale_v]
 
 

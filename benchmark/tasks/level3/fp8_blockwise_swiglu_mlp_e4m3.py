@@ -5,17 +5,19 @@ in 1 x 128 tiles, and the down projection is a third block-scaled FP8 GEMM; out 
 scale is the tile's amax / 448 (the activations' amax floored at 1e-4), and every cast rounds to
 nearest even, saturating at +-448.
 
-A kernel set for it fuses the quantizations into the GEMMs that produce or consume them (the gate and
-up products share their input tiles; h never needs to reach memory in bf16), promotes each 128-wide
-slice of the sum to fp32 with its two scales, and keeps the SwiGLU in the up projection's epilogue.
-The reference quantizes, dequantizes to fp32 and multiplies there (TF32 off); the speed-of-light
-floor counts the three GEMMs' 6*T*D*F FLOPs at the FP8 tensor-core rate.
+A kernel set for it fuses the quantizations into the GEMMs that produce or consume them (the gate
+and up products share their input tiles; h reaches memory only as e4m3 and its scales), promotes
+each 128-wide slice of the sum to fp32 with its two scales, and keeps the SwiGLU in the up
+projection's epilogue. The reference quantizes, dequantizes to fp32 and multiplies there (TF32 off);
+the speed-of-light floor counts the three GEMMs' 6*T*D*F FLOPs at the FP8 tensor-core rate.
 
-Tolerance: atol = rtol = 2e-2 on outputs of order 1: the e4m3 products are exact in fp32, so an
-honest kernel differs from the reference by summation order, the final bf16 rounding and the few
-elements of h whose quantization lands on the other side of a tie (one e4m3 step on one term of a
-sum of 5632). Skipping the requantization of h (fp32 into the down projection) fails, and so does
-the silu applied to the up projection instead of the gate."""
+Tolerance: atol = rtol = 2e-2 on outputs of order 1. The e4m3 products are exact in fp32, so an
+honest kernel differs from the reference by summation order, the final bf16 rounding, and the
+elements of h whose requantization lands on the other side of a tie (one e4m3 step, 2^-3, on one
+term of a sum of 5632). The last is this block's own quantization noise, and the harness measures it
+on every input: eager's error against the task computed in fp64 is mostly such flips, and an element
+within 8 times it of the fp64 result passes (benchmark.evaluate.correctness). So the check is
+agreement within that noise; the silu applied to the up projection instead of the gate fails."""
 
 import torch
 import torch.nn as nn

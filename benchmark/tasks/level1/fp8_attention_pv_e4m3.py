@@ -14,7 +14,9 @@ tensor-core rate.
 Tolerance: atol = rtol = 1e-2 on outputs of order 1: the e4m3 products are exact in fp32, and an
 fp32-accumulating kernel differs from the reference by its summation order and the final bf16
 rounding (at most 2^-9 relative). The probabilities are peaked (scores with a spread of 3 before the
-softmax), so the output keeps the values' scale; leaving out the scales fails."""
+softmax), so the output keeps the values' scale; leaving out the scales fails. The reference
+computes in fp32 throughout, so the harness's higher-precision run of it agrees bit for bit, and the
+tolerance is the whole rule."""
 
 import torch
 import torch.nn as nn
@@ -40,8 +42,8 @@ class Model(nn.Module):
     def forward(
         self, p: torch.Tensor, v: torch.Tensor, scale_p: torch.Tensor, scale_v: torch.Tensor
     ) -> torch.Tensor:
-        p_wide = p.to(scale_p.dtype) * scale_p
-        v_wide = v.to(scale_v.dtype) * scale_v[..., None, None]
+        p_wide = p.float() * scale_p.float()
+        v_wide = v.float() * scale_v.float()[..., None, None]
         return (p_wide @ v_wide).to(torch.bfloat16)
 
 

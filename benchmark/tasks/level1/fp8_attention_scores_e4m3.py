@@ -11,7 +11,8 @@ Tolerance: atol = rtol = 5e-3 on scores of order 1: the e4m3 products are exact 
 that accumulates in fp32 differs from the reference by its summation order (about 1e-6); the
 tolerance also admits an FP8 tensor-core accumulator, which keeps fewer bits than fp32 (about 14 on
 Hopper, by DeepSeek-V3's measurement) over the 128 products. A head's scale applied to another head,
-or a missing 1/sqrt(d), fails."""
+or a missing 1/sqrt(d), fails. The reference computes in fp32 throughout, so the harness's
+higher-precision run of it agrees bit for bit, and the tolerance is the whole rule."""
 
 import torch
 import torch.nn as nn
@@ -37,9 +38,9 @@ class Model(nn.Module):
     def forward(
         self, q: torch.Tensor, k: torch.Tensor, scale_q: torch.Tensor, scale_k: torch.Tensor
     ) -> torch.Tensor:
-        q_wide = q.to(scale_q.dtype) * scale_q[..., None, None]
-        k_wide = k.to(scale_k.dtype) * scale_k[..., None, None]
-        return ((q_wide @ k_wide.transpose(-2, -1)) * q.shape[-1] ** -0.5).to(torch.float32)
+        q_wide = q.float() * scale_q.float()[..., None, None]
+        k_wide = k.float() * scale_k.float()[..., None, None]
+        return (q_wide @ k_wide.transpose(-2, -1)) * q.shape[-1] ** -0.5
 
 
 def _quantized_heads(x):

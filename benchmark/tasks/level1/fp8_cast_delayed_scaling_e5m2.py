@@ -8,7 +8,8 @@ Tolerance: atol = 0, rtol = 1e-6 for the amax (a maximum is exact in any order);
 compared to within one e5m2 step (2^-2 relative, 2^-16 absolute among subnormals,
 benchmark.evaluate.correctness.FP8_STEPS). About one value in a thousand lies beyond the format's
 range after scaling, so a cast that does not saturate (infinities) fails, as does an amax taken
-after scaling."""
+after scaling. The reference computes in fp32 throughout, so the harness's higher-precision run of
+it agrees bit for bit, and the tolerance is the whole rule."""
 
 import torch
 import torch.nn as nn
@@ -32,8 +33,8 @@ class Model(nn.Module):
         super().__init__()
 
     def forward(self, g: torch.Tensor, scale: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        wide = g.to(scale.dtype)
-        q = (wide * scale).clamp(-E5M2_MAX, E5M2_MAX).to(torch.float8_e5m2)
+        wide = g.float()
+        q = (wide * scale.float()).clamp(-E5M2_MAX, E5M2_MAX).to(torch.float8_e5m2)
         return q, wide.abs().amax()
 
 

@@ -13,7 +13,8 @@ tensor-core rate.
 Tolerance: atol = rtol = 1e-2 on outputs of order 1: the per-slice partial sums are promoted to fp32
 every 128 products, so an honest kernel differs from the reference by summation order and the final
 bf16 rounding (at most 2^-9 relative). The tiles' scales spread over e^-4..e^4, so the scale of a
-neighbouring tile, or one scale per row, fails."""
+neighbouring tile, or one scale per row, fails. The reference computes in fp32 throughout, so the
+harness's higher-precision run of it agrees bit for bit, and the tolerance is the whole rule."""
 
 import torch
 import torch.nn as nn
@@ -45,8 +46,8 @@ class Model(nn.Module):
     def forward(
         self, a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor
     ) -> torch.Tensor:
-        a_wide = a.to(scale_a.dtype) * _expand(scale_a, *a.shape, row_block=1)
-        b_wide = b.to(scale_b.dtype) * _expand(scale_b, *b.shape, row_block=BLOCK)
+        a_wide = a.float() * _expand(scale_a.float(), *a.shape, row_block=1)
+        b_wide = b.float() * _expand(scale_b.float(), *b.shape, row_block=BLOCK)
         return (a_wide @ b_wide.t()).to(torch.bfloat16)
 
 

@@ -10,7 +10,9 @@ tensor-core rate.
 
 Tolerance: atol = rtol = 1e-2, for outputs whose rows range over several orders of magnitude: an
 fp32-accumulating kernel differs from the reference by its summation order (about 1e-6) and the
-final bf16 rounding (at most 2^-9 relative). One scale for all tokens (their mean) fails."""
+final bf16 rounding (at most 2^-9 relative). One scale for all tokens (their mean) fails. The
+reference computes in fp32 throughout, so the harness's higher-precision run of it agrees bit for
+bit, and the tolerance is the whole rule."""
 
 import torch
 import torch.nn as nn
@@ -36,8 +38,8 @@ class Model(nn.Module):
     def forward(
         self, a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor
     ) -> torch.Tensor:
-        a_wide = a.to(scale_a.dtype) * scale_a
-        b_wide = b.to(scale_b.dtype) * scale_b
+        a_wide = a.float() * scale_a.float()
+        b_wide = b.float() * scale_b.float()
         return (a_wide @ b_wide.t()).to(torch.bfloat16)
 
 

@@ -15,7 +15,9 @@ Tolerance: atol = rtol = 5e-3 on fp32 outputs of order 1: the e5m2 x e4m3 produc
 and an honest kernel differs from the reference by summation order, or by a tensor-core accumulator
 of about 14 bits within each 128-token slice (relative error below 1e-3); the fp32 tolerance of 1e-4
 would reject the hardware the task is about. The tiles' scales spread over e^-3..e^3, so a
-neighbouring tile's scale, or one scale per column, fails."""
+neighbouring tile's scale, or one scale per column, fails. The reference computes in fp32
+throughout, so the harness's higher-precision run of it agrees bit for bit, and the tolerance is the
+whole rule."""
 
 import torch
 import torch.nn as nn
@@ -42,9 +44,9 @@ class Model(nn.Module):
     def forward(
         self, dy: torch.Tensor, x: torch.Tensor, scale_dy: torch.Tensor, scale_x: torch.Tensor
     ) -> torch.Tensor:
-        dy_wide = dy.to(scale_dy.dtype) * scale_dy.repeat_interleave(BLOCK, 0)
-        x_wide = x.to(scale_x.dtype) * scale_x.repeat_interleave(BLOCK, 0)
-        return (dy_wide.t() @ x_wide).to(torch.float32)
+        dy_wide = dy.float() * scale_dy.float().repeat_interleave(BLOCK, 0)
+        x_wide = x.float() * scale_x.float().repeat_interleave(BLOCK, 0)
+        return dy_wide.t() @ x_wide
 
 
 def _quantized_token_tiles(t, dtype):

@@ -7,11 +7,12 @@ block's magnitude is drawn apart, so neighbouring scales differ by up to e^2.
 A block's amax reduces over 128 rows, so a kernel reduces across the threads (or passes) that read
 the block's rows before any of its values can be rounded.
 
-Tolerance: atol = 0, rtol = 1e-6 for the scales (a block's amax is exact, so only the division by 448
-rounds); the payload is compared to within one e4m3 step (2^-3 relative, 2^-9 absolute among
+Tolerance: atol = 0, rtol = 1e-6 for the scales (a block's amax is exact, so only the division by
+448 rounds); the payload is compared to within one e4m3 step (2^-3 relative, 2^-9 absolute among
 subnormals, benchmark.evaluate.correctness.FP8_STEPS), since x / scale and x * (1 / scale) differ by
 an fp32 rounding that moves a value lying on a tie to the neighbouring e4m3 number. A block's amax
-taken over its first row only fails."""
+taken over its first row only fails. The reference computes in fp32 throughout, so the harness's
+higher-precision run of it agrees bit for bit, and the tolerance is the whole rule."""
 
 import torch
 import torch.nn as nn
@@ -41,7 +42,7 @@ class Model(nn.Module):
         super().__init__()
 
     def forward(self, w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        w = w.to(torch.promote_types(w.dtype, torch.float32))
+        w = w.float()
         rows, cols = w.shape
         padded = F.pad(w, (0, -cols % BLOCK, 0, -rows % BLOCK))  # zeros leave every amax as it is
         blocks = padded.view(padded.shape[0] // BLOCK, BLOCK, padded.shape[1] // BLOCK, BLOCK)

@@ -9,7 +9,8 @@ Tolerance: atol = 0, rtol = 1e-6 for the scales (a tile's amax is exact, so only
 rounds); the payload is compared to within one e4m3 step (2^-3 relative, 2^-9 absolute among
 subnormals, benchmark.evaluate.correctness.FP8_STEPS), since x / scale and x * (1 / scale) differ by
 an fp32 rounding that moves a value lying on a tie to the neighbouring e4m3 number. One scale per
-row (repeated for each of its tiles) fails."""
+row (repeated for each of its tiles) fails. The reference computes in fp32 throughout, so the
+harness's higher-precision run of it agrees bit for bit, and the tolerance is the whole rule."""
 
 import torch
 import torch.nn as nn
@@ -35,7 +36,7 @@ class Model(nn.Module):
         super().__init__()
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        x = x.to(torch.promote_types(x.dtype, torch.float32))
+        x = x.float()
         tiles = x.view(x.shape[0], -1, BLOCK)
         scale = tiles.abs().amax(dim=2).clamp_min(AMAX_FLOOR) / E4M3_MAX
         q = (tiles / scale[..., None]).clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn)

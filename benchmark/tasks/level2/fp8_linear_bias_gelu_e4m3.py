@@ -11,7 +11,8 @@ GEMM's 2*M*N*K FLOPs at the FP8 tensor-core rate.
 Tolerance: atol = rtol = 1e-2 on outputs of order 1: the e4m3 products are exact in fp32, so an
 fp32-accumulating kernel differs from the reference by its summation order, the final bf16 rounding
 (at most 2^-9 relative), and the GELU's own rounding. Missing scales, a missing bias, or the bias
-added after the activation fails."""
+added after the activation fails. The reference computes in fp32 throughout, so the harness's
+higher-precision run of it agrees bit for bit, and the tolerance is the whole rule."""
 
 import torch
 import torch.nn as nn
@@ -45,9 +46,9 @@ class Model(nn.Module):
         self.bias = nn.Parameter((torch.randn(out_features) * 0.5).to(torch.bfloat16))
 
     def forward(self, x: torch.Tensor, x_scale: torch.Tensor) -> torch.Tensor:
-        x_wide = x.to(x_scale.dtype) * x_scale
-        w_wide = self.weight.to(self.weight_scale.dtype) * self.weight_scale
-        h = x_wide @ w_wide.t() + self.bias.to(x_wide.dtype)
+        x_wide = x.float() * x_scale.float()
+        w_wide = self.weight.float() * self.weight_scale.float()
+        h = x_wide @ w_wide.t() + self.bias.float()
         return F.gelu(h, approximate="tanh").to(torch.bfloat16)
 
 

@@ -165,3 +165,14 @@ def test_an_fp8_output_is_compared_to_within_one_step_of_its_format(dtype):
     assert compare_outputs(ref, one_up, atol=0.0, rtol=1e-6).ok
     assert compare_outputs(ref, two_up, atol=0.0, rtol=1e-6).ok is False
     assert tolerance(torch.float32, 0.0, 1e-6) == (0.0, 1e-6)  # the floor is the fp8 formats' alone
+
+
+def test_an_fp8_output_is_compared_with_eager_not_with_an_upcast():
+    """Where the upcast rounds one large value to the neighbouring e4m3 number, 8 times that 'error'
+    (a step of 32) must not become the slack of the whole payload."""
+    ref = torch.tensor([300.0, 0.5, 2.0]).to(torch.float8_e4m3fn)
+    exact = torch.tensor([320.0, 0.5, 2.0], dtype=torch.float64)  # one step away at the top
+    got = torch.tensor([300.0, 0.5, 6.0]).to(torch.float8_e4m3fn)  # three times too large
+    assert not usable_exact(ref, exact)
+    assert not compare_outputs(ref, got, exact=exact).ok
+    assert compare_outputs(ref, ref.clone(), exact=exact).ok

@@ -119,8 +119,8 @@ def test_an_exact_answer_passes_and_one_without_the_scales_fails(task):
 
 # Every FP8 task but these two computes in fp32 on purpose, so that the harness's higher-precision run
 # agrees with eager bit for bit and the stated tolerance is the whole rule; these two keep the fp64
-# run, whose disagreement with eager (the quantization noise of h; the bf16 rounding under an online
-# softmax's fp8 probabilities) is the slack an honest kernel needs (their docstrings say so).
+# run, whose disagreement with eager (the requantization of h flipping across ties; the bf16 rounding
+# of the largest outputs) gives the slack an honest kernel needs (their docstrings say so).
 UPCAST = {"level2/fp8_attention_causal_e4m3", "level3/fp8_blockwise_swiglu_mlp_e4m3"}
 
 
@@ -308,7 +308,9 @@ WRONG_ANSWERS = {  # task -> (what the docstring says fails, how it is computed)
         ("no mask", lambda m, x: _attention(None, m, x)),
         ("the mask shifted by one", lambda m, x: _attention(1, m, x)),
     ],
-    "level3/fp8_blockwise_swiglu_mlp_e4m3": [("the silu on the up projection", _mlp_silu_on_up)],
+    "level3/fp8_blockwise_swiglu_mlp_e4m3": [
+        ("the silu on the up projection", _mlp_silu_on_up),
+    ],
 }
 CASES = [(t, name, fn) for t, cases in WRONG_ANSWERS.items() for name, fn in cases]
 

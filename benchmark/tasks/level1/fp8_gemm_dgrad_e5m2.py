@@ -9,9 +9,9 @@ reference dequantizes to fp32 and multiplies there (TF32 off); the speed-of-ligh
 
 Tolerance: atol = rtol = 1e-2 on outputs of order 1: the products of an e5m2 and an e4m3 value are
 exact in fp32, so an fp32-accumulating kernel differs from the reference by its summation order and
-the final bf16 rounding (at most 2^-9 relative). Leaving out the scales fails. The reference
-computes in fp32 throughout, so the harness's higher-precision run of it agrees bit for bit, and the
-tolerance is the whole rule."""
+the final bf16 rounding (one bf16 step at most, 2^-8 relative). Leaving out the scales fails. The
+reference computes in fp32 throughout, so the harness's higher-precision run of it agrees bit for
+bit, and the tolerance is the whole rule."""
 
 import torch
 import torch.nn as nn

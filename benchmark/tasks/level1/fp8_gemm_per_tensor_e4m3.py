@@ -8,10 +8,11 @@ multiplies there (TF32 off), which runs alike on the CPU and any GPU; the speed-
 its 2*M*N*K FLOPs at the FP8 tensor-core rate.
 
 Tolerance: atol = rtol = 1e-2 on outputs of order 1. An fp32-accumulating kernel differs from the
-reference by its summation order (about 1e-6) and the final bf16 rounding (at most 2^-9 relative);
-1e-2 also leaves room for a tensor-core accumulator that is promoted to fp32 every 128 products.
-Leaving out a scale (each lies far from 1) fails. The reference computes in fp32 throughout, so the
-harness's higher-precision run of it agrees bit for bit, and the tolerance is the whole rule."""
+reference by its summation order (about 1e-6) and the final bf16 rounding (one bf16 step at most,
+2^-8 relative); 1e-2 also leaves room for a tensor-core accumulator that is promoted to fp32 every
+128 products. Leaving out a scale (each lies far from 1) fails. The reference computes in fp32
+throughout, so the harness's higher-precision run of it agrees bit for bit, and the tolerance is the
+whole rule."""
 
 import torch
 import torch.nn as nn

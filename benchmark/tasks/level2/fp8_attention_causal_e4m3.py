@@ -14,8 +14,7 @@ Tolerance: atol = rtol = 3e-2 on outputs of order 1 (the attention is peaked: sc
 2.5 before the mask): probabilities rounded to e4m3 (up to 2^-4 relative each) before the product
 with v, as a kernel with an online softmax rounds them (each row against its running maximum), were
 measured at two thirds of the bound at most (with the harness's allowance of 8 x eager's own error),
-and bf16 probabilities at a tenth. A missing scale, a missing
-mask, or a mask shifted by one fails."""
+and bf16 probabilities at a tenth. A missing scale, a missing mask, or a mask shifted by one fails."""
 
 import torch
 import torch.nn as nn

@@ -67,9 +67,11 @@ if [ -z "${GPU_TESTS:-}" ]; then
     GPU_TESTS="$GPU_TESTS tests/benchmark/evaluate/test_kernel_evidence.py tests/benchmark/verify/test_neighbours_gpu.py"
 fi
 SERIAL="foreign_process or launch_behind_flush"
-stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache bash -c "
+# Each failure's report goes to logs/test-failures.log as it happens, and the parallel part stops
+# starting tests 90 s before its limit (--session-timeout), so it prints its summary.
+stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache SOLBENCH_FAILURE_LOG="$LOGS/test-failures.log" bash -c "
     timeout $((${TESTS_S:-480} - 60)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
-        -k 'not ($SERIAL)' $GPU_TESTS; a=\$?
+        --session-timeout $((${TESTS_S:-480} - 150)) -k 'not ($SERIAL)' $GPU_TESTS; a=\$?
     timeout 60 python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 55 -rfE -k '$SERIAL' \
         tests/benchmark/evaluate/test_verdicts_gpu.py tests/benchmark/evaluate/test_timing.py; b=\$?
     exit \$((a | b))"

@@ -60,7 +60,6 @@ from benchmark.evaluate.program import (
     TaskProgram,
     cuda_on_cpu,
     detach_outputs,
-    model_arm,
     pin_precision,
     restate_seeds,
     time_model,
@@ -274,6 +273,8 @@ class Judge:
         finally:
             if self.arena is not None:
                 self.arena.close()
+            if self.candidate_pid:
+                self.lock.dismiss(self.candidate_pid)
         if self.neighbours:
             self.env["gpu_neighbours"] = "; ".join(self.neighbours)
         return self.report(status, error)
@@ -474,7 +475,8 @@ class Judge:
     def candidate_phase(self, program: TaskProgram, plan, ref) -> tuple[str, str | None]:
         self.phase("import")
         loaded = self.client.wait_loaded()
-        self.candidate_pid = loaded.pid
+        self.candidate_pid = self.job.candidate_pid or loaded.pid  # the parent's word, where it gave it
+        self.lock.admit(self.candidate_pid)  # the other lanes' neighbour checks know it
         self.phases["compile_s"] = loaded.compile_s
         if loaded.error is not None:
             return "compile_error", loaded.error
@@ -505,19 +507,28 @@ class Judge:
         return "pass", None
 
     def setup(self, program: TaskProgram) -> None:
-        """The arena (room for every input set, the timing sets at once, and the largest output),
-        then ModelNew built in the candidate's process from the reference's own random state."""
+        """The arena (room for every input set, the timing sets at once, the timing slot and the
+        largest output), then ModelNew built in the candidate's process from the reference's own
+        random state."""
         self.timing_room = self.in_room * len(timing_seeds(0))
         in_region = aligned(max(self.in_room, self.timing_room))
-        self.out_offset = in_region
-        self.arena, fds = Arena.create(in_region + self.out_room, self.device)
+        self.slot_offset = in_region
+        self.out_offset = in_region + aligned(self.in_room)
+        self.arena, fds = Arena.create(self.out_offset + self.out_room, self.device)
         init, rng = program.init_values(self.job.seed)
         with self.lock.shared():
             specs, _ = self.arena.pack(init, 0, in_region, layout=True)
             calibration = self.client.ask(
-                Setup(self.arena.handle, rng, tuple(specs), self.job.timing.flush_l2), Calibration, fds
+                Setup(self.arena.handle, rng, tuple(specs), self.job.timing.flush_l2, self.poison_room()),
+                Calibration,
+                fds,
             )
         self.calibration = calibration
+
+    def poison_room(self) -> int:
+        """Device memory a call takes in the candidate's process: its inputs copied out of the arena,
+        their pristine copies (the mutation check), the outputs and as much again for their work."""
+        return 2 * (self.in_room + self.out_room)
 
     def send_inputs(self, inputs: list) -> tuple[ValueSpec, ...]:
         specs, _ = self.arena.pack(inputs, 0, self.out_offset, layout=True)
@@ -588,14 +599,16 @@ class Judge:
             self.correctness = Correctness(**checked, reference=self.exact_reference, rule=rule)
 
     def send_timing_sets(self, program: TaskProgram) -> list[list]:
-        """The timing input sets, written to the arena once and announced to the candidate's process."""
+        """The timing input sets, written to the arena once and announced to the candidate's process
+        with their places in the timing slot (`slot_arm`)."""
         sets = [program.inputs(s) for s in timing_seeds(self.job.input_seed)]
-        offset, specs = 0, []
+        offset, specs, slots = 0, [], []
         for inputs in sets:
-            packed, offset = self.arena.pack(inputs, offset, self.out_offset, layout=True)
+            packed, offset = self.arena.pack(inputs, offset, self.slot_offset, layout=True)
             specs.append(tuple(packed))
-        self.client.ask(TimingSets(tuple(specs)), Done)
-        self.timing_specs = tuple(specs)
+            slots.append(tuple(self.arena.pack(inputs, self.slot_offset, self.out_offset, layout=True)[0]))
+        self.client.ask(TimingSets(tuple(specs), tuple(slots)), Done)
+        self.timing_specs, self.timing_slots = tuple(specs), tuple(slots)
         return sets
 
     def time_candidate(self, program: TaskProgram, ref) -> None:
@@ -604,7 +617,9 @@ class Judge:
         (`timing.least_drifted`). Timed calls' outputs are fetched and checked at random."""
         with self.lock.shared():
             sets = self.send_timing_sets(program)
-        reference = LocalArm(self.timer.calls, *model_arm(self.reference_model, sets))
+        reference = LocalArm(
+            self.timer.calls, *slot_arm(self.reference_model, self.arena, sets, self.timing_slots)
+        )
         walled = _WalledArm(reference, self.cuda)
         self.time_alone(reference, len(sets))
 
@@ -787,6 +802,24 @@ class Judge:
             self.flag("harness_tampered", f"{name} was replaced")
         for v in seen.violations:
             self.flag("sandbox_violation", v)
+
+
+def slot_arm(model, arena: Arena, sets: list[list], slots: tuple) -> tuple[Callable, Callable]:
+    """(call, prepare) timing the reference on the timing slot: before each call the set is written
+    from this process's own copy into the slot, and the model reads it there, as the candidate's
+    process reads it before its call. The two arms read the same memory: a memory-bound kernel's
+    speed depends on where its buffers lie, and separate copies in two processes differ."""
+    current: list = []
+
+    def prepare(i: int) -> None:
+        k = i % len(sets)
+        arena.write(sets[k], slots[k])
+        current[:] = arena.views(slots[k])
+
+    def call(i: int) -> object:
+        return model(*current)
+
+    return call, prepare
 
 
 class _WalledArm:

@@ -621,7 +621,6 @@ class Judge:
             self.timer.calls, *slot_arm(self.reference_model, self.arena, sets, self.timing_slots)
         )
         walled = _WalledArm(reference, self.cuda)
-        self.time_alone(reference, len(sets))
 
         def recheck(k: int) -> None:
             reply = self.client.ask(Fetch(self.out_offset, self.out_room), Outputs)
@@ -640,6 +639,8 @@ class Judge:
             with self.lock.exclusive(), torch.no_grad():
                 timed = self.alone(lambda: self.timer.interleaved([walled, remote]))
                 rechecks.settle()
+                if "reference_alone_time" not in self.times:  # warm now, in the same hold of the device
+                    self.time_alone(reference, len(sets))
             ref_gap, gap = timed.stream_gaps_ms
             if self.cuda and gap > ref_gap + max(0.05, 0.25 * timed.stats[1].median_ms):
                 self.flag(
@@ -649,9 +650,8 @@ class Judge:
             self.check_left_work(walled, timed)
             return timed
 
-        alone = self.times.get("reference_alone_time")
         timed, tries = least_drifted(
-            attempt, alone["median_ms"] if alone else None, self.timer.config.drift_retries
+            attempt, lambda: self.times["reference_alone_time"]["median_ms"], self.timer.config.drift_retries
         )
         if tries > 1:
             self.env["timing_tries"] = str(tries)
@@ -671,10 +671,10 @@ class Judge:
         timing beside the candidate's process making empty calls, so that both see the same
         protocol, round trips and all (on the CPU a process that ran the other's turn runs a short
         call slower), and only the candidate's own work differs. Always timed in this judge:
-        another process's time differs by whatever differs between processes."""
+        another process's time differs by whatever differs between processes. Called holding the
+        device alone, right after the first interleaved timing (so its warm-up serves this too)."""
         idle = RemoteArm(self.client, self.calibration, n_sets, empty=True)
-        with self.lock.exclusive(), torch.no_grad():
-            timed = self.alone(lambda: self.timer.interleaved([reference, idle], self.timer.config.brief()))
+        timed = self.alone(lambda: self.timer.interleaved([reference, idle], self.timer.config.brief()))
         self.times["reference_alone_time"] = asdict(timed.stats[0])
 
     def round_trip_ms(self) -> float:

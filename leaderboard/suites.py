@@ -4,7 +4,7 @@ A run is stamped with its suite's version, a hash of every task file. The leader
 accepts the built-in suite as it is now, plus every version recorded in `suite_versions.json`, so
 submissions made before tasks were added or edited stay valid. Record the current built-in suite
 before its tasks change (or whenever a submission is made against it), with a few words on what the
-version changed: the board names every version by its size, date and that name (`SuiteVersion.label`).
+version changed: the board names every version by its size, the date it was recorded and that name.
 
     python -m leaderboard.suites --record --name "45 backward tasks added"
     python -m leaderboard.suites                     # lists the known versions

@@ -213,3 +213,46 @@ def test_chart_band_steps_from_each_right_lo_to_each_left_hi():
 
     assert c.series[0].band.split() == [at(0, 0.5), at(0, 0), at(3, 0), at(3, 0.25), at(3, 1.0), at(0, 1.0)]
     assert chart.fast_p_chart([("a", "a", [(0.0, 1.0)])]).series[0].band == ""
+
+
+def test_suite_versions_are_ranked_apart_current_first_then_newest(three_submissions):
+    from leaderboard.suites import SuiteRegistry, SuiteVersion
+
+    slow, fast, medium = three_submissions
+    tasks = fakes.registry().get(fakes.SUITE_VERSION).tasks
+
+    def version(name: str, recorded: str, source: str = "builtin") -> SuiteVersion:
+        return SuiteVersion(name, source, recorded, tasks, f"version {name}")
+
+    registry = SuiteRegistry(
+        {
+            v.version: v
+            for v in (
+                version("a", "2026-10-01"),
+                version("b", "2026-11-01"),
+                version("c", "2026-09-01", "tasks/"),
+            )
+        }
+    )
+    subs = [
+        replace(s, run=dict(s.run, suite_version=v))
+        for s, v in ((slow, "a"), (fast, "b"), (medium, "current"), (replace(fast, slug="x"), "unknown"))
+    ]
+    subs.append(replace(subs[1], slug="fast-on-a", run=dict(subs[1].run, suite_version="a")))
+    groups = standings.by_suite_version(subs, "current", registry)
+    assert [g.version for g in groups] == ["current", "b", "a", "unknown"]
+    assert [g.mark for g in groups] == [
+        "",
+        standings.OLDER_SUITE,
+        standings.OLDER_SUITE,
+        standings.OTHER_SUITE,
+    ]
+    assert groups[2].label == "3 tasks, 2026-10-01: version a"
+    assert groups[3].label.startswith("not recorded")
+    # each version ranked on its own: the fast entry on "a" is ahead of slow there, and alone on "b"
+    assert [(e.submission.slug, e.rank) for e in groups[2].table["overall"]] == [
+        ("fast-on-a", 1),
+        ("slow-model", 2),
+    ]
+    assert [(e.submission.slug, e.rank) for e in groups[1].table["overall"]] == [("fast-model", 1)]
+    assert standings.suite_group("c", "current", registry).mark == standings.OTHER_SUITE  # a custom folder

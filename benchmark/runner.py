@@ -130,7 +130,10 @@ def summarize(
         "turns": per_turn_metrics(
             verdicts, ks, {t: b.get("level") for t, b in broken.items()}, samples_per_task
         ),
-        "baselines": {"gpu": baselines_on, "tasks": {t: n for t, (n, _) in sorted(baselines.items())}},
+        "baselines": {
+            "gpu": baselines_on,
+            "tasks": {t: {"name": n, "speedup": x} for t, (n, x) in sorted(baselines.items())},
+        },
     }
 
 

@@ -16,7 +16,10 @@ def test_over_best_column_and_legend():
     best = {"level1/a": ("sdpa_flash", 1.5)}
     summary = runner.summarize(vs, (1,), baselines=best, baselines_on="NVIDIA H200")
     assert summary["metrics"]["overall"]["geomean_over_best"] == 2.0
-    assert summary["baselines"] == {"gpu": "NVIDIA H200", "tasks": {"level1/a": "sdpa_flash"}}
+    assert summary["baselines"] == {
+        "gpu": "NVIDIA H200",
+        "tasks": {"level1/a": {"name": "sdpa_flash", "speedup": 1.5}},
+    }
     table = runner.format_table(summary)
     head, row = table.splitlines()[0], table.splitlines()[2]
     assert "over best" in head and row.split()[-2] == "2.000"

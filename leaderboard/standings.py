@@ -109,7 +109,14 @@ def scope_sort_key(scope: str) -> tuple[int, int, str]:
 def submission_metrics(sub: Submission) -> dict[str, metrics.Metrics]:
     """Metrics of one submission per scope, with Pass@1 and Pass@K (K samples per task)."""
     ks = sorted({1, sub.samples_per_task})
-    return metrics.compute_by_level(sub.verdicts, ks)
+    return metrics.compute_by_level(sub.verdicts, ks, best=best_baselines(sub))
+
+
+def best_baselines(sub: Submission) -> dict[str, float]:
+    """Task id -> the speedup over eager of its best production baseline, as the run's summary.json
+    recorded it from the suite's manifest on the run's GPU; empty for runs before baselines existed."""
+    recorded = (sub.summary.get("baselines") or {}).get("tasks") or {}
+    return {t: float(b["speedup"]) for t, b in recorded.items() if isinstance(b, dict) and b.get("speedup")}
 
 
 def _order_key(e: Entry) -> tuple:

@@ -33,6 +33,8 @@ from benchmark.evaluate import sol
 from benchmark.evaluate.correctness import compare_outputs, flatten_outputs, tolerance
 from benchmark.evaluate.program import TaskProgram, clone_args, detach_outputs, pin_precision, time_model
 from benchmark.evaluate.timing import Timer, TimingConfig
+from benchmark.suite.baselines import BaselineReport, measure_baselines
+from benchmark.suite.manifest import BaselineTiming
 from benchmark.task import Task, import_file
 from benchmark.verdict import TimingStats
 
@@ -78,6 +80,11 @@ class ValidationConfig:
     max_ms: float = 50.0
     max_memory_bytes: int = 8 * 2**30  # peak allocated during one forward, inputs and weights included
     task_timeout_s: float = 300.0  # wall clock per task (0: none)
+    # Production baselines (benchmark.suite.baselines): checked and timed against the reference after
+    # the task passed every check, within a deadline of their own (0: none), so a slow autotuning
+    # compile never fails a task; the manifest pass turns them on.
+    baselines: bool = False
+    baseline_timeout_s: float = 900.0
     timing: TimingConfig = field(default_factory=validation_timing)
 
     @property
@@ -103,6 +110,7 @@ class TaskReport:
     flops: int | None = None  # matrix FLOPs of one forward (full shapes)
     bytes: int | None = None  # least bytes of one forward (full shapes)
     seconds: float = 0.0  # wall time of the validation itself
+    baselines: BaselineReport | None = None  # None: not measured
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -112,6 +120,10 @@ class TaskReport:
         d = dict(d)
         d["failures"], d["warnings"] = tuple(d.get("failures", ())), tuple(d.get("warnings", ()))
         d["reference"] = TimingStats.from_dict(d.get("reference"))
+        b = d.get("baselines")
+        if b is not None:
+            timed = {n: BaselineTiming(**t) for n, t in b.get("timed", {}).items()}
+            d["baselines"] = BaselineReport(timed, dict(b.get("dropped", {})))
         return cls(**d)
 
 
@@ -494,6 +506,10 @@ def validate_task(task: Task, config: ValidationConfig, timer_box: list | None =
     finally:
         sys.modules.pop(module_name, None)
         _cleanup(device, default_dtype)
+    if config.baselines and config.measure and not config.fast and not rec.failures:
+        found["baselines"] = _baselines(
+            task, config, timer_box if timer_box is not None else [], default_dtype
+        )
     checks = {c: rec.checks.get(c, "skip") for c in CHECKS}
     return TaskReport(
         task_id=task.task_id,
@@ -504,6 +520,29 @@ def validate_task(task: Task, config: ValidationConfig, timer_box: list | None =
         seconds=time.monotonic() - t0,
         **found,
     )
+
+
+def _baselines(task: Task, config: ValidationConfig, timer_box: list, default_dtype) -> BaselineReport:
+    """The task's production baselines checked and timed against its reference (full shapes, the
+    validator's seeds and timing budget); a run past the deadline or a failure keeps what was timed."""
+    device = torch.device(config.device)
+    module_name = f"solbench_baselines_{task.hash[:16]}"
+    report = BaselineReport({}, {})
+    try:
+        with deadline(config.baseline_timeout_s):
+            program = TaskProgram(import_file(task.path, module_name), device)
+            model = program.build(program.module.Model, config.seed)
+            if not timer_box:
+                timer_box.append(Timer(config.device, config.timing))
+            report = measure_baselines(
+                task.name, program, model, config.seed, task.atol, task.rtol, timer_box[0], into=report
+            )
+    except (TaskTimeout, Exception) as e:  # noqa: BLE001 - a baseline never fails the task
+        report.dropped["*"] = f"baselines stopped: {type(e).__name__}: {e}"[:300]
+    finally:
+        sys.modules.pop(module_name, None)
+        _cleanup(device, default_dtype)
+    return report
 
 
 def load_error_report(message: str) -> TaskReport:

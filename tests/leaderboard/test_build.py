@@ -158,7 +158,7 @@ def test_untimed_submission_builds_ranked_last_with_blank_speed_cells(tmp_path, 
     assert re.findall(r'<tr data-model="([^"]+)"', overall)[-1] == "untimed"
     row = overall[overall.index('<tr data-model="untimed"') :]
     row = row[: row.index("</tr>")]
-    assert row.count('data-sort="">–</td>') == 5  # fast_1, faster, faster vs compile, geomean, SOL
+    assert row.count('data-sort="">–</td>') == 6  # fast_1, faster, faster vs compile, geomean, SOL, over best
     assert (tmp_path / "site" / "submissions" / "untimed.html").is_file()
 
 

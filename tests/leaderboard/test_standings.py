@@ -256,3 +256,24 @@ def test_suite_versions_are_ranked_apart_current_first_then_newest(three_submiss
     ]
     assert [(e.submission.slug, e.rank) for e in groups[1].table["overall"]] == [("fast-model", 1)]
     assert standings.suite_group("c", "current", registry).mark == standings.OTHER_SUITE  # a custom folder
+
+
+def test_over_best_aggregates_against_the_recorded_baselines():
+    """The board's "over best": geomean over passing samples of speedup / the best baseline's, from
+    the baselines the run's summary.json recorded; None for a run that recorded none."""
+    verdicts = [
+        make_verdict("level1/relu", 0, speedup=4.0),
+        make_verdict("level1/relu", 1, status=Status.INCORRECT, speedup=None),
+        make_verdict("level1/row_sum", 0, speedup=1.0),
+    ]
+    sub = fakes.make_submission("Model", verdicts)
+    assert standings.submission_metrics(sub)["overall"].geomean_over_best is None
+    sub.summary["baselines"] = {
+        "gpu": "NVIDIA H200",
+        "tasks": {
+            "level1/relu": {"name": "sdpa_flash", "speedup": 2.0},
+            "level1/row_sum": {"name": "x", "speedup": 0.5},
+        },
+    }
+    assert standings.best_baselines(sub) == {"level1/relu": 2.0, "level1/row_sum": 0.5}
+    assert standings.submission_metrics(sub)["overall"].geomean_over_best == pytest.approx(2.0)

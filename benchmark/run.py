@@ -76,10 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--backend",
-        choices=("cuda", "triton", "cuda-raw"),
+        choices=("cuda", "triton", "cuda-raw", "helion"),
         default="cuda",
-        help="kernel language the prompt asks for: CUDA C++ (load_inline), Triton, or raw CUDA C "
-        "compiled at run time",
+        help="kernel language the prompt asks for: CUDA C++ (load_inline), Triton, raw CUDA C "
+        "compiled at run time, or Helion (PyTorch's tile language, compiled to Triton)",
     )
     g.add_argument(
         "--gpu-block",

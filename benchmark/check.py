@@ -2,8 +2,10 @@
 `python -m benchmark.check --task TASK.py --candidate CANDIDATE.py [--json]`.
 
 Exits 0 whatever the verdict; 2 when the command itself is misused, a file is missing, the task
-itself fails, or it asks for a device (`--device cuda`) this machine does not have. With --json the
-last line on stdout is always one JSON object: the verdict, or {"verdict": null, "error": "..."}."""
+itself fails, or it asks for a device (`--device cuda`) this machine does not have; 3 when the task
+is skipped on this device, which lacks what it requires (FP8 tensor cores on a GPU older than
+compute capability 8.9), with the reason in one line. With --json the last line on stdout is always
+one JSON object: the verdict, {"verdict": null, "error": "..."}, or {"verdict": null, "skipped": "..."}."""
 
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ import sys
 from pathlib import Path
 
 from benchmark.evaluate.arguments import add_evaluation_arguments, eval_config
-from benchmark.evaluate.device_check import DeviceUnavailable, require_device
+from benchmark.evaluate.device_check import DeviceUnavailable, require_device, unmet_requirement
 from benchmark.evaluate.harness import TaskError, evaluate
 from benchmark.host import default_device
 from benchmark.task import TaskLoadError, load_task
+
+SKIPPED = 3  # exit status of a task this device cannot run
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,6 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         task = load_task(args.task)
     except TaskLoadError as e:
         return _fail(str(e), args.json)
+    skipped = unmet_requirement(task.requires, device)
+    if skipped is not None:
+        print(f"skipped: {task.task_id} on {device}: {skipped}")
+        if args.json:
+            print(json.dumps({"verdict": None, "skipped": skipped}))
+        return SKIPPED
     config = eval_config(args, device)
     try:
         verdict = evaluate(task, args.candidate.read_text(), config)

@@ -5,7 +5,10 @@ is described in benchmark.multiturn.
 Every selected task is accounted for in summary.json: a task that could not be evaluated is listed
 under `broken_tasks` (task id -> {"stage": "load" | "reference", "level", "reason"}: its file did not
 load, or its reference raised or ran out of memory) and counts in the metrics as a task whose
-samples are all incorrect, so a suite that mostly failed cannot read as a perfect score.
+samples are all incorrect, so a suite that mostly failed cannot read as a perfect score. A task
+whose SOLBENCH `requires` a device of the run lacks (FP8 tensor cores on a GPU older than compute
+capability 8.9) is not run: it is listed under `skipped_tasks` (task id -> {"level", "reason"})
+and counted nowhere, neither in the metrics nor in their denominators.
 
 Verdicts stream: each completion goes to the verifier as the backend yields it, and each verdict is
 appended to results.jsonl the moment its evaluation finishes, in completion order, by one recorder
@@ -35,7 +38,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 from benchmark import metrics
 from benchmark.environment import host_environment
 from benchmark.evaluate import activity
-from benchmark.evaluate.device_check import require_device
+from benchmark.evaluate.device_check import require_device, unmet_requirement
 from benchmark.evaluate.harness import EvalConfig, TaskError
 from benchmark.extract import extract_code
 from benchmark.host import host_device_lock
@@ -98,6 +101,22 @@ def select_tasks(config: RunConfig) -> tuple[list[Task], str, list[LoadFailure]]
     return suite.select(*selection), suite.version, suite.select_failures(*selection)
 
 
+def skipped_tasks(tasks: list[Task], config: RunConfig) -> dict[str, dict]:
+    """The tasks whose `requires` a device this run evaluates on lacks, task id -> {"level",
+    "reason"} (benchmark.evaluate.device_check.unmet_requirement); on CUDA every GPU the run times on
+    is asked, since any of them may get the task."""
+    if config.eval.device == "cuda":
+        devices = [f"cuda:{g}" for g in timed_gpus(config.gpus)]
+    else:
+        devices = [config.eval.device]
+    skipped = {}
+    for task in tasks:
+        reason = next((r for d in devices if (r := unmet_requirement(task.requires, d)) is not None), None)
+        if reason is not None:
+            skipped[task.task_id] = {"level": task.level, "reason": reason}
+    return skipped
+
+
 def summarize(
     verdicts: list[Verdict],
     ks: tuple[int, ...],
@@ -105,9 +124,11 @@ def summarize(
     samples_per_task: int = 1,
     baselines: Mapping[str, tuple[str, float]] | None = None,
     baselines_on: str | None = None,
+    skipped: Mapping[str, dict] | None = None,
 ) -> dict:
     """Metrics per scope, statuses and per-turn rates; `broken` (task id -> {"stage", "level",
-    "reason"}) is listed as `broken_tasks` and each entry counts as `samples_per_task` failed samples.
+    "reason"}) is listed as `broken_tasks` and each entry counts as `samples_per_task` failed samples;
+    `skipped` (task id -> {"level", "reason"}) is listed as `skipped_tasks` and counts nowhere.
     `baselines`: task id -> (name, speedup over eager) of its best production baseline on the GPU
     `baselines_on`, from the manifest (`best_baselines`), for the "over best" column."""
     broken = dict(broken or {})
@@ -127,6 +148,7 @@ def summarize(
         "metrics_rules": metrics.rules(),
         "statuses": statuses,
         "broken_tasks": broken,
+        "skipped_tasks": dict(skipped or {}),
         "turns": per_turn_metrics(
             verdicts, ks, {t: b.get("level") for t, b in broken.items()}, samples_per_task
         ),
@@ -200,6 +222,7 @@ def format_table(summary: dict) -> str:
             rows.append(
                 f"  {task_id} ({b.get('stage')}): {reason[-1][:160] if reason else 'no reason recorded'}"
             )
+    rows += skipped_lines(summary.get("skipped_tasks") or {})
     turns = summary.get("turns", {})
     if len(turns) > 1:
         rows.append(
@@ -216,6 +239,22 @@ def format_table(summary: dict) -> str:
             f"{u['completions']} completions ({u['from_cache']} from the cache)"
         )
     return "\n".join(rows)
+
+
+def skipped_lines(skipped: Mapping[str, dict]) -> list[str]:
+    """The table's account of the tasks not run on this device: one line per reason, with the count,
+    and the tasks' ids under it."""
+    by_reason: dict[str, list[str]] = {}
+    for task_id, s in sorted(skipped.items()):
+        by_reason.setdefault(s.get("reason") or "no reason recorded", []).append(task_id)
+    lines = []
+    for reason, ids in by_reason.items():
+        n = len(ids)
+        lines.append(
+            f"{n} task{'s' if n != 1 else ''} skipped on this device, not counted in any metric: {reason}"
+        )
+        lines.append("  " + ", ".join(ids))
+    return lines
 
 
 def legend(summary: dict) -> list[str]:
@@ -513,6 +552,15 @@ def run(config: RunConfig) -> dict:
     tasks, suite_version, failures = select_tasks(config)
     if not tasks and not failures:
         raise ValueError("no task matches the selection")
+    skipped = skipped_tasks(tasks, config)
+    if skipped:
+        tasks = [t for t in tasks if t.task_id not in skipped]
+        for line in skipped_lines(skipped):
+            log.warning("%s", line)
+        if not tasks and not failures:
+            raise ValueError(
+                "every selected task is skipped on this device: " + next(iter(skipped.values()))["reason"]
+            )
     broken: dict[str, dict] = {}
     for f in failures:
         log.error("task %s is broken (it did not load), counted as failed: %s", f.task_id, f.reason)
@@ -610,7 +658,7 @@ def run(config: RunConfig) -> dict:
             rundir.discard()  # a run that failed before its first verdict leaves no run directory behind
         else:
             summary = summarize(
-                verdicts, config.ks, broken, k, best_baselines(manifest, tasks, gpu_name), gpu_name
+                verdicts, config.ks, broken, k, best_baselines(manifest, tasks, gpu_name), gpu_name, skipped
             )
             summary.update(
                 model=config.model,

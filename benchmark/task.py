@@ -1,9 +1,14 @@
 """Task files: KernelBench-compatible PyTorch programs, plus optional SOLBench metadata.
 
 A task file defines `class Model(nn.Module)`, `get_inputs()` and `get_init_inputs()`. It may also
-define a literal dict `SOLBENCH = {...}` (level, tags, dtype, difficulty, atol, rtol) and
+define a literal dict `SOLBENCH = {...}` (level, tags, dtype, difficulty, atol, rtol, requires) and
 `get_alt_inputs()`, returning extra input lists of other shapes for the correctness check.
-Metadata is read from the AST, so listing a suite never executes task code."""
+Metadata is read from the AST, so listing a suite never executes task code.
+
+`requires` names what a CUDA device must have for the task to mean anything there, from
+REQUIREMENTS: `["fp8"]`, FP8 tensor cores (compute capability 8.9 or newer). A run, a check or a
+validation on a CUDA device without it skips the task with the reason
+(benchmark.evaluate.device_check.unmet_requirement); the CPU meets every requirement."""
 
 from __future__ import annotations
 
@@ -21,7 +26,8 @@ from benchmark.records import atomic_write_text
 
 BUILTIN_SUITE = Path(__file__).parent / "tasks"  # the built-in suite's task files (benchmark.suite)
 REQUIRED_NAMES = ("Model", "get_inputs", "get_init_inputs")
-KNOWN_META_KEYS = {"level", "tags", "dtype", "difficulty", "atol", "rtol", "description"}
+KNOWN_META_KEYS = {"level", "tags", "dtype", "difficulty", "atol", "rtol", "description", "requires"}
+REQUIREMENTS = ("fp8",)  # what `requires` may name; benchmark.evaluate.device_check says who meets each
 
 
 class TaskLoadError(Exception):
@@ -39,6 +45,7 @@ class Task:
     difficulty: int | None = None
     atol: float | None = None
     rtol: float | None = None
+    requires: tuple[str, ...] = ()  # device features the task needs (REQUIREMENTS)
     meta: dict = field(default_factory=dict)
 
     @property
@@ -86,8 +93,17 @@ def _read_metadata(tree: ast.Module, path: Path) -> dict:
             unknown = set(meta) - KNOWN_META_KEYS
             if unknown:
                 raise TaskLoadError(f"{path}: unknown SOLBENCH keys {sorted(unknown)}")
+            _check_requires(meta.get("requires", []), path)
             return meta
     return {}
+
+
+def _check_requires(requires: object, path: Path) -> None:
+    if not isinstance(requires, list | tuple) or not all(isinstance(r, str) for r in requires):
+        raise TaskLoadError(f"{path}: SOLBENCH requires must be a list of names, e.g. ['fp8']")
+    unknown = sorted(set(requires) - set(REQUIREMENTS))
+    if unknown:
+        raise TaskLoadError(f"{path}: unknown SOLBENCH requirements {unknown}; known: {list(REQUIREMENTS)}")
 
 
 def level_from_path(path: Path) -> int | None:
@@ -130,6 +146,7 @@ def load_task(path: str | Path, root: Path | None = None) -> Task:
         difficulty=meta.get("difficulty"),
         atol=meta.get("atol"),
         rtol=meta.get("rtol"),
+        requires=tuple(meta.get("requires", ())),
         meta=meta,
     )
 

@@ -13,7 +13,8 @@ a submitter can fix the run rather than guess. Checks, in order:
    task exists in it, and each verdict's level and task hash agree with it.
 4. Coverage: every task of each level the run touches is present (or, for a partial submission,
    every task the run selected), each with the number of samples run.json claims; a task the run
-   lists as broken is named as such.
+   lists as broken, or as skipped on its device (summary.json's skipped_tasks: an FP8 task on a GPU
+   without FP8 tensor cores), is named as such.
 5. summary.json agrees with the metrics recomputed from the verdicts by `benchmark.metrics`, its
    broken tasks counted as the runner counts them (all samples incorrect), intervals included; a
    summary written under older metrics rules is checked on the numbers the rules did not change.
@@ -244,6 +245,14 @@ def read_broken(summary: Any) -> tuple[dict[str, BrokenTask], list[str]]:
     return out, problems
 
 
+def read_skipped(summary: Any) -> dict[str, str]:
+    """summary.json's skipped tasks, task id -> reason (the runner's {"level", "reason"} entries)."""
+    raw = summary.get("skipped_tasks") if isinstance(summary, dict) else None
+    if not isinstance(raw, dict):
+        return {}
+    return {t: str(e.get("reason") or "no reason recorded") for t, e in raw.items() if isinstance(e, dict)}
+
+
 def check_broken(run: dict, broken: Mapping[str, BrokenTask]) -> list[str]:
     """A task whose reference failed was loaded, so it must be one of run.json's tasks; one that failed
     to load never is (the runner lists loaded tasks only), so there is nothing to check it against."""
@@ -262,8 +271,10 @@ def check_coverage(
     suite: SuiteVersion,
     tasks: list[str],
     broken: Mapping[str, BrokenTask] | None = None,
+    skipped: Mapping[str, str] | None = None,
 ) -> list[str]:
-    broken = broken or {}
+    """`skipped`: task id -> why the run's device could not run it."""
+    broken, skipped = broken or {}, skipped or {}
     samples: dict[str, set[int]] = defaultdict(set)
     for v in metrics.final_turns(verdicts):
         samples[v.task_id].add(v.sample)
@@ -278,6 +289,8 @@ def check_coverage(
                 b = broken[t]
                 last = (b.reason.strip().splitlines() or ["no reason recorded"])[-1][:200]
                 why = f"it is broken in this run ({b.stage or 'reference'} failed: {last}); fix it and resume"
+            elif t in skipped:
+                why = f"the run's device cannot run it ({skipped[t]}); run the level on a GPU that can"
             problems.append(f"task {t} of claimed level {level} is missing: {why}")
         elif len(samples[t]) < claimed:
             problems.append(
@@ -397,7 +410,7 @@ def validate_run_dir(
         )
     problems = check_suite(run, verdicts, suite)
     tasks = covered_tasks(run, suite, partial)
-    problems += check_coverage(run, verdicts, suite, tasks, read_broken(summary)[0])
+    problems += check_coverage(run, verdicts, suite, tasks, read_broken(summary)[0], read_skipped(summary))
     problems += check_summary(summary, run, verdicts)
     if not run["strict"] and not is_trusted(run["model"]):
         problems.append(

@@ -1,7 +1,13 @@
 """What a GPU can do at most: peak copy bandwidth and peak matrix rate per dtype, measured once per
 GPU model and stored as benchmark/devices/<slug>.json. The speed-of-light floor of every task
 (benchmark.evaluate.sol) is computed from these numbers, so they are measured, not taken from a datasheet:
-`python -m benchmark.suite profile` on the GPU writes the file for the GPU it runs on."""
+`python -m benchmark.suite profile` on the GPU writes the file for the GPU it runs on.
+
+FP8: a GPU with FP8 tensor cores (compute capability 8.9 or newer) also gets an "fp8" rate, measured
+with torch._scaled_mm (e4m3 x e4m3, per-tensor scales, bf16 out), and tasks whose dtype is an fp8
+type count their matrix FLOPs against it (`matmul_rate`). A profile without one (measured before it
+existed) gives fp8 tasks twice its bf16/fp16 rate: FP8 tensor cores do twice the work of 16-bit ones
+on every GPU that has them (Ada, Hopper, Blackwell), so that stands for the missing measurement."""
 
 from __future__ import annotations
 
@@ -20,6 +26,10 @@ from benchmark.host import slugify
 
 DEVICES_DIR = Path(__file__).parent.parent / "devices"
 MATMUL_KEYS = ("float32", "tf32", "bfloat16", "float16")  # float32 means full fp32, TF32 off
+OPTIONAL_MATMUL_KEYS = ("fp8",)  # only where the GPU has the units (FP8: compute capability 8.9+)
+FP8_DTYPES = ("float8_e4m3fn", "float8_e5m2")  # task dtypes whose matrix work runs on FP8 tensor cores
+FP8_OVER_16BIT = 2.0  # FP8 tensor-core rate over the bf16/fp16 one, where a profile has no fp8 rate
+FP8_CAPABILITY = (8, 9)
 log = logging.getLogger(__name__)
 
 
@@ -27,7 +37,9 @@ log = logging.getLogger(__name__)
 class DeviceProfile:
     gpu: str  # the name torch reports, e.g. "NVIDIA H200"
     bandwidth: float  # peak device-memory bandwidth in bytes/s (a copy counts read + write)
-    matmul: dict[str, float]  # peak dense matrix rate in FLOP/s, keyed by MATMUL_KEYS
+    matmul: dict[
+        str, float
+    ]  # peak dense matrix rate in FLOP/s, keyed by MATMUL_KEYS (+ OPTIONAL_MATMUL_KEYS)
     measured: str  # ISO date of the measurement
     method: str  # how it was measured, in words
     torch: str = ""
@@ -38,7 +50,14 @@ class DeviceProfile:
         return slugify(self.gpu)
 
     def matmul_rate(self, dtype: str) -> float:
-        """Peak matrix rate for a task dtype; fp32 tasks run with TF32 off, so they get the fp32 rate."""
+        """Peak matrix rate for a task dtype; fp32 tasks run with TF32 off, so they get the fp32 rate.
+        fp8 tasks get the FP8 tensor-core rate, whatever their reference computes in (FP8 task
+        references dequantize and multiply in fp32, which a kernel need not do): the fastest rate
+        their matrix work can run at, so the floor stays a floor."""
+        if dtype in FP8_DTYPES:
+            return self.matmul.get("fp8") or FP8_OVER_16BIT * max(
+                self.matmul["bfloat16"], self.matmul["float16"]
+            )
         key = {"float32": "float32", "bfloat16": "bfloat16", "float16": "float16"}.get(dtype, "float32")
         return self.matmul[key]
 
@@ -109,6 +128,8 @@ def measure_bandwidth(device: torch.device, nbytes: int, repeats: int) -> float:
 
 def measure_matmul(device: torch.device, key: str, sizes: tuple[int, ...], repeats: int) -> float:
     """FLOP/s of square matmuls of random data, best over sizes; `key` picks the dtype and TF32 mode."""
+    if key == "fp8":
+        return measure_fp8_matmul(device, sizes, repeats)
     dtype = {
         "float32": torch.float32,
         "tf32": torch.float32,
@@ -133,6 +154,28 @@ def measure_matmul(device: torch.device, key: str, sizes: tuple[int, ...], repea
         torch.backends.cuda.matmul.allow_tf32 = saved
 
 
+def measure_fp8_matmul(device: torch.device, sizes: tuple[int, ...], repeats: int) -> float:
+    """FLOP/s of square e4m3 x e4m3 products through torch._scaled_mm (per-tensor scales, bf16 out,
+    the second operand column-major as cuBLAS's FP8 GEMM wants it), best over sizes."""
+    scale = torch.ones((), device=device)
+    best = 0.0
+    for n in sizes:
+        a = torch.randn(n, n, device=device).to(torch.float8_e4m3fn)
+        b = torch.randn(n, n, device=device).to(torch.float8_e4m3fn).t()
+
+        def product(a=a, b=b):
+            return torch._scaled_mm(a, b, scale_a=scale, scale_b=scale, out_dtype=torch.bfloat16)
+
+        ms = _best_ms(product, device, repeats, inner=3)
+        best = max(best, 2 * n**3 / (ms * 1e-3))
+        del a, b
+    return best
+
+
+def has_fp8(device: torch.device) -> bool:
+    return device.type == "cuda" and torch.cuda.get_device_capability(device) >= FP8_CAPABILITY
+
+
 def measure_profile(
     device: str = "cuda",
     copy_bytes: int = 2**30,
@@ -149,13 +192,15 @@ def measure_profile(
         name = "cpu"
     log.info("profiling %s", name)
     bandwidth = measure_bandwidth(dev, copy_bytes, repeats)
+    keys = MATMUL_KEYS + (("fp8",) if has_fp8(dev) else ())
     matmul = {
         key: measure_matmul(dev, key, fp32_sizes if key in ("float32", "tf32") else sizes, repeats)
-        for key in MATMUL_KEYS
+        for key in keys
     }
     method = (
         f"best of {repeats} timed batches: device copy of {copy_bytes / 2**30:g} GiB (read + write bytes); "
         f"square matmuls of random data, n in {list(sizes)} ({list(fp32_sizes)} for fp32/tf32)"
+        + ("; fp8: e4m3 x e4m3 through torch._scaled_mm" if "fp8" in matmul else "")
     )
     return DeviceProfile(
         gpu=name,

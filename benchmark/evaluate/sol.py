@@ -12,6 +12,12 @@ fused attention ops (forward and backward) are counted on the kept pairs (`causa
 attention written out by hand (a matmul, then `masked_fill` with a triangular mask) is still
 counted dense: the counter sees a dense matmul and cannot know that half its output is discarded.
 
+FP8 tasks (dtype float8_e4m3fn or float8_e5m2) hold their operands as fp8 tensors with scales, and
+their references dequantize to fp32 and multiply there (the one way that runs alike on the CPU and
+every GPU); the counter sees those fp32 matmuls, 2*M*N*K each, as it would see torch._scaled_mm's,
+and the floor counts them at the FP8 tensor-core rate (DeviceProfile.matmul_rate), the fastest a
+kernel can do that work. Their bytes are the fp8 tensors' own, one byte an element.
+
 Where an input is an index or a mask (an integer or boolean tensor), a task may read only part of
 its other tensors (a gather of 2,048 rows of 4,096 drawn with replacement reads about 39% of
 them), and a good kernel runs below the whole-tensor floor. There a floating

@@ -252,7 +252,7 @@ def merge(
     measured = 0
     for r in reports:
         task = by_id.get(r.task_id)
-        if task is None:
+        if task is None or r.skipped is not None:  # not measured on this GPU: it lacks what the task needs
             continue
         old = manifest.entry(task)
         flops = r.flops if r.flops is not None else (old.flops if old else None)

@@ -7,6 +7,9 @@ an input returned as the output and random noise of the output's scale each FAIL
 tolerance check (with benchmark.evaluate.correctness, the very checker the harness uses); that the inputs
 and the weights matter (a second seed for either changes the output); that the alternate shapes
 run; and, on the GPU with full shapes, that the reference takes 0.1-50 ms and at most 8 GiB.
+A task whose SOLBENCH `requires` the device does not meet (FP8 tensor cores on a GPU older than
+compute capability 8.9) is skipped with the reason: its report is not ok, names why in `skipped`,
+and counts as neither passed nor failed.
 
 Tasks run in this process with the harness's seeding and device conventions (benchmark.evaluate.program's
 TaskProgram): tasks are trusted code, and this is not the candidate sandbox. A task that raises,
@@ -31,6 +34,7 @@ from tqdm import tqdm
 
 from benchmark.evaluate import sol
 from benchmark.evaluate.correctness import compare_outputs, flatten_outputs, tolerance
+from benchmark.evaluate.device_check import unmet_requirement
 from benchmark.evaluate.program import TaskProgram, clone_args, detach_outputs, pin_precision, time_model
 from benchmark.evaluate.timing import Timer, TimingConfig
 from benchmark.suite.baselines import BaselineReport, measure_baselines
@@ -111,6 +115,12 @@ class TaskReport:
     bytes: int | None = None  # least bytes of one forward (full shapes)
     seconds: float = 0.0  # wall time of the validation itself
     baselines: BaselineReport | None = None  # None: not measured
+    skipped: str | None = None  # why the task was not validated on this device (then ok is False)
+
+    @property
+    def failed(self) -> bool:
+        """Validated and found unsound: not ok, and not skipped."""
+        return not self.ok and self.skipped is None
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -195,9 +205,18 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+def _widened(t: torch.Tensor) -> torch.Tensor:
+    """An fp8 tensor as fp32 (exactly): torch has no equal, isclose or isfinite for fp8 on the CPU."""
+    return t.float() if t.is_floating_point() and t.element_size() == 1 else t
+
+
+def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.dtype == b.dtype and torch.equal(_widened(a), _widened(b))
+
+
 def _bitwise_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
     if a.is_floating_point() and a.shape == b.shape and a.dtype == b.dtype:
-        return bool(torch.isclose(a, b, rtol=0.0, atol=0.0, equal_nan=True).all())
+        return bool(torch.isclose(_widened(a), _widened(b), rtol=0.0, atol=0.0, equal_nan=True).all())
     return torch.equal(a, b)
 
 
@@ -254,8 +273,12 @@ def _describe_output(out) -> str | None:
 
 def _non_finite(out) -> str | None:
     for i, x in enumerate(flatten_outputs(out)):
-        if isinstance(x, torch.Tensor) and x.is_floating_point() and not bool(torch.isfinite(x).all()):
-            n = int((~torch.isfinite(x)).sum())
+        if (
+            isinstance(x, torch.Tensor)
+            and x.is_floating_point()
+            and not bool(torch.isfinite(_widened(x)).all())
+        ):
+            n = int((~torch.isfinite(_widened(x))).sum())
             return f"output leaf {i} has {n} non-finite values of {x.numel()}"
     return None
 
@@ -297,7 +320,7 @@ def _check_inputs_matter(rec: _Record, model, out_a, x_a: list, x_b: list, atol,
         for i in tensors
         if i < len(x_b)
         and isinstance(x_b[i], torch.Tensor)
-        and (x_a[i].shape != x_b[i].shape or not torch.equal(x_a[i], x_b[i]))
+        and (x_a[i].shape != x_b[i].shape or not _same_values(x_a[i], x_b[i]))
     ]
     if not varying:
         rec.fail(
@@ -337,7 +360,7 @@ def _check_weights_matter(
         return
     other = program.build(program.module.Model, seed + 1)
     other_state = other.state_dict()
-    if all(k in other_state and torch.equal(v, other_state[k]) for k, v in state.items()):
+    if all(k in other_state and _same_values(v, other_state[k]) for k, v in state.items()):
         rec.skip(
             "weights_matter", "parameters do not depend on the init seed (a candidate could hard-code them)"
         )
@@ -489,6 +512,9 @@ def _cleanup(device: torch.device, default_dtype: torch.dtype) -> None:
 def validate_task(task: Task, config: ValidationConfig, timer_box: list | None = None) -> TaskReport:
     """Validate one task; never raises for a broken task (the report says why it failed).
     `timer_box` shares one Timer between tasks (a list holding it, filled on first use)."""
+    skipped = unmet_requirement(task.requires, config.device)
+    if skipped is not None:
+        return TaskReport(task.task_id, ok=False, checks=dict.fromkeys(CHECKS, "skip"), skipped=skipped)
     device = torch.device(config.device)
     pin_precision()
     default_dtype = torch.get_default_dtype()
@@ -571,7 +597,9 @@ def validate_tasks(
     for task in bar:
         bar.set_description(task.task_id)
         report = validate_task(task, config, timer_box)
-        if not report.ok:
+        if report.skipped is not None:
+            log.info("%s skipped on %s: %s", task.task_id, config.device, report.skipped)
+        elif not report.ok:
             failed += 1
             log.warning("%s failed: %s", task.task_id, "; ".join(report.failures))
             if not context_broken and any(m in f for f in report.failures for m in _CONTEXT_KILLERS):
@@ -596,10 +624,14 @@ def format_table(reports: list[TaskReport]) -> str:
         mem = f"{r.peak_memory_bytes / 2**20:.0f}" if r.peak_memory_bytes is not None else "-"
         gf = f"{r.flops / 1e9:.2f}" if r.flops is not None else "-"
         mb = f"{r.bytes / 1e6:.1f}" if r.bytes is not None else "-"
-        reason = (r.failures[0] if r.failures else "")[:120]
-        rows.append(
-            f"{r.task_id:<48} {'ok' if r.ok else 'FAIL':<4} {ms:>8} {mem:>8} {gf:>8} {mb:>8}  {reason}"
-        )
-    n_bad = sum(not r.ok for r in reports)
-    rows.append(f"{len(reports)} tasks, {len(reports) - n_bad} passed, {n_bad} failed")
+        reason = (r.failures[0] if r.failures else r.skipped or "")[:120]
+        status = "ok" if r.ok else "skip" if r.skipped is not None else "FAIL"
+        rows.append(f"{r.task_id:<48} {status:<4} {ms:>8} {mem:>8} {gf:>8} {mb:>8}  {reason}")
+    n_bad = sum(r.failed for r in reports)
+    skipped = [r.skipped for r in reports if r.skipped is not None]
+    footer = f"{len(reports)} tasks, {sum(r.ok for r in reports)} passed, {n_bad} failed"
+    if skipped:
+        why = "; ".join(sorted(set(skipped)))
+        footer += f", {len(skipped)} skipped on this device (neither passed nor failed: {why})"
+    rows.append(footer)
     return "\n".join(rows)

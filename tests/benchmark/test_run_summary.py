@@ -4,6 +4,7 @@ missing GPU is one line and exit 2 before anything runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -216,3 +217,78 @@ def test_the_table_says_what_each_column_means_and_what_the_reference_should_sco
     assert not any("reference model" in line for line in table)
     summary["model"] = "reference"
     assert any("expected pass@1 1.000, fast_1 0.000" in line for line in format_table(summary).splitlines())
+
+
+NEEDS_FP8 = GOOD.replace(
+    '"""y = 3x - 1."""', '"""y = 3x - 1, on FP8 tensor cores."""\n\nSOLBENCH = {"requires": ["fp8"]}'
+)
+NO_FP8 = "requires FP8 tensor cores (compute capability 8.9 or newer); NVIDIA A100 is 8.0"
+
+
+@pytest.fixture
+def lacks_fp8(monkeypatch):
+    """The run's device lacks FP8 tensor cores (on this CPU machine, as the runner is told)."""
+    import benchmark.runner as runner
+
+    monkeypatch.setattr(
+        runner, "unmet_requirement", lambda requires, device: NO_FP8 if "fp8" in requires else None
+    )
+
+
+def test_a_skipped_task_is_listed_and_counted_nowhere(tmp_path, capsys, quick_timing, lacks_fp8):
+    suite = make_suite(tmp_path / "suite", {"good": GOOD, "needs_fp8": NEEDS_FP8})
+    assert cli(suite, tmp_path / "run") == 0
+    table = capsys.readouterr().out
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["skipped_tasks"] == {"level1/needs_fp8": {"level": 1, "reason": NO_FP8}}
+    assert summary["broken_tasks"] == {}
+    m = summary["metrics"]["overall"]
+    assert m["tasks"] == 1 and m["samples"] == 1 and m["pass_at_k"]["1"] == 1.0  # not 1 of 2
+    assert f"1 task skipped on this device, not counted in any metric: {NO_FP8}" in table
+    assert "  level1/needs_fp8" in table.splitlines()
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["tasks"] == ["level1/good"]
+
+
+def test_a_run_whose_every_task_is_skipped_says_so(tmp_path, capsys, lacks_fp8, monkeypatch):
+    import benchmark.runner as runner
+
+    monkeypatch.setattr(runner, "get_backend", lambda *a, **k: pytest.fail("a backend was loaded"))
+    suite = make_suite(tmp_path / "suite", {"needs_fp8": NEEDS_FP8})
+    assert cli(suite, tmp_path / "run") == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"error: every selected task is skipped on this device: {NO_FP8}"
+    )
+
+
+def test_every_gpu_of_the_run_is_asked(monkeypatch, tmp_path):
+    import benchmark.runner as runner
+    from benchmark.evaluate import device_check
+    from benchmark.evaluate.harness import EvalConfig
+    from benchmark.suite import load_suite
+
+    capabilities = {"cuda:0": ((9, 0), "NVIDIA H100"), "cuda:1": ((8, 0), "NVIDIA A100")}
+    monkeypatch.setattr(device_check, "cuda_capability", capabilities.__getitem__)
+    tasks = list(load_suite(make_suite(tmp_path / "suite", {"good": GOOD, "needs_fp8": NEEDS_FP8})).tasks)
+    config = runner.RunConfig(
+        model="reference", out=tmp_path / "run", eval=EvalConfig(device="cuda"), gpus=(0, 1)
+    )
+    assert runner.skipped_tasks(tasks, config) == {"level1/needs_fp8": {"level": 1, "reason": NO_FP8}}
+    assert runner.skipped_tasks(tasks, dataclasses.replace(config, gpus=(0,))) == {}
+    assert runner.skipped_tasks(tasks, dataclasses.replace(config, eval=EvalConfig(device="cpu"))) == {}
+
+
+def test_check_skips_a_task_the_gpu_cannot_run(tmp_path, capsys, monkeypatch, data_dir):
+    import benchmark.check as check
+    from benchmark.evaluate import device_check
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(device_check, "cuda_capability", lambda device: ((8, 0), "NVIDIA A100"))
+    monkeypatch.setattr(check, "evaluate", lambda *a, **k: pytest.fail("the candidate was evaluated"))
+    task = tmp_path / "needs_fp8.py"
+    task.write_text(NEEDS_FP8)
+    candidate = data_dir / "candidates" / "torch_correct.py"
+    args = ["--task", str(task), "--candidate", str(candidate), "--device", "cuda", "--json"]
+    assert check_main(args) == check.SKIPPED == 3
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == f"skipped: needs_fp8 on cuda: {NO_FP8}"
+    assert json.loads(lines[-1]) == {"verdict": None, "skipped": NO_FP8}

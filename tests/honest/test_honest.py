@@ -15,6 +15,7 @@ from benchmark.verdict import Status
 HERE = Path(__file__).parent
 SCALE_SHIFT = HERE.parent / "benchmark" / "data" / "suite" / "level1" / "scale_shift.py"
 BACKWARD_TASK = HERE.parent / "benchmark" / "data" / "backward" / "rmsnorm_backward_fp32.py"
+FP8_TASK = HERE.parent / "benchmark" / "data" / "fp8" / "fp8_gemm_requant_rows_e4m3.py"
 
 CPU_HONEST = ["cpu_cpp_scale_shift", "cpu_cpp_two_steps", "cpu_kb_style_scale_shift"]
 GPU_HONEST = {
@@ -63,3 +64,19 @@ def test_honest_cpu_backward_candidate_passes_clean(fast_eval):
         verdict.correctness.passed == verdict.correctness.trials
         and verdict.correctness.reference == "float64"
     )
+
+
+@pytest.mark.slow
+def test_honest_cpu_fp8_candidate_passes_clean_and_one_without_scales_fails(fast_eval):
+    """fp8 tensors through the whole harness: e4m3 inputs sent to the candidate and guarded there, an
+    e4m3 output sent back and compared to within one step; the same kernel with the input scales
+    left out is incorrect."""
+    source = (HERE / "cpu_cpp_fp8_gemm_requant.py").read_text()
+    verdict = evaluate(load_task(FP8_TASK), source, fast_eval)
+    assert verdict.status is Status.PASS, verdict.error
+    assert verdict.flags == ()
+    assert verdict.correctness.passed == verdict.correctness.trials
+    wrong = source.replace("double(scale_a.item<float>()) * double(scale_b.item<float>())", "1.0")
+    wrong = wrong.replace("honest_fp8_gemm_requant", "unscaled_fp8_gemm_requant")
+    verdict = evaluate(load_task(FP8_TASK), wrong, fast_eval)
+    assert verdict.status is Status.INCORRECT, verdict.error

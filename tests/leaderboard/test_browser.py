@@ -212,7 +212,9 @@ ROWS = f"Array.from(document.querySelectorAll('{OVERALL} table tbody tr')).map(r
 def test_index_renders_sorts_and_charts(site, browser, artifacts):
     browser.open((site / "index.html").as_uri())
     assert browser.js(ROWS) == ["fast-model", "medium-model", "slow-model"]
-    assert browser.js(f"document.querySelectorAll('{OVERALL} table tbody tr td').length") == 3 * 14  # 14 columns
+    assert (
+        browser.js(f"document.querySelectorAll('{OVERALL} table tbody tr td').length") == 3 * 14
+    )  # 14 columns
     # one polyline per model, each with points inside the plot
     curves = browser.js(
         f"Array.from(document.querySelectorAll('#chart-{SUITE_VERSION}-overall polyline.curve'))"

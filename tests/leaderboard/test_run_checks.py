@@ -214,6 +214,20 @@ def test_selected_task_without_results(make_run, registry):
     assert "task level2/gemm_bias of claimed level 2 is missing: it has no results" in msg
 
 
+def test_task_skipped_on_the_runs_device_is_named_as_skipped(make_run, registry):
+    verdicts = [v for v in default_verdicts() if v.task_id != "level1/row_sum"]
+    path = make_run(verdicts, tasks=["level1/relu", "level2/gemm_bias"])
+    reason = "requires FP8 tensor cores (compute capability 8.9 or newer); NVIDIA A100 is 8.0"
+    edit_json(
+        path / "summary.json",
+        lambda d: d.update(skipped_tasks={"level1/row_sum": {"level": 1, "reason": reason}}),
+    )
+    assert (
+        f"task level1/row_sum of claimed level 1 is missing: the run's device cannot run it ({reason}); "
+        "run the level on a GPU that can"
+    ) in refused(path, registry)
+
+
 def test_task_with_fewer_samples_than_claimed(make_run, registry):
     verdicts = [v for v in default_verdicts() if not (v.task_id == "level1/relu" and v.sample == 1)]
     msg = refused(make_run(verdicts), registry)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from benchmark.evaluate.correctness import EXACT_AGREEMENT, compare_outputs, usable_exact
+from benchmark.evaluate.correctness import EXACT_AGREEMENT, compare_outputs, tolerance, usable_exact
 from benchmark.evaluate.exact import ExactReference, wide_dtype
 
 
@@ -147,3 +147,32 @@ def test_ill_conditioned_scan_keeps_the_exact_reference():
     eager, exact, serial = _decay_scan_outputs(1.0)
     assert compare_outputs(eager, serial, exact=exact).ok
     assert not compare_outputs(eager, serial.half().float(), exact=exact).ok  # an fp16 store still fails
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+def test_an_fp8_output_is_compared_to_within_one_step_of_its_format(dtype):
+    """Two honest quantizers differ by one step where a value lies on a tie: that passes even under a
+    task tolerance meant for its fp32 scales (atol 0, rtol 1e-6); two steps do not."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4096, generator=g) * 2.0 ** torch.randint(-12, 8, (4096,), generator=g)
+    ref = x.to(dtype)
+    codes = ref.view(torch.uint8)
+    finite = (codes & 0x7F) < (0x7D if dtype == torch.float8_e4m3fn else 0x7A)  # room for two steps up
+    ref = torch.where(finite, ref.float(), 1.0).to(dtype)
+    step = ref.view(torch.uint8)
+    one_up, two_up = (step + 1).view(dtype), (step + 2).view(dtype)  # larger in magnitude, either sign
+    assert float((one_up.float() - ref.float()).abs().min()) > 0
+    assert compare_outputs(ref, one_up, atol=0.0, rtol=1e-6).ok
+    assert compare_outputs(ref, two_up, atol=0.0, rtol=1e-6).ok is False
+    assert tolerance(torch.float32, 0.0, 1e-6) == (0.0, 1e-6)  # the floor is the fp8 formats' alone
+
+
+def test_an_fp8_output_is_compared_with_eager_not_with_an_upcast():
+    """Where the upcast rounds one large value to the neighbouring e4m3 number, 8 times that 'error'
+    (a step of 32) must not become the slack of the whole payload."""
+    ref = torch.tensor([300.0, 0.5, 2.0]).to(torch.float8_e4m3fn)
+    exact = torch.tensor([320.0, 0.5, 2.0], dtype=torch.float64)  # one step away at the top
+    got = torch.tensor([300.0, 0.5, 6.0]).to(torch.float8_e4m3fn)  # three times too large
+    assert not usable_exact(ref, exact)
+    assert not compare_outputs(ref, got, exact=exact).ok
+    assert compare_outputs(ref, ref.clone(), exact=exact).ok

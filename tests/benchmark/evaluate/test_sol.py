@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -179,6 +180,32 @@ def test_an_output_without_a_gradient_counts_every_byte():
     assert sol.read_bytes(ArgmaxRows(), [x, index]) == {}
     counts, out = sol.count(ArgmaxRows(), [x, index])
     assert counts.bytes == x.nbytes + index.nbytes + out.nbytes
+
+
+def test_fp8_tasks_count_their_matrix_work_at_the_fp8_rate():
+    with_fp8 = dataclasses.replace(profile(), matmul={**profile().matmul, "fp8": 8e14})
+    for dtype in ("float8_e4m3fn", "float8_e5m2"):
+        assert with_fp8.matmul_rate(dtype) == 8e14
+        assert profile().matmul_rate(dtype) == 2 * 2e14  # none measured: twice the 16-bit rate
+    assert with_fp8.matmul_rate("bfloat16") == 1e14 and with_fp8.matmul_rate("float32") == 1e13
+    counts = sol.SolCounts(flops=8 * 10**11, bytes=0)
+    assert sol.floor_ms(counts, with_fp8, "float8_e4m3fn") == pytest.approx(1.0)
+    assert DeviceProfile.from_dict(with_fp8.to_dict()) == with_fp8  # fp8 is optional, and kept
+    assert load_profile("NVIDIA H200").matmul["fp8"] > load_profile("NVIDIA H200").matmul["bfloat16"]
+
+
+def test_measure_profile_has_no_fp8_rate_without_fp8_tensor_cores():
+    p = measure_profile("cpu", copy_bytes=2**16, sizes=(32,), fp32_sizes=(32,), repeats=1)
+    assert "fp8" not in p.matmul and "fp8" not in p.method
+
+
+@pytest.mark.gpu
+def test_measure_profile_measures_fp8_where_the_gpu_has_it():
+    p = measure_profile("cuda", copy_bytes=2**26, sizes=(4096,), fp32_sizes=(1024,), repeats=2)
+    if torch.cuda.get_device_capability() < (8, 9):
+        assert "fp8" not in p.matmul
+    else:
+        assert p.matmul["fp8"] > p.matmul["bfloat16"] and "torch._scaled_mm" in p.method
 
 
 @pytest.mark.parametrize(

@@ -466,3 +466,12 @@ def test_the_judge_checks_the_outputs_of_every_try(served_judge):
 def test_the_judge_times_once_within_the_cap(served_judge):
     ev = _judge_timing(served_judge, [2.1], lambda x: x * 2)
     assert ev.timer.tries == 1 and "timing_tries" not in ev.env
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+def test_touch_reads_fp8_outputs(dtype):
+    """torch has no sum for fp8 on the CPU: a quantizer's output is read through its bytes."""
+    from benchmark.evaluate.timing import touch
+
+    q = torch.randn(64, 300).to(dtype)
+    touch((q, q.t(), q[:, ::3], torch.ones(2)))

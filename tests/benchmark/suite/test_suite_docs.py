@@ -19,7 +19,7 @@ FIXTURES = Path(__file__).parents[2] / "fixtures" / "tasks"
 def test_without_gpu_data_the_page_says_so():
     text = render(load_suite(FIXTURES / "good"), Manifest())
     assert "no GPU measurements" in text
-    assert "| level 1 | 2 | 1 | 1 | 0 | 50% |" in text  # one fp32 and one bf16 task in level 1
+    assert "| level 1 | 2 | 1 | 1 | 0 | 0 | 50% |" in text  # one fp32 and one bf16 task in level 1, no fp8
     assert "| elementwise |" in text and "(untagged)" in text
 
 

@@ -146,6 +146,76 @@ def test_on_the_gpu_time_and_memory_are_measured_and_bounded():
     assert slow_floor.checks["time"] == "fail"
 
 
+FP8_TASK = '''"""Needs FP8 tensor cores."""
+import torch
+import torch.nn as nn
+
+SOLBENCH = {"level": 1, "dtype": "float8_e4m3fn", "requires": ["fp8"]}
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x.float() * 2.0, (x.float() * 0.5).to(torch.float8_e4m3fn)
+
+
+def get_inputs():
+    return [torch.randn(8, 16).to(torch.float8_e4m3fn)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.fixture
+def fp8_suite(tmp_path):
+    (tmp_path / "level1").mkdir()
+    (tmp_path / "level1" / "needs_fp8.py").write_text(FP8_TASK)
+    return tmp_path
+
+
+@pytest.fixture
+def no_fp8_gpu(monkeypatch):
+    """A CUDA device below compute capability 8.9, as the requirement check sees it."""
+    from benchmark.evaluate import device_check
+
+    monkeypatch.setattr(device_check, "cuda_capability", lambda device: ((8, 0), "NVIDIA A100"))
+
+
+def test_a_task_the_gpu_cannot_run_is_skipped_with_the_reason(fp8_suite, no_fp8_gpu):
+    task = load_task(fp8_suite / "level1" / "needs_fp8.py", root=fp8_suite)
+    r = validate_task(task, ValidationConfig(device="cuda"))
+    assert r.skipped == "requires FP8 tensor cores (compute capability 8.9 or newer); NVIDIA A100 is 8.0"
+    assert not r.ok and not r.failed and r.failures == ()
+    assert set(r.checks.values()) == {"skip"}
+    table = format_table([r])
+    assert "level1/needs_fp8" in table and " skip " in table
+    assert table.splitlines()[-1].startswith("1 tasks, 0 passed, 0 failed, 1 skipped on this device")
+    assert TaskReport.from_dict(json.loads(json.dumps(r.to_dict()))) == r
+
+
+def test_on_the_cpu_an_fp8_task_is_validated(fp8_suite):
+    task = load_task(fp8_suite / "level1" / "needs_fp8.py", root=fp8_suite)
+    from benchmark.evaluate.timing import TimingConfig
+
+    quick = TimingConfig(warmup_calls=1, warmup_seconds=0.0, min_runs=3, min_seconds=0.0, max_seconds=0.05)
+    r = validate_task(task, ValidationConfig(device="cpu", timing=quick))
+    assert r.skipped is None and r.ok, r.failures  # fp8 in and out: compared, probed and timed on the CPU
+    assert r.reference is not None and r.bytes == 8 * 16 * (1 + 4 + 1)
+
+
+def test_validate_command_skips_without_failing_and_the_manifest_keeps_nothing(fp8_suite, no_fp8_gpu, capsys):
+    from benchmark.suite import load_suite
+    from benchmark.suite.cli import main
+    from benchmark.suite.manifest import Manifest, merge
+
+    assert main(["validate", "--suite", str(fp8_suite), "--device", "cuda", "--quiet"]) == 0
+    assert "1 skipped on this device" in capsys.readouterr().out
+    suite = load_suite(fp8_suite)
+    report = validate_task(suite.tasks[0], ValidationConfig(device="cuda"))
+    assert merge(Manifest(), suite, [report], "NVIDIA A100", None).tasks == {}  # nothing was measured
+
+
 COUNTER_SENSITIVE = '''
 """A sound task whose forward rounds otherwise under a dispatch mode, as a fused op that the FLOP
 counter sees decomposed does (a bf16 SiLU backward on the GPU)."""

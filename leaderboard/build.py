@@ -2,8 +2,9 @@
 
     python -m leaderboard.build [--submissions leaderboard/submissions] [--out site/]
 
-The output folder holds index.html (tables per scope, sortable, and fast_p charts; submissions
-labelled "example" are listed apart, unranked), one page per
+The output folder holds index.html (tables per suite version and scope, sortable, and fast_p
+charts; entries are ranked only against entries that ran the same suite version, the built-in
+suite's current version first; submissions labelled "example" are listed apart, unranked), one page per
 submission (metadata, how it was produced, per-task results with filters), a copy of each submission
 file, and assets/ (CSS and a small vanilla script). Nothing is fetched from the network and every
 link is relative, so the folder can be opened from disk or served from any path (GitHub Pages,
@@ -37,6 +38,7 @@ from leaderboard.submission import (
     SubmissionFormatError,
     load_all,
 )
+from leaderboard.suites import SuiteRegistry, builtin_version
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"
@@ -47,6 +49,13 @@ LABEL_HELP = {
     EXAMPLE: "produced by the project to show the format, not a model's entry",
     PARTIAL: "covers only the tasks its run selected, not whole levels",
     NO_CODE: "submitted without candidate sources; it cannot be verified",
+    standings.OLDER_SUITE: (
+        "ran an earlier version of the built-in suite; ranked only against entries of that version"
+    ),
+    standings.OTHER_SUITE: (
+        "ran a custom suite, or a version not recorded in leaderboard/suite_versions.json; "
+        "ranked only against entries of that version"
+    ),
 }
 
 
@@ -97,7 +106,16 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def _charts(table: dict[str, list[standings.Entry]], colors: dict[str, str]) -> dict[str, chart.Chart]:
+def _charts(groups: list[standings.SuiteGroup], colors: dict[str, str]) -> dict[str, chart.Chart]:
+    """One fast_p chart per suite version and scope, keyed "VERSION-SCOPE"."""
+    out = {}
+    for group in groups:
+        for scope, c in _scope_charts(group.table, colors).items():
+            out[f"{group.version}-{scope}"] = c
+    return out
+
+
+def _scope_charts(table: dict[str, list[standings.Entry]], colors: dict[str, str]) -> dict[str, chart.Chart]:
     out = {}
     for scope, entries in table.items():
         verdicts = [standings.scope_verdicts(e.submission, scope) for e in entries]
@@ -110,19 +128,32 @@ def _charts(table: dict[str, list[standings.Entry]], colors: dict[str, str]) -> 
     return out
 
 
-def build_site(subs: list[Submission], out: Path) -> Path:
-    """Write the site into `out` (replacing what a previous build left there); return index.html."""
+def build_site(
+    subs: list[Submission],
+    out: Path,
+    *,
+    registry: SuiteRegistry | None = None,
+    current: str | None = None,
+) -> Path:
+    """Write the site into `out` (replacing what a previous build left there); return index.html.
+    `registry` names the suite versions (default: leaderboard/suite_versions.json and the built-in
+    suite); `current` is the version the board leads with (default: the built-in suite's now)."""
     slugs = [s.slug for s in subs]
     dupes = sorted({s for s in slugs if slugs.count(s) > 1})
     if dupes:
         raise ValueError(f"two submissions share the slug(s) {', '.join(dupes)}")
+    registry = registry if registry is not None else SuiteRegistry.load()
+    current = current if current is not None else builtin_version()
     env = _environment()
     examples = [s for s in subs if EXAMPLE in s.labels]  # listed apart, never ranked
     computed = {s.slug: standings.submission_metrics(s) for s in subs}  # once: the bootstrap is slow
-    table = standings.standings([s for s in subs if EXAMPLE not in s.labels], computed)
+    ranked = [s for s in subs if EXAMPLE not in s.labels]
+    groups = standings.by_suite_version(ranked, current, registry, computed)
+    suite_of = {  # each submission's suite version, examples' included: its page and its mark
+        s.slug: standings.suite_group(str(s.run.get("suite_version", "")), current, registry) for s in subs
+    }
     built = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    suite_versions = sorted({s.run.get("suite_version", "") for s in subs})
-    labels = sorted({lab for s in subs for lab in s.labels})
+    labels = sorted({lab for s in subs for lab in s.labels} | {g.mark for g in suite_of.values() if g.mark})
     if out.exists():
         for sub_path in ("index.html", "submissions", "assets"):
             target = out / sub_path
@@ -133,17 +164,23 @@ def build_site(subs: list[Submission], out: Path) -> Path:
     (out / "submissions").mkdir(parents=True)
     shutil.copytree(ASSETS, out / "assets")
     colors = chart.entry_colors(slugs)  # one colour per entry in every scope's chart and table
-    common = dict(built=built, label_help=LABEL_HELP, rules=metrics.rules())
+    common = dict(
+        built=built,
+        label_help=LABEL_HELP,
+        rules=metrics.rules(),
+        current=current,
+        current_label=registry.label(current),
+        suite_of=suite_of,
+    )
     index = out / "index.html"
     index.write_text(
         env.get_template("index.html.j2").render(
             root=".",
-            table=table,
-            charts=_charts(table, colors),
+            groups=groups,
+            charts=_charts(groups, colors),
             colors=colors,
             submissions=subs,
             examples=examples,
-            suite_versions=suite_versions,
             labels=labels,
             **common,
         )

@@ -7,16 +7,23 @@ another when its 95% interval of Pass@1 lies wholly above the other's, or, where
 intervals overlap, when its interval of fast_1 lies wholly above the other's (an entry never timed
 has shown no sample faster: its fast_1 counts as 0). An entry's rank is 1 + the number of entries
 clearly ahead of it, so entries that no other entry clearly beats share a rank; `Entry.ahead_on`
-names the metric on which an entry is clearly ahead of the next one listed."""
+names the metric on which an entry is clearly ahead of the next one listed.
+
+Entries are ranked only against entries that ran the same suite version (`by_suite_version`): a
+level's Pass@1 over another set of tasks is another quantity, and the intervals assume one task
+population. The built-in suite's current version comes first, older versions after it, newest
+first."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from benchmark import metrics
 from benchmark.stats import Interval
 from benchmark.verdict import Verdict
 from leaderboard.submission import Submission
+from leaderboard.suites import SuiteRegistry
 
 FAST_P_MAX = 3.0
 FAST_P_STEP = 0.02
@@ -102,7 +109,14 @@ def scope_sort_key(scope: str) -> tuple[int, int, str]:
 def submission_metrics(sub: Submission) -> dict[str, metrics.Metrics]:
     """Metrics of one submission per scope, with Pass@1 and Pass@K (K samples per task)."""
     ks = sorted({1, sub.samples_per_task})
-    return metrics.compute_by_level(sub.verdicts, ks)
+    return metrics.compute_by_level(sub.verdicts, ks, best=best_baselines(sub))
+
+
+def best_baselines(sub: Submission) -> dict[str, float]:
+    """Task id -> the speedup over eager of its best production baseline, as the run's summary.json
+    recorded it from the suite's manifest on the run's GPU; empty for runs before baselines existed."""
+    recorded = (sub.summary.get("baselines") or {}).get("tasks") or {}
+    return {t: float(b["speedup"]) for t, b in recorded.items() if isinstance(b, dict) and b.get("speedup")}
 
 
 def _order_key(e: Entry) -> tuple:
@@ -138,6 +152,68 @@ def standings(
         for scope, m in by_scope.items():
             out.setdefault(scope, []).append(Entry(sub, scope, m, sub.samples_per_task))
     return {s: rank_scope(out[s]) for s in sorted(out, key=scope_sort_key)}
+
+
+OLDER_SUITE = "older suite"  # a version of the built-in suite other than the current one
+OTHER_SUITE = "other suite"  # a custom suite, or a version never recorded
+
+
+@dataclass(frozen=True)
+class SuiteGroup:
+    """The entries that ran one suite version, ranked per scope against each other only."""
+
+    version: str
+    label: str  # `SuiteVersion.label`: size, date and what the version changed
+    current: bool  # the built-in suite as it is now
+    builtin: bool  # a version of the built-in suite (else a custom folder, or never recorded)
+    table: dict[str, list[Entry]]  # scope -> ranked entries, as `standings` returns
+
+    @property
+    def mark(self) -> str:
+        """The label its entries carry on the board: "" for the current suite."""
+        if self.current:
+            return ""
+        return OLDER_SUITE if self.builtin else OTHER_SUITE
+
+
+def by_suite_version(
+    subs: list[Submission],
+    current: str,
+    registry: SuiteRegistry,
+    computed: Mapping[str, dict[str, metrics.Metrics]] | None = None,
+) -> list[SuiteGroup]:
+    """One group per suite version the submissions ran, each ranked by `standings` on its own:
+    `current` (the built-in suite's version now) first, then by the date the version was
+    recorded, newest first; versions never recorded last."""
+    versions: dict[str, list[Submission]] = {}
+    for sub in subs:
+        versions.setdefault(str(sub.run.get("suite_version", "")), []).append(sub)
+
+    def recorded(version: str) -> str:
+        entry = registry.get(version)
+        return entry.recorded if entry is not None else ""
+
+    ordered = sorted(versions, key=lambda v: (recorded(v), v), reverse=True)  # newest first
+    ordered.sort(key=lambda v: (v != current, registry.get(v) is None))  # stable: current first
+    return [
+        replace(
+            suite_group(version, current, registry),
+            table=standings(versions[version], dict(computed) if computed is not None else None),
+        )
+        for version in ordered
+    ]
+
+
+def suite_group(version: str, current: str, registry: SuiteRegistry) -> SuiteGroup:
+    """What the board says of a suite version, with no entries yet."""
+    entry = registry.get(version)
+    return SuiteGroup(
+        version=version,
+        label=registry.label(version),
+        current=version == current,
+        builtin=version == current or (entry is not None and entry.source == "builtin"),
+        table={},
+    )
 
 
 def fast_p_points(

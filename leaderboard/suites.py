@@ -3,9 +3,10 @@
 A run is stamped with its suite's version, a hash of every task file. The leaderboard
 accepts the built-in suite as it is now, plus every version recorded in `suite_versions.json`, so
 submissions made before tasks were added or edited stay valid. Record the current built-in suite
-before its tasks change (or whenever a submission is made against it):
+before its tasks change (or whenever a submission is made against it), with a few words on what the
+version changed: the board names every version by its size, the date it was recorded and that name.
 
-    python -m leaderboard.suites --record            # adds the built-in suite's version
+    python -m leaderboard.suites --record --name "45 backward tasks added"
     python -m leaderboard.suites                     # lists the known versions
 """
 
@@ -39,6 +40,13 @@ class SuiteVersion:
     source: str  # "builtin" or the folder it was read from
     recorded: str  # ISO date the version was recorded
     tasks: dict[str, TaskInfo]
+    name: str = ""  # what this version changed, in a few words ("45 backward tasks added")
+
+    @property
+    def label(self) -> str:
+        """How the board names the version: "480 tasks, 2026-12-06: 45 backward tasks added"."""
+        when = ": ".join(x for x in (self.recorded, self.name) if x)
+        return f"{len(self.tasks)} tasks" + (f", {when}" if when else "")
 
     def level_tasks(self, level: int | None) -> list[str]:
         return sorted(t for t, info in self.tasks.items() if info.level == level)
@@ -47,6 +55,7 @@ class SuiteVersion:
         return {
             "source": self.source,
             "recorded": self.recorded,
+            **({"name": self.name} if self.name else {}),
             "tasks": {t: {**asdict(i), "tags": list(i.tags)} for t, i in sorted(self.tasks.items())},
         }
 
@@ -56,15 +65,16 @@ class SuiteVersion:
             t: TaskInfo(i.get("level"), tuple(i.get("tags", ())), i.get("hash", ""))
             for t, i in d["tasks"].items()
         }
-        return cls(version, d.get("source", "builtin"), d.get("recorded", ""), tasks)
+        return cls(version, d.get("source", "builtin"), d.get("recorded", ""), tasks, d.get("name", ""))
 
     @classmethod
-    def from_suite(cls, suite: Suite, source: str = "builtin") -> SuiteVersion:
+    def from_suite(cls, suite: Suite, source: str = "builtin", name: str = "") -> SuiteVersion:
         return cls(
             version=suite.version,
             source=source,
             recorded=dt.date.today().isoformat(),
             tasks={t.task_id: TaskInfo(t.level, t.tags, t.hash) for t in suite.tasks},
+            name=name,
         )
 
 
@@ -76,6 +86,11 @@ class SuiteRegistry:
 
     def get(self, version: str) -> SuiteVersion | None:
         return self.versions.get(version)
+
+    def label(self, version: str) -> str:
+        """The version's `SuiteVersion.label`, or a plain statement that it was never recorded."""
+        entry = self.get(version)
+        return entry.label if entry is not None else "not recorded in leaderboard/suite_versions.json"
 
     @classmethod
     def load(cls, path: Path = SUITE_VERSIONS_PATH, include_builtin: bool = True) -> SuiteRegistry:
@@ -117,9 +132,16 @@ def add(entry: SuiteVersion, path: Path = SUITE_VERSIONS_PATH) -> SuiteVersion:
     return entry
 
 
-def record(suite: Suite, path: Path = SUITE_VERSIONS_PATH, source: str = "builtin") -> SuiteVersion:
+def record(
+    suite: Suite, path: Path = SUITE_VERSIONS_PATH, source: str = "builtin", name: str = ""
+) -> SuiteVersion:
     """Add a suite's current version to the file."""
-    return add(SuiteVersion.from_suite(suite, source), path)
+    return add(SuiteVersion.from_suite(suite, source, name), path)
+
+
+def builtin_version() -> str:
+    """The built-in suite's version as it is now: the board's current suite."""
+    return load_suite().version
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,6 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--record", action="store_true", help="record the suite's current version")
+    p.add_argument(
+        "--name",
+        default="",
+        help="with --record: what this version changed, in a few words (the board shows it)",
+    )
     p.add_argument("--suite", default=None, help=SUITE_HELP)
     p.add_argument(
         "--file",
@@ -143,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if args.record:
-        entry = record(load_suite(args.suite), args.file, source=args.suite or "builtin")
+        entry = record(load_suite(args.suite), args.file, source=args.suite or "builtin", name=args.name)
         print(f"{entry.version}: {len(entry.tasks)} tasks")
         return 0
     registry = SuiteRegistry.load(args.file, include_builtin=args.suite is None)
@@ -153,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     for version, entry in sorted(registry.versions.items(), key=lambda kv: kv[1].recorded):
         levels = sorted({i.level for i in entry.tasks.values()}, key=lambda x: (x is None, x))
         counts = ", ".join(f"level{lv}: {len(entry.level_tasks(lv))}" for lv in levels)
-        print(f"{version}  {entry.recorded}  {entry.source}  {len(entry.tasks)} tasks ({counts})")
+        name = f"  {entry.name}" if entry.name else ""
+        print(f"{version}  {entry.recorded}  {entry.source}  {len(entry.tasks)} tasks ({counts}){name}")
     return 0
 
 

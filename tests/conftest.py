@@ -13,6 +13,26 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 DATA = Path(__file__).parent / "benchmark" / "data"
 
 
+FAILURE_LOG = os.environ.get("SOLBENCH_FAILURE_LOG")  # each failure's report, written as it happens
+_controller = True  # False in a pytest-xdist worker, whose reports the controller writes
+
+
+def pytest_configure(config):
+    global _controller
+    _controller = not hasattr(config, "workerinput")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report):
+    """Write a failed test's report to SOLBENCH_FAILURE_LOG at once (the GPU stage sets it): a run cut
+    by its time limit never prints its summary, and its reasons were lost with it."""
+    if FAILURE_LOG and report.failed and _controller:
+        with open(FAILURE_LOG, "a") as f:
+            f.write(
+                f"=== {report.nodeid} ({report.when}, {report.duration:.1f} s)\n{report.longreprtext}\n\n"
+            )
+
+
 def pytest_collection_modifyitems(config, items):
     import torch
 

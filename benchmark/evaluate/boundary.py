@@ -177,6 +177,7 @@ class JudgeJob:
     dtype: str | None = None
     device_lock: str | None = None
     evaluator_pid: int | None = None  # the process waiting for the verdict: not a GPU neighbour
+    candidate_pid: int | None = None  # the candidate's process as the parent started it (not as it says)
     reference: StoredReference | None = None  # an earlier sample's reference work, from the parent's store
     reference_entry_bytes: int = 0  # largest outputs the store keeps
     keeps_reference: bool = False  # whether the parent keeps a store (the judge then fingerprints)
@@ -282,6 +283,7 @@ class Setup:
     rng: dict[str, str]  # the random state to build ModelNew from (base64 of torch's state tensors)
     init: tuple[ValueSpec, ...] = ()
     flush_l2: bool = True  # the CallTimer flushes the L2 before each call
+    poison_bytes: int = 0  # device memory to poison at least: what a call's copies and outputs take
 
 
 @dataclass(frozen=True)
@@ -298,10 +300,13 @@ class Call:
 
 @dataclass(frozen=True)
 class TimingSets:
-    """The timing input sets, written to the arena once; `Prepare` copies one into the input slot."""
+    """The timing input sets, written to the arena once; `Prepare` copies set i to `slots[i]`, its
+    place in the arena's timing slot, which the candidate's calls then read in place (the judge's
+    reference reads the same slot)."""
 
     KIND: ClassVar[str] = "timing_sets"
     sets: tuple[tuple[ValueSpec, ...], ...]
+    slots: tuple[tuple[ValueSpec, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -312,7 +317,7 @@ class Prepare:
 
 @dataclass(frozen=True)
 class Warm:
-    """Copy timing set `index` into the input slot (untimed), then one warm-up call."""
+    """Copy timing set `index` into the timing slot (untimed), then one warm-up call."""
 
     KIND: ClassVar[str] = "warm"
     index: int
@@ -323,7 +328,7 @@ class Warm:
 
 @dataclass(frozen=True)
 class Timed:
-    """Copy timing set `index` into the input slot (untimed), then one timed call: prepared and
+    """Copy timing set `index` into the timing slot (untimed), then one timed call: prepared and
     called in one request, as the judge's own arm does, with no wait between them."""
 
     KIND: ClassVar[str] = "timed"

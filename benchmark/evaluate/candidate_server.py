@@ -66,16 +66,16 @@ from benchmark.evaluate.transfer import Arena
 POISON_MIN_BYTES = 256 * 2**20  # free device memory filled with NaN bytes before the candidate runs
 
 
-def poison_free_memory(device: torch.device) -> None:
+def poison_free_memory(device: torch.device, at_least: int = 0) -> None:
     """Fill this process's free device memory with all-ones bytes (NaN), at least POISON_MIN_BYTES
-    of it, and leave it cached for the candidate's allocations, so an output buffer nothing wrote is
-    recognisable (`holds_poison`) rather than holding whatever the memory held before."""
+    and `at_least` of it, and leave it cached for the candidate's allocations, so an output buffer
+    nothing wrote is recognisable (`holds_poison`) rather than holding whatever the memory held before."""
     if device.type != "cuda":
         return
     torch.cuda.synchronize()
     stale = torch.cuda.max_memory_reserved(device) - torch.cuda.memory_allocated(device)
     free, _ = torch.cuda.mem_get_info(device)
-    size = min(int(free * 0.5), max(stale, POISON_MIN_BYTES))
+    size = min(int(free * 0.5), max(stale, POISON_MIN_BYTES, at_least))
     block = torch.empty(size, dtype=torch.uint8, device=device)
     block.fill_(0xFF)
     small = [torch.empty(2**19, dtype=torch.uint8, device=device).fill_(0xFF) for _ in range(64)]
@@ -180,7 +180,9 @@ class CandidateServer:
         if isinstance(request, Call):
             return self.call(request)
         if isinstance(request, TimingSets):
-            self.sets = request.sets
+            if len(request.slots) != len(request.sets):
+                raise BoundaryError("every timing set needs its place in the slot")
+            self.sets, self.slots = request.sets, request.slots
             return Done()
         if isinstance(request, Prepare):
             self.prepare(request.index)
@@ -214,20 +216,20 @@ class CandidateServer:
 
     def setup(self, request: Setup, fds: list[int]) -> Calibration:
         self.arena = Arena.attach(request.arena, fds)
-        poison_free_memory(self.device)
+        self.timer = CallTimer(self.device, request.flush_l2)  # its flush buffer before the poison
+        poison_free_memory(self.device, request.poison_bytes)
         init = self.arena.unpack(request.init, self.device)
         _set_rng(request.rng, self.device)
         with torch.device(self.device):
             model = self.model_cls(*init)
         self.model = model.to(self.device) if isinstance(model, torch.nn.Module) else model
-        self.timer = CallTimer(self.device, request.flush_l2)
         return Calibration(self.timer.overhead_ms, self.timer.gap_floor_ms)
 
     def prepare(self, index: int) -> None:
-        """Timing set `index`, copied fresh into the input slot (the last copy freed first: the
-        allocator may hand its block out again)."""
-        self.slot = []
-        self.slot = self.arena.unpack(self.sets[index], self.device)
+        """Timing set `index`, copied fresh into the arena's timing slot and read there in place,
+        where the judge's reference reads it too."""
+        self.arena.copy(self.sets[index], self.slots[index])
+        self.slot = self.arena.views(self.slots[index])
 
     def _call_slot(self) -> object:
         self.last = self.model(*self.slot)

@@ -42,6 +42,17 @@ class DeviceLock:
                     entry.unlink(missing_ok=True)
             (members / str(os.getpid())).touch()
 
+    def admit(self, pid: int) -> None:
+        """Register `pid` as playing by this lock too: a process whose every GPU call its holder makes
+        under the lock (the judge's candidate's process, which runs only on the judge's requests), so
+        the other lanes' neighbour checks do not wait for it."""
+        if self.path:
+            (Path(f"{self.path}.members") / str(pid)).touch()
+
+    def dismiss(self, pid: int) -> None:
+        if self.path:
+            (Path(f"{self.path}.members") / str(pid)).unlink(missing_ok=True)
+
     def members(self) -> set[int]:
         """Process ids of the live holders of this device's lock. Read-only, and without os.kill, which
         the candidate's sandbox refuses: it runs again after the candidate has loaded."""

@@ -169,13 +169,16 @@ def cuda_arch_list() -> str | None:
 
 
 def child_env(config: EvalConfig) -> dict[str, str]:
-    """Where the child's compilers cache their output (all under the shared cache), whether builds
+    """Where the child's compilers cache their output (all under the shared cache; Helion's generated
+    code goes to the job's TMPDIR, inside its own folder), that Helion never autotunes (its
+    autotuner starts processes, which the sandbox refuses), whether builds
     take the precompiled header and the lighter CUDA header, and on CUDA the one target
     architecture: the GPU's own, even where the environment names several (as some images do; nvcc
     would compile each), and the same for the build and the execution child, so that the execution
     child finds the build's commands unchanged and compiles nothing."""
     env = {
         "TRITON_CACHE_DIR": str(config.cache_dir / "triton"),
+        "HELION_AUTOTUNE_EFFORT": "none",  # a Helion kernel without a config takes the default one
         "SOLBENCH_CACHE": str(config.cache_dir),
         PCH_ENV: "1" if config.precompiled_header else "0",
         LIGHT_CU_ENV: "1" if config.lighter_cuda_header else "0",

@@ -60,7 +60,6 @@ from benchmark.evaluate.program import (
     TaskProgram,
     cuda_on_cpu,
     detach_outputs,
-    model_arm,
     pin_precision,
     restate_seeds,
     time_model,
@@ -274,6 +273,8 @@ class Judge:
         finally:
             if self.arena is not None:
                 self.arena.close()
+            if self.candidate_pid:
+                self.lock.dismiss(self.candidate_pid)
         if self.neighbours:
             self.env["gpu_neighbours"] = "; ".join(self.neighbours)
         return self.report(status, error)
@@ -474,7 +475,8 @@ class Judge:
     def candidate_phase(self, program: TaskProgram, plan, ref) -> tuple[str, str | None]:
         self.phase("import")
         loaded = self.client.wait_loaded()
-        self.candidate_pid = loaded.pid
+        self.candidate_pid = self.job.candidate_pid or loaded.pid  # the parent's word, where it gave it
+        self.lock.admit(self.candidate_pid)  # the other lanes' neighbour checks know it
         self.phases["compile_s"] = loaded.compile_s
         if loaded.error is not None:
             return "compile_error", loaded.error
@@ -505,19 +507,28 @@ class Judge:
         return "pass", None
 
     def setup(self, program: TaskProgram) -> None:
-        """The arena (room for every input set, the timing sets at once, and the largest output),
-        then ModelNew built in the candidate's process from the reference's own random state."""
+        """The arena (room for every input set, the timing sets at once, the timing slot and the
+        largest output), then ModelNew built in the candidate's process from the reference's own
+        random state."""
         self.timing_room = self.in_room * len(timing_seeds(0))
         in_region = aligned(max(self.in_room, self.timing_room))
-        self.out_offset = in_region
-        self.arena, fds = Arena.create(in_region + self.out_room, self.device)
+        self.slot_offset = in_region
+        self.out_offset = in_region + aligned(self.in_room)
+        self.arena, fds = Arena.create(self.out_offset + self.out_room, self.device)
         init, rng = program.init_values(self.job.seed)
         with self.lock.shared():
             specs, _ = self.arena.pack(init, 0, in_region, layout=True)
             calibration = self.client.ask(
-                Setup(self.arena.handle, rng, tuple(specs), self.job.timing.flush_l2), Calibration, fds
+                Setup(self.arena.handle, rng, tuple(specs), self.job.timing.flush_l2, self.poison_room()),
+                Calibration,
+                fds,
             )
         self.calibration = calibration
+
+    def poison_room(self) -> int:
+        """Device memory a call takes in the candidate's process: its inputs copied out of the arena,
+        their pristine copies (the mutation check), the outputs and as much again for their work."""
+        return 2 * (self.in_room + self.out_room)
 
     def send_inputs(self, inputs: list) -> tuple[ValueSpec, ...]:
         specs, _ = self.arena.pack(inputs, 0, self.out_offset, layout=True)
@@ -588,14 +599,16 @@ class Judge:
             self.correctness = Correctness(**checked, reference=self.exact_reference, rule=rule)
 
     def send_timing_sets(self, program: TaskProgram) -> list[list]:
-        """The timing input sets, written to the arena once and announced to the candidate's process."""
+        """The timing input sets, written to the arena once and announced to the candidate's process
+        with their places in the timing slot (`slot_arm`)."""
         sets = [program.inputs(s) for s in timing_seeds(self.job.input_seed)]
-        offset, specs = 0, []
+        offset, specs, slots = 0, [], []
         for inputs in sets:
-            packed, offset = self.arena.pack(inputs, offset, self.out_offset, layout=True)
+            packed, offset = self.arena.pack(inputs, offset, self.slot_offset, layout=True)
             specs.append(tuple(packed))
-        self.client.ask(TimingSets(tuple(specs)), Done)
-        self.timing_specs = tuple(specs)
+            slots.append(tuple(self.arena.pack(inputs, self.slot_offset, self.out_offset, layout=True)[0]))
+        self.client.ask(TimingSets(tuple(specs), tuple(slots)), Done)
+        self.timing_specs, self.timing_slots = tuple(specs), tuple(slots)
         return sets
 
     def time_candidate(self, program: TaskProgram, ref) -> None:
@@ -604,9 +617,10 @@ class Judge:
         (`timing.least_drifted`). Timed calls' outputs are fetched and checked at random."""
         with self.lock.shared():
             sets = self.send_timing_sets(program)
-        reference = LocalArm(self.timer.calls, *model_arm(self.reference_model, sets))
+        reference = LocalArm(
+            self.timer.calls, *slot_arm(self.reference_model, self.arena, sets, self.timing_slots)
+        )
         walled = _WalledArm(reference, self.cuda)
-        self.time_alone(reference, len(sets))
 
         def recheck(k: int) -> None:
             reply = self.client.ask(Fetch(self.out_offset, self.out_room), Outputs)
@@ -625,6 +639,8 @@ class Judge:
             with self.lock.exclusive(), torch.no_grad():
                 timed = self.alone(lambda: self.timer.interleaved([walled, remote]))
                 rechecks.settle()
+                if "reference_alone_time" not in self.times:  # warm now, in the same hold of the device
+                    self.time_alone(reference, len(sets))
             ref_gap, gap = timed.stream_gaps_ms
             if self.cuda and gap > ref_gap + max(0.05, 0.25 * timed.stats[1].median_ms):
                 self.flag(
@@ -634,9 +650,8 @@ class Judge:
             self.check_left_work(walled, timed)
             return timed
 
-        alone = self.times.get("reference_alone_time")
         timed, tries = least_drifted(
-            attempt, alone["median_ms"] if alone else None, self.timer.config.drift_retries
+            attempt, lambda: self.times["reference_alone_time"]["median_ms"], self.timer.config.drift_retries
         )
         if tries > 1:
             self.env["timing_tries"] = str(tries)
@@ -656,10 +671,10 @@ class Judge:
         timing beside the candidate's process making empty calls, so that both see the same
         protocol, round trips and all (on the CPU a process that ran the other's turn runs a short
         call slower), and only the candidate's own work differs. Always timed in this judge:
-        another process's time differs by whatever differs between processes."""
+        another process's time differs by whatever differs between processes. Called holding the
+        device alone, right after the first interleaved timing (so its warm-up serves this too)."""
         idle = RemoteArm(self.client, self.calibration, n_sets, empty=True)
-        with self.lock.exclusive(), torch.no_grad():
-            timed = self.alone(lambda: self.timer.interleaved([reference, idle], self.timer.config.brief()))
+        timed = self.alone(lambda: self.timer.interleaved([reference, idle], self.timer.config.brief()))
         self.times["reference_alone_time"] = asdict(timed.stats[0])
 
     def round_trip_ms(self) -> float:
@@ -787,6 +802,24 @@ class Judge:
             self.flag("harness_tampered", f"{name} was replaced")
         for v in seen.violations:
             self.flag("sandbox_violation", v)
+
+
+def slot_arm(model, arena: Arena, sets: list[list], slots: tuple) -> tuple[Callable, Callable]:
+    """(call, prepare) timing the reference on the timing slot: before each call the set is written
+    from this process's own copy into the slot, and the model reads it there, as the candidate's
+    process reads it before its call. The two arms read the same memory: a memory-bound kernel's
+    speed depends on where its buffers lie, and separate copies in two processes differ."""
+    current: list = []
+
+    def prepare(i: int) -> None:
+        k = i % len(sets)
+        arena.write(sets[k], slots[k])
+        current[:] = arena.views(slots[k])
+
+    def call(i: int) -> object:
+        return model(*current)
+
+    return call, prepare
 
 
 class _WalledArm:

@@ -36,11 +36,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from benchmark.evaluate.activity import Sample
-from benchmark.evaluate.boundary import Envelope, encode
+from benchmark.evaluate.boundary import CandidateJob, Envelope, JudgeJob, encode
 from benchmark.evaluate.candidate import WAIT_CLOCK as WAIT  # the clock charged to no limit
 from benchmark.evaluate.channel import CLOCK_PREFIX, PHASE_PREFIX, sign
 from benchmark.evaluate.confine import Limits
@@ -543,8 +543,8 @@ class PairClock:
 
 
 def run_pair(
-    judge_job: object,
-    candidate_job: object,
+    judge_job: JudgeJob,
+    candidate_job: CandidateJob,
     limits: Mapping[str, float],
     workdir: Path | None = None,
     env: dict[str, str] | None = None,
@@ -573,6 +573,7 @@ def run_pair(
                         candidate_end,
                     )
                 )
+            judge_job = replace(judge_job, candidate_pid=children[0].proc.pid)
             with judge_end:
                 children.append(
                     _launch(

@@ -6,6 +6,12 @@ The floor time is the larger of moving those bytes at peak bandwidth and doing t
 matrix rate for the task's dtype. Nothing real runs faster, so a candidate timed below the floor
 is measuring something other than the task.
 
+torch counts an attention op as dense even with `is_causal=True`, where a kernel computes only the
+(query, key) pairs the mask keeps: about half of them (S(S+1)/2 of S^2 for a square mask). Here the
+fused attention ops (forward and backward) are counted on the kept pairs (`causal_pairs`). Causal
+attention written out by hand (a matmul, then `masked_fill` with a triangular mask) is still
+counted dense: the counter sees a dense matmul and cannot know that half its output is discarded.
+
 FP8 tasks (dtype float8_e4m3fn or float8_e5m2) hold their operands as fp8 tensors with scales, and
 their references dequantize to fp32 and multiply there (the one way that runs alike on the CPU and
 every GPU); the counter sees those fp32 matmuls, 2*M*N*K each, as it would see torch._scaled_mm's,
@@ -25,9 +31,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import torch
-from torch.utils.flop_counter import FlopCounterMode
+from torch.utils.flop_counter import FlopCounterMode, flop_registry
 
 from benchmark.evaluate.device_profile import DeviceProfile
+
+aten = torch.ops.aten
 
 
 @dataclass(frozen=True)
@@ -122,11 +130,73 @@ def _replace(value: object, copies: dict[int, torch.Tensor]) -> object:
     return value
 
 
+def _triangle(n: int) -> int:
+    return n * (n + 1) // 2
+
+
+def causal_pairs(sq: int, sk: int, bottom_right: bool = False) -> int:
+    """The (query, key) pairs a causal mask keeps for `sq` queries and `sk` keys. Query i sees keys
+    0..i (aligned to the top-left corner, what `is_causal=True` means in
+    F.scaled_dot_product_attention), or keys 0..i + sk - sq (aligned to the bottom-right corner,
+    what the flash kernel's own causal flag means); equal lengths keep sq(sq+1)/2 either way."""
+    shift = sk - sq if bottom_right else 0
+
+    def upto(x: int) -> int:  # sum of min(max(a, 0), sk) for a = 1..x
+        return 0 if x <= 0 else _triangle(min(x, sk)) + max(x - sk, 0) * sk
+
+    return upto(sq + shift) - upto(shift)  # row i sees min(max(i + 1 + shift, 0), sk) keys
+
+
+# torch's fused attention ops, forward and backward, whose FLOP formulas count every (query, key)
+# pair; the value: whether the op's causal mask is aligned to the bottom-right corner when the
+# lengths differ (the flash kernel's convention; F.scaled_dot_product_attention does not send a
+# causal call of unequal lengths to it, torch.nn.attention.bias.causal_lower_right does)
+_CAUSAL_OPS = {
+    "_scaled_dot_product_flash_attention": True,
+    "_scaled_dot_product_flash_attention_backward": True,
+    "_scaled_dot_product_efficient_attention": False,
+    "_scaled_dot_product_efficient_attention_backward": False,
+    "_scaled_dot_product_cudnn_attention": False,
+    "_scaled_dot_product_cudnn_attention_backward": False,
+}
+
+
+def _causal_formula(packet, bottom_right: bool):
+    """torch's formula for `packet`, scaled to the pairs a causal mask keeps when the call is causal:
+    every matmul of attention, forward or backward, is proportional to the number of pairs."""
+    dense = flop_registry[packet]
+    names = [a.name for a in packet.default._schema.arguments]
+
+    def arg(name: str, args: tuple, kwargs: dict):
+        if name in kwargs:
+            return kwargs[name]
+        at = names.index(name)
+        return args[at] if at < len(args) else packet.default._schema.arguments[at].default_value
+
+    def formula(*args, out_val=None, **kwargs) -> int:
+        flops = dense(*args, out_val=out_val, **kwargs)
+        if not arg("is_causal", args, kwargs):
+            return flops
+        sq, sk = arg("query", args, kwargs).shape[-2], arg("key", args, kwargs).shape[-2]
+        return flops * causal_pairs(sq, sk, bottom_right) // (sq * sk)
+
+    formula._get_raw = True  # FlopCounterMode passes the tensors themselves, as to `dense`
+    return formula
+
+
+CAUSAL_FORMULAS = {
+    getattr(aten, name): _causal_formula(getattr(aten, name), bottom_right)
+    for name, bottom_right in _CAUSAL_OPS.items()
+    if hasattr(aten, name) and getattr(aten, name) in flop_registry
+}
+
+
 def count(model, inputs: list) -> tuple[SolCounts, object]:
-    """Run one forward under the FLOP counter; returns the counts and the output. Where the counter
+    """Run one forward under the FLOP counter (causal attention counted on the pairs it keeps);
+    returns the counts and the output. Where the counter
     itself fails (torch's attention formula asserts on grouped-query shapes), the forward runs
     again without it and counts no matrix work: the memory floor alone is still a true floor."""
-    counter = FlopCounterMode(display=False)
+    counter = FlopCounterMode(display=False, custom_mapping=CAUSAL_FORMULAS)
     try:
         with counter, torch.no_grad():
             output = model(*inputs)

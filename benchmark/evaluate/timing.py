@@ -56,10 +56,12 @@ class TimingConfig:
 
     def brief(self) -> TimingConfig:
         """A short timing of the same protocol: enough for a bound (the reference's time alone, which
-        only caps the interleaved one), a third of the calls of a full timing."""
+        only caps the interleaved one), a third of the calls of a full timing, and no warm-up beyond
+        one call: it is taken right after a full timing, on a warm device."""
         return dataclasses.replace(
             self,
             warmup_calls=1,
+            warmup_seconds=0.0,
             steady_max_seconds=0.0,
             min_runs=3,
             min_seconds=0.0,
@@ -418,14 +420,16 @@ def drifted(timed: Interleaved, alone_ms: float | None) -> bool:
 
 
 def least_drifted(
-    attempt: Callable[[], Interleaved], alone_ms: float | None, retries: int
+    attempt: Callable[[], Interleaved], alone_ms: Callable[[], float | None], retries: int
 ) -> tuple[Interleaved, int]:
     """The interleaved timing, tried again up to `retries` times while its reference drifted beyond
-    the cap (`drifted`), and the number of tries: a host-bound reference drifts at random with the
-    host's load. A candidate that does slow the reference slows it in every try; the try with the
-    fastest reference counts, so retrying never gains a candidate more than the cap allows."""
+    the cap (`drifted`) of its time alone (`alone_ms()`, asked once, after the first try), and the
+    number of tries: a host-bound reference drifts at random with the host's load. A candidate that
+    does slow the reference slows it in every try; the try with the fastest reference counts, so
+    retrying never gains a candidate more than the cap allows."""
     best, tries = attempt(), 1
-    while tries <= retries and drifted(best, alone_ms):
+    alone = alone_ms()
+    while tries <= retries and drifted(best, alone):
         timed, tries = attempt(), tries + 1
         if timed.stats[0].median_ms < best.stats[0].median_ms:
             best = timed

@@ -163,6 +163,27 @@ class Arena:
             return ValueSpec("value", value=v), offset
         return ValueSpec("opaque", value=type(v).__qualname__), offset
 
+    def write(self, values: list | tuple, specs: tuple[ValueSpec, ...]) -> None:
+        """Write `values` where `specs` (from `pack` of values of the same layout) placed them, on
+        this process's stream and without waiting: for the timing slot, which this process reads next."""
+        for v, spec in zip(values, specs, strict=True):
+            if isinstance(v, torch.Tensor) and spec.kind == "tensor" and spec.copied and spec.nbytes:
+                data = _span_of(v) if spec.span else _values_of(v)
+                if data is None or data.numel() != spec.nbytes:
+                    raise BoundaryError(f"a value of {spec.shape} does not fit its place in the arena")
+                self.region(spec.offset, spec.nbytes).copy_(data)
+            elif isinstance(v, list | tuple) and spec.kind in ("list", "tuple"):
+                self.write(v, spec.items)
+
+    def copy(self, source: tuple[ValueSpec, ...], target: tuple[ValueSpec, ...]) -> None:
+        """Copy the tensors `source` describes onto those `target` describes (the same values placed
+        elsewhere in the arena), on this process's stream."""
+        for a, b in zip(tensor_specs(source), tensor_specs(target), strict=True):
+            if a.nbytes != b.nbytes:
+                raise BoundaryError(f"{a.nbytes} bytes do not fit a place of {b.nbytes}")
+            if a.copied and b.copied and a.nbytes:
+                self.region(b.offset, b.nbytes).copy_(self.region(a.offset, a.nbytes))
+
     def region(self, offset: int, nbytes: int) -> torch.Tensor:
         if offset < 0 or nbytes < 0 or offset + nbytes > self.nbytes:
             raise BoundaryError(f"bytes {offset}..{offset + nbytes} are outside the arena ({self.nbytes})")
@@ -176,7 +197,12 @@ class Arena:
         opaque value comes back as `Opaque`; an uncopied tensor as `Uncopied`."""
         return [self._unpack_one(s, device) for s in specs]
 
-    def _unpack_one(self, spec: ValueSpec, device: torch.device) -> object:
+    def views(self, specs: tuple[ValueSpec, ...] | list[ValueSpec]) -> list:
+        """The values the specs describe, each tensor a view of the arena itself (no copy), on the
+        arena's device: the timing slot, which both processes read in place."""
+        return [self._unpack_one(s, self.buffer.device, view=True) for s in specs]
+
+    def _unpack_one(self, spec: ValueSpec, device: torch.device, view: bool = False) -> object:
         if spec.kind == "tensor":
             if not spec.copied:
                 return Uncopied(spec)
@@ -187,22 +213,26 @@ class Arena:
             elements = spec.nbytes // size
             raw = self.region(spec.offset, spec.nbytes)
             if spec.span:
-                storage = torch.empty(elements, dtype=dtype, device=device)
-                if elements:
-                    storage.view(torch.uint8).copy_(raw)
                 if _span_elements(spec.shape, spec.stride) > elements:
                     raise BoundaryError(
                         f"a span of {elements} elements does not hold {spec.shape}, {spec.stride}"
                     )
+                if view:
+                    return raw.view(dtype).as_strided(spec.shape, spec.stride)
+                storage = torch.empty(elements, dtype=dtype, device=device)
+                if elements:
+                    storage.view(torch.uint8).copy_(raw)
                 return storage.as_strided(spec.shape, spec.stride)
             if _numel(spec.shape) != elements:
                 raise BoundaryError(f"{spec.nbytes} bytes do not hold a {spec.dtype} tensor of {spec.shape}")
+            if view:
+                return raw.view(dtype).view(spec.shape)
             out = torch.empty(spec.shape, dtype=dtype, device=device)
             if elements:
                 out.view(-1).view(torch.uint8).copy_(raw)
             return out
         if spec.kind in ("list", "tuple"):
-            items = self.unpack(spec.items, device)
+            items = self.views(spec.items) if view else self.unpack(spec.items, device)
             return items if spec.kind == "list" else tuple(items)
         if spec.kind == "value":
             if isinstance(spec.value, dict) and set(spec.value) == {"dtype"}:

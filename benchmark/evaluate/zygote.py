@@ -69,6 +69,7 @@ PER_JOB_ENV = frozenset(
         "TMPDIR",
         "CUDA_VISIBLE_DEVICES",
         "TRITON_CACHE_DIR",
+        "HELION_AUTOTUNE_EFFORT",  # read when a Helion kernel is decorated
         "SOLBENCH_CACHE",
         "TORCH_CUDA_ARCH_LIST",
         "TORCH_EXTENSIONS_DIR",

@@ -20,7 +20,12 @@ from benchmark.task import Task
 from benchmark.verdict import Verdict
 
 TEMPLATE_DIR = Path(__file__).parent
-BACKENDS = {"cuda": "CUDA C++", "triton": "Triton", "cuda-raw": "CUDA C (compiled with pycuda)"}
+BACKENDS = {
+    "cuda": "CUDA C++",
+    "triton": "Triton",
+    "cuda-raw": "CUDA C (compiled with pycuda)",
+    "helion": "Helion",
+}
 BUILTIN = ("zero-shot", "one-shot")
 EMPTY_ANSWER = "(no answer)"
 
@@ -44,7 +49,7 @@ def continued(messages, answer: str, feedback: str) -> tuple[dict, ...]:
 @dataclass(frozen=True)
 class PromptConfig:
     name: str = "zero-shot"  # a built-in prompt (zero-shot, one-shot) or the path of a .j2 file
-    backend: str = "cuda"  # kernel language asked for: cuda (load_inline CUDA C++), triton, or cuda-raw
+    backend: str = "cuda"  # kernel language: cuda (load_inline CUDA C++), triton, cuda-raw or helion
     gpu: dict | None = None  # a device description (see gpu_context); None: no GPU block
     reasoning: bool = False  # ask for the six-step reasoning scaffold before the code
 

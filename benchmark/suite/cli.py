@@ -126,7 +126,7 @@ def cmd_list(args) -> int:
     return 1 if suite.errors else 0
 
 
-def _validation_config(args, measure: bool):
+def _validation_config(args, measure: bool, baselines: bool = False):
     from benchmark.suite.validate import ValidationConfig, validation_timing
 
     timing = replace(validation_timing(), max_seconds=args.timing_seconds)
@@ -137,6 +137,7 @@ def _validation_config(args, measure: bool):
         measure=measure,
         task_timeout_s=args.timeout,
         timing=timing,
+        baselines=baselines,
     )
 
 
@@ -203,7 +204,7 @@ def cmd_manifest(args) -> int:
     from benchmark.suite.validate import format_table, validate_tasks
 
     suite, tasks = _select(args)
-    config = _validation_config(args, measure=True)
+    config = _validation_config(args, measure=True, baselines=not args.no_baselines)
     gpu = _gpu_name(config.device)
     devices_dir = args.devices_dir or DEVICES_DIR
     profile = load_profile(gpu, devices_dir)
@@ -377,6 +378,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--devices-dir", type=Path, default=None, help=devices_help)
     sp.add_argument(
         "--checkpoint-every", type=int, default=20, help="save the manifest after this many tasks"
+    )
+    sp.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="do not time the production baselines (torch.compile max-autotune, SDPA backends, Liger); "
+        "the ones already in the manifest for this GPU are kept",
     )
     sp.add_argument(
         "--resume",

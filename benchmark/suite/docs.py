@@ -215,9 +215,37 @@ def _task_list(tasks: list[Task], manifest: Manifest, rec: dict[str, GpuRecord])
                 _fmt_ms(r.reference_ms) if r else "-",
                 _fmt_ms(r.sol_ms) if r else "-",
                 f"{r.sol_fraction:.3g}" if r and r.sol_fraction else "-",
+                best_baseline_cell(r),
             ]
         )
-    return out + _table(["task", "dtype", "tags", "GFLOP", "MB", "ref ms", "SOL ms", "SOL fraction"], rows)
+    head = ["task", "dtype", "tags", "GFLOP", "MB", "ref ms", "SOL ms", "SOL fraction", "best baseline"]
+    return out + _table(head, rows)
+
+
+def best_baseline_cell(rec: GpuRecord | None) -> str:
+    """The task's fastest production baseline and its speedup over eager, "`sdpa_flash` 1.84x"."""
+    best = rec.best if rec else None
+    return f"`{best[0]}` {best[1].speedup:.3g}x" if best else "-"
+
+
+BASELINES_SECTION = [
+    "## Production baselines",
+    "",
+    "Beside eager PyTorch and `torch.compile`, the manifest pass times what a practitioner would use "
+    'instead of a hand-written kernel (benchmark/suite/baselines.py): `torch.compile(mode="max-autotune")` '
+    "for every task, and where one exists a library path declared for the task "
+    "(benchmark/suite/production.py, or a task file's optional `get_baselines()`): "
+    "`F.scaled_dot_product_attention` under one backend (flash, cuDNN, memory-efficient) for attention, "
+    "Liger's Triton kernels for RMSNorm, SwiGLU and layer norm (skipped where `liger-kernel` is not "
+    "installed), `torch._scaled_mm` for FP8 GEMMs. Each baseline is first checked against the reference "
+    "with the harness's own comparison (a baseline that disagrees is dropped, with the reason, into the "
+    "manifest's `baselines_dropped`), then timed interleaved with the eager reference under the timing "
+    "protocol; its speedup is the median of the per-round ratios. The column *best baseline* below is "
+    "the fastest one and its speedup over eager; a run's \"over best\" is a sample's speedup divided by it. "
+    "The figures mean something on a GPU only and come from a manifest pass there "
+    "(`python -m benchmark.suite manifest`); until one has measured a task, its column shows -.",
+    "",
+]
 
 
 def render(suite: Suite, manifest: Manifest, gpu: str | None = None) -> str:
@@ -243,6 +271,7 @@ def render(suite: Suite, manifest: Manifest, gpu: str | None = None) -> str:
             "with `python -m benchmark.suite docs`.",
             "",
         ]
+    lines += BASELINES_SECTION
     lines += _task_list(tasks, manifest, rec)
     return "\n".join(lines) + "\n"
 

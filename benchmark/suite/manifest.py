@@ -2,7 +2,8 @@
 
 For each task (keyed by id and pinned to the hash of its file) it records the level, dtype, matrix
 FLOPs and least bytes, and per GPU the eager reference's median time, its peak memory, the
-validator's outcome and the speed-of-light floor. It lives beside the tasks it describes
+validator's outcome, the speed-of-light floor and the production baselines timed against the
+reference (benchmark.suite.baselines). It lives beside the tasks it describes
 (benchmark/tasks/manifest.json for the built-in suite), is written by
 `python -m benchmark.suite manifest` on a GPU, and is read by the harness through `sol_ms_for`.
 A task whose file changed no longer matches its entry, so stale numbers are never used."""
@@ -35,6 +36,15 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
+class BaselineTiming:
+    """One production baseline (benchmark.suite.baselines) timed against the eager reference."""
+
+    ms: float  # median per-call time under the timing protocol
+    speedup: float  # eager / baseline: the median of the per-round ratios, as a verdict's speedup
+    spread: float | None  # (max - min) / median of that ratio over blocks of rounds
+
+
+@dataclass(frozen=True)
 class GpuRecord:
     """One task measured on one GPU model."""
 
@@ -45,6 +55,18 @@ class GpuRecord:
     valid: bool  # passed every validator check on this GPU
     failures: tuple[str, ...] = ()
     measured: str = ""  # ISO date
+    # production baselines (benchmark.suite.baselines) timed against the eager reference on this GPU;
+    # absent from manifests written before they were measured
+    baselines: dict[str, BaselineTiming] = field(default_factory=dict)
+    baselines_dropped: dict[str, str] = field(default_factory=dict)  # name -> why it was left out
+    best_baseline: str | None = None  # the fastest of `baselines`
+
+    @property
+    def best(self) -> tuple[str, BaselineTiming] | None:
+        """(name, timing) of the fastest baseline, or None when none was measured."""
+        if self.best_baseline is None or self.best_baseline not in self.baselines:
+            return None
+        return self.best_baseline, self.baselines[self.best_baseline]
 
     @property
     def sol_fraction(self) -> float | None:
@@ -96,10 +118,7 @@ class Manifest:
         tasks = {
             tid: TaskEntry(
                 **{k: v for k, v in e.items() if k != "gpus"},
-                gpus={
-                    s: GpuRecord(**{**g, "failures": tuple(g.get("failures", ()))})
-                    for s, g in e["gpus"].items()
-                },
+                gpus={s: _gpu_record(g) for s, g in e["gpus"].items()},
             )
             for tid, e in d.get("tasks", {}).items()
         }
@@ -110,6 +129,12 @@ class Manifest:
             tasks=tasks,
             devices=devices,
         )
+
+    def best_baseline(self, task: Task, gpu_name: str | None) -> tuple[str, BaselineTiming] | None:
+        """The task's fastest production baseline on `gpu_name`, measured on this very file."""
+        e = self.entry(task) if gpu_name else None
+        rec = e.gpus.get(slugify(gpu_name)) if e is not None and gpu_name else None
+        return rec.best if rec is not None else None
 
     def save(self, path: Path) -> Path:
         return atomic_write_text(path, json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n")
@@ -133,6 +158,16 @@ class Manifest:
             return None
         profile = load_profile(gpu_name) if profiles_dir is None else load_profile(gpu_name, profiles_dir)
         return floor_ms(SolCounts(e.flops, e.bytes), profile, e.dtype) if profile else None
+
+
+def _gpu_record(g: dict) -> GpuRecord:
+    return GpuRecord(
+        **{
+            **g,
+            "failures": tuple(g.get("failures", ())),
+            "baselines": {n: BaselineTiming(**b) for n, b in g.get("baselines", {}).items()},
+        }
+    )
 
 
 def recount(
@@ -226,6 +261,8 @@ def merge(
         if profile is not None and flops is not None and nbytes is not None:
             sol_ms = floor_ms(SolCounts(flops, nbytes), profile, task.dtype)
         gpus = dict(old.gpus) if old else {}
+        kept = old.gpus.get(slug) if old else None
+        report = r.baselines
         gpus[slug] = GpuRecord(
             reference_ms=r.reference.median_ms if r.reference else None,
             reference_rel_err=r.reference.rel_err if r.reference else None,
@@ -234,6 +271,10 @@ def merge(
             valid=r.ok,
             failures=r.failures,
             measured=today,
+            # a pass without baselines (--no-baselines, or on the CPU) keeps what an earlier one measured
+            baselines=report.timed if report else (kept.baselines if kept else {}),
+            baselines_dropped=report.dropped if report else (kept.baselines_dropped if kept else {}),
+            best_baseline=report.best if report else (kept.best_baseline if kept else None),
         )
         tasks[task.task_id] = TaskEntry(
             hash=task.hash, level=task.level, dtype=task.dtype, flops=flops, bytes=nbytes, gpus=gpus

@@ -37,6 +37,8 @@ from benchmark.evaluate.correctness import compare_outputs, flatten_outputs, tol
 from benchmark.evaluate.device_check import unmet_requirement
 from benchmark.evaluate.program import TaskProgram, clone_args, detach_outputs, pin_precision, time_model
 from benchmark.evaluate.timing import Timer, TimingConfig
+from benchmark.suite.baselines import BaselineReport, measure_baselines
+from benchmark.suite.manifest import BaselineTiming
 from benchmark.task import Task, import_file
 from benchmark.verdict import TimingStats
 
@@ -82,6 +84,11 @@ class ValidationConfig:
     max_ms: float = 50.0
     max_memory_bytes: int = 8 * 2**30  # peak allocated during one forward, inputs and weights included
     task_timeout_s: float = 300.0  # wall clock per task (0: none)
+    # Production baselines (benchmark.suite.baselines): checked and timed against the reference after
+    # the task passed every check, within a deadline of their own (0: none), so a slow autotuning
+    # compile never fails a task; the manifest pass turns them on.
+    baselines: bool = False
+    baseline_timeout_s: float = 900.0
     timing: TimingConfig = field(default_factory=validation_timing)
 
     @property
@@ -107,6 +114,7 @@ class TaskReport:
     flops: int | None = None  # matrix FLOPs of one forward (full shapes)
     bytes: int | None = None  # least bytes of one forward (full shapes)
     seconds: float = 0.0  # wall time of the validation itself
+    baselines: BaselineReport | None = None  # None: not measured
     skipped: str | None = None  # why the task was not validated on this device (then ok is False)
 
     @property
@@ -122,6 +130,10 @@ class TaskReport:
         d = dict(d)
         d["failures"], d["warnings"] = tuple(d.get("failures", ())), tuple(d.get("warnings", ()))
         d["reference"] = TimingStats.from_dict(d.get("reference"))
+        b = d.get("baselines")
+        if b is not None:
+            timed = {n: BaselineTiming(**t) for n, t in b.get("timed", {}).items()}
+            d["baselines"] = BaselineReport(timed, dict(b.get("dropped", {})))
         return cls(**d)
 
 
@@ -417,12 +429,12 @@ def _run_checks(
     twin = program.build(module.Model, seed)
     x_twin = program.inputs(seed + 1000, alt)
     torch.manual_seed(seed + 7919)  # the forward must not read the global RNG
+    out_twin = _forward(twin, x_twin)
     if config.measure and alt is None:
-        counts, out_twin = sol.count(twin, clone_args(x_twin))
-        out_twin = detach_outputs(out_twin)
+        # Counted on a forward of its own: under the counter's dispatch mode a fused op may run as its
+        # decomposition, rounded otherwise (a bf16 SiLU's backward on the GPU), which is no task's fault.
+        counts, _ = sol.count(twin, clone_args(x_twin))
         found.update(flops=counts.flops, bytes=counts.bytes)
-    else:
-        out_twin = _forward(twin, x_twin)
     del twin
     cmp = compare_outputs(out_a, out_twin, atol, rtol)
     if not cmp.ok:
@@ -520,6 +532,10 @@ def validate_task(task: Task, config: ValidationConfig, timer_box: list | None =
     finally:
         sys.modules.pop(module_name, None)
         _cleanup(device, default_dtype)
+    if config.baselines and config.measure and not config.fast and not rec.failures:
+        found["baselines"] = _baselines(
+            task, config, timer_box if timer_box is not None else [], default_dtype
+        )
     checks = {c: rec.checks.get(c, "skip") for c in CHECKS}
     return TaskReport(
         task_id=task.task_id,
@@ -530,6 +546,29 @@ def validate_task(task: Task, config: ValidationConfig, timer_box: list | None =
         seconds=time.monotonic() - t0,
         **found,
     )
+
+
+def _baselines(task: Task, config: ValidationConfig, timer_box: list, default_dtype) -> BaselineReport:
+    """The task's production baselines checked and timed against its reference (full shapes, the
+    validator's seeds and timing budget); a run past the deadline or a failure keeps what was timed."""
+    device = torch.device(config.device)
+    module_name = f"solbench_baselines_{task.hash[:16]}"
+    report = BaselineReport({}, {})
+    try:
+        with deadline(config.baseline_timeout_s):
+            program = TaskProgram(import_file(task.path, module_name), device)
+            model = program.build(program.module.Model, config.seed)
+            if not timer_box:
+                timer_box.append(Timer(config.device, config.timing))
+            report = measure_baselines(
+                task.name, program, model, config.seed, task.atol, task.rtol, timer_box[0], into=report
+            )
+    except (TaskTimeout, Exception) as e:  # noqa: BLE001 - a baseline never fails the task
+        report.dropped["*"] = f"baselines stopped: {type(e).__name__}: {e}"[:300]
+    finally:
+        sys.modules.pop(module_name, None)
+        _cleanup(device, default_dtype)
+    return report
 
 
 def load_error_report(message: str) -> TaskReport:

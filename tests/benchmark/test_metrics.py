@@ -225,3 +225,14 @@ def test_fast_p_band_brackets_the_curve():
     assert band[1.0] == metrics.compute(vs).fast_p_ci[1.0]  # the same resamples as the table's
     untimed = [v("a", 0, True), v("b", 0, False)]
     assert [p for p, _ in metrics.fast_p_band(untimed, ps)] == [0.0]
+
+
+def test_geomean_over_best_baseline():
+    """Speedup over eager divided by the task's best production baseline's, over correct timed
+    samples of tasks that have one."""
+    vs = [v("a", 0, True, 4.0), v("a", 1, False, 9.0), v("b", 0, True, 2.0), v("c", 0, True, 3.0)]
+    m = metrics.compute(vs, best={"a": 2.0, "b": 4.0}, resamples=0)
+    assert m.geomean_over_best == pytest.approx(math.sqrt((4.0 / 2.0) * (2.0 / 4.0)))
+    assert metrics.compute(vs, resamples=0).geomean_over_best is None
+    assert metrics.over_best(vs[2], {"b": 4.0}) == pytest.approx(0.5)
+    assert metrics.over_best(vs[3], {"b": 4.0}) is None

@@ -258,6 +258,17 @@ def test_raw_cuda_prompt_teaches_the_helper():
     assert analyze(example_answer("cuda-raw")) == []  # the worked example itself is legal
 
 
+def test_helion_prompt_teaches_a_fixed_config(task):
+    from benchmark.evaluate.anticheat.static import analyze
+
+    messages = PromptBuilder(PromptConfig(name="one-shot", backend="helion")).first_turn(task)
+    assert "Helion kernels" in messages[0]["content"]
+    user = messages[1]["content"]
+    assert "@helion.kernel(config=helion.Config(" in user and "Fix every kernel's configuration" in user
+    assert 'dot_precision="ieee"' in user and "hl.tile" in user
+    assert analyze(example_answer("helion")) == []  # the worked example itself is legal
+
+
 def example_answer(backend: str) -> str:
     text = (TEMPLATE_DIR / f"example_{backend}.j2").read_text()
     return text.split("```python\n", 1)[1].rsplit("```", 1)[0]
@@ -271,7 +282,8 @@ def example_task(tmp_path) -> Path:
 
 
 @pytest.mark.parametrize(
-    "name", ["example_task.j2", "example_cuda.j2", "example_triton.j2", "example_cuda-raw.j2"]
+    "name",
+    ["example_task.j2", "example_cuda.j2", "example_triton.j2", "example_cuda-raw.j2", "example_helion.j2"],
 )
 def test_examples_are_verbatim(name):
     raw = (TEMPLATE_DIR / name).read_text()
@@ -287,18 +299,29 @@ def test_example_task_runs_on_cpu(tmp_path):
     assert model(x, residual).shape == (4, 4)
 
 
-@pytest.mark.parametrize("backend", ["cuda", "triton", "cuda-raw"])
+@pytest.mark.parametrize("backend", ["cuda", "triton", "cuda-raw", "helion"])
 def test_example_answers_parse(backend):
     tree = ast.parse(example_answer(backend))
     assert any(isinstance(n, ast.ClassDef) and n.name == "ModelNew" for n in tree.body)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("backend", ["cuda", "triton", "cuda-raw"])
+@pytest.mark.parametrize("backend", ["cuda", "triton", "cuda-raw", "helion"])
 def test_example_answers_pass_the_harness(backend, tmp_path):
     from benchmark.evaluate.harness import EvalConfig, evaluate
 
+    if backend == "helion":
+        pytest.importorskip("helion")
     task = load_task(example_task(tmp_path), root=tmp_path)
     v = evaluate(task, example_answer(backend), EvalConfig(device="cuda", cache_dir=tmp_path / "cache"))
     assert v.status is Status.PASS, (v.error, v.flags)
     assert v.speedup and v.speedup > 1.0  # one fused pass beats eager's three
+
+
+def test_the_cli_offers_every_prompt_backend():
+    from benchmark.prompts.render import BACKENDS
+    from benchmark.run import build_parser
+
+    action = next(a for a in build_parser()._actions if "--backend" in a.option_strings)
+    assert set(action.choices) == set(BACKENDS)
+    assert build_parser().parse_args(["--model", "reference", "--backend", "helion"]).backend == "helion"

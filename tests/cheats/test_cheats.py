@@ -39,7 +39,7 @@ CPU_CHEATS = {
     "patch_checker": ("monkeypatch", "harness_tampered", ()),
     "mutate_inputs": ("input_mutation", "input_mutation", ("--candidate-first",)),
     "output_aliases_input": ("output_aliases_input", "output_aliases_input", ()),
-    "cache_by_shape": ("timed_output_mismatch", "timed_output_mismatch", ()),
+    "cache_by_shape": (TIMED_OR_STALE, TIMED_OR_STALE, ()),
     # the rechecks sample timed calls at random; where every one lands on a computed call, the
     # stateful check after timing catches the reused output
     "skip_calls": (TIMED_OR_STALE, TIMED_OR_STALE, ()),

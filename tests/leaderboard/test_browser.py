@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from leaderboard_fakes import SUITE_VERSION
 
 from leaderboard import build
 
@@ -186,7 +187,7 @@ def site(tmp_path_factory):
     import leaderboard_fakes as fakes
 
     out = tmp_path_factory.mktemp("site")
-    build.build_site(fakes.three_submissions(), out)
+    build.build_site(fakes.three_submissions(), out, registry=fakes.registry(), current=fakes.SUITE_VERSION)
     return out
 
 
@@ -204,42 +205,45 @@ def artifacts(tmp_path_factory) -> Path:
     return path
 
 
-ROWS = "Array.from(document.querySelectorAll('#scope-overall table tbody tr')).map(r => r.dataset.model)"
+OVERALL = f"#scope-{SUITE_VERSION}-overall"  # the fake board's one suite version, its overall table
+ROWS = f"Array.from(document.querySelectorAll('{OVERALL} table tbody tr')).map(r => r.dataset.model)"
 
 
 def test_index_renders_sorts_and_charts(site, browser, artifacts):
     browser.open((site / "index.html").as_uri())
     assert browser.js(ROWS) == ["fast-model", "medium-model", "slow-model"]
-    assert browser.js("document.querySelectorAll('#scope-overall table tbody tr td').length") == 3 * 13
+    assert (
+        browser.js(f"document.querySelectorAll('{OVERALL} table tbody tr td').length") == 3 * 14
+    )  # 14 columns
     # one polyline per model, each with points inside the plot
     curves = browser.js(
-        "Array.from(document.querySelectorAll('#chart-overall polyline.curve'))"
+        f"Array.from(document.querySelectorAll('#chart-{SUITE_VERSION}-overall polyline.curve'))"
         ".map(p => [p.dataset.model, p.points.numberOfItems, p.getBBox().width > 0])"
     )
     assert sorted(c[0] for c in curves) == ["fast-model", "medium-model", "slow-model"]
     assert all(n == 151 and wide for _, n, wide in curves)
     # each line's interval band is drawn, and each rate's interval shows under it
     bands = browser.js(
-        "Array.from(document.querySelectorAll('#chart-overall polygon.band'))"
+        f"Array.from(document.querySelectorAll('#chart-{SUITE_VERSION}-overall polygon.band'))"
         ".map(p => [p.dataset.model, p.getBBox().width > 0 && p.getBBox().height > 0])"
     )
     assert sorted(bands) == [["fast-model", True], ["medium-model", True], ["slow-model", True]]
-    ci = "document.querySelector('#scope-overall tr[data-model=\"fast-model\"] td .ci')"
+    ci = f"document.querySelector('{OVERALL} tr[data-model=\"fast-model\"] td .ci')"
     assert browser.js(f"{ci}.textContent") == "[0.50, 1.00]"  # Pass@1 over three tasks
     assert browser.js(f"getComputedStyle({ci}).display") == "block"
-    ranks = "Array.from(document.querySelectorAll('#scope-overall tbody tr')).map(r => r.dataset.rank)"
+    ranks = f"Array.from(document.querySelectorAll('{OVERALL} tbody tr')).map(r => r.dataset.rank)"
     assert browser.js(ranks) == ["1", "1", "3"]  # fast and medium overlap; slow lies below both
     # the stylesheet applied (a local file, no network)
     assert browser.js("getComputedStyle(document.querySelector('th')).cursor") == "pointer"
 
-    column = "#scope-overall table thead th:nth-child(2)"  # Model: first click sorts descending by name
+    column = f"{OVERALL} table thead th:nth-child(2)"  # Model: first click sorts descending by name
     browser.click(column)
     assert browser.js(ROWS) == ["slow-model", "medium-model", "fast-model"]
     browser.click(column)
     assert browser.js(ROWS) == ["fast-model", "medium-model", "slow-model"]
     assert browser.js(f"document.querySelector('{column}').getAttribute('aria-sort')") == "ascending"
 
-    geomean = "#scope-overall table thead th:nth-child(5)"
+    geomean = f"{OVERALL} table thead th:nth-child(5)"
     assert browser.js(f"document.querySelector('{geomean}').textContent") == "Geomean speedup"
     browser.click(geomean)
     browser.click(geomean)  # ascending: slowest first
@@ -295,26 +299,31 @@ def published(tmp_path_factory):
 
 
 def test_the_published_board_renders_its_entries_with_intervals(browser, artifacts, published):
-    """The real board: at least three H200 entries, every one a row ranked as the standings rank
-    them, each fast_1 with its interval, and the eager reference against itself near zero, not
-    "faster"."""
+    """The real board: at least three H200 entries, every one a row of its suite version's table,
+    ranked as the standings rank them, each fast_1 with its interval and its suite version named,
+    and the eager reference against itself near zero, not "faster"."""
     from leaderboard import standings
+    from leaderboard.suites import SuiteRegistry, builtin_version
 
     subs, site = published
     assert len(subs) >= 3 and all(s.gpu == "NVIDIA H200" for s in subs), [(s.slug, s.gpu) for s in subs]
-    expected = standings.standings(subs)["overall"]
+    groups = standings.by_suite_version(subs, builtin_version(), SuiteRegistry.load())
     browser.open((site / "index.html").as_uri())
-    rows = browser.js(
-        "Array.from(document.querySelectorAll('#scope-overall table tbody tr'))"
-        ".map(r => [r.dataset.model, Number(r.dataset.rank)])"
+    for group in groups:
+        expected = group.table["overall"]
+        rows = browser.js(
+            f"Array.from(document.querySelectorAll('#scope-{group.version}-overall table tbody tr'))"
+            ".map(r => [r.dataset.model, Number(r.dataset.rank), r.querySelector('.suite').textContent])"
+        )
+        assert rows == [[e.submission.slug, e.rank, f"suite {group.version[:8]}"] for e in expected]
+        for e in expected:
+            low, high = e.metrics.fast_p_ci[1.0].lo, e.metrics.fast_p_ci[1.0].hi
+            assert browser.js(
+                f"document.querySelector('tr[data-model=\"{e.submission.slug}\"]').textContent"
+            ).count(f"[{low:.2f}, {high:.2f}]"), f"{e.submission.slug}: fast_1's interval is not shown"
+    reference = next(
+        e for g in groups for e in g.table["overall"] if e.submission.run["model"] == "reference"
     )
-    assert rows == [[e.submission.slug, e.rank] for e in expected]
-    for e in expected:
-        low, high = e.metrics.fast_p_ci[1.0].lo, e.metrics.fast_p_ci[1.0].hi
-        assert browser.js(
-            f"document.querySelector('tr[data-model=\"{e.submission.slug}\"]').textContent"
-        ).count(f"[{low:.2f}, {high:.2f}]"), f"{e.submission.slug}: fast_1's interval is not shown"
-    reference = next(e for e in expected if e.submission.run["model"] == "reference")
     assert reference.metrics.fast_p[1.0] < 0.05 and reference.metrics.fast_p_ci[1.0].lo == 0.0
     browser.screenshot(artifacts / "leaderboard-published.png")
     assert not browser.script_errors()
@@ -337,12 +346,13 @@ def test_the_published_board_reads_at_1400_px_without_horizontal_scroll(browser,
     browser.resize(1400, 900)
     try:
         browser.open((site / "index.html").as_uri())
-        scopes = browser.js(
-            "Array.from(document.querySelectorAll('table.standings')).map(t => t.dataset.scope)"
+        tables = browser.js(
+            "Array.from(document.querySelectorAll('table.standings'))"
+            ".map(t => [t.dataset.suite, t.dataset.scope])"
         )
-        assert "overall" in scopes and len(scopes) >= 2
-        for scope in scopes:
-            box = browser.js(f"{BOX}('table.standings[data-scope=\"{scope}\"]')")
+        assert "overall" in {scope for _, scope in tables} and len(tables) >= 2
+        for suite, scope in tables:
+            box = browser.js(f'{BOX}(\'table.standings[data-suite="{suite}"][data-scope="{scope}"]\')')
             assert box["view"] == 1400 and box["page"] <= 1400, box
             assert box["width"] <= box["view"] and box["right"] <= box["view"], (scope, box)
             assert box["wrap"][0] <= box["wrap"][1], (scope, box)  # its box has nothing to scroll

@@ -5,23 +5,51 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import leaderboard_fakes as fakes
 import pytest
-from leaderboard_fakes import make_submission
+from leaderboard_fakes import SUITE_VERSION, make_submission
 
 from leaderboard import build, standings
 from leaderboard.examples import EXAMPLES_DIR
-from leaderboard.submission import CPU_RUN, EXAMPLE, SUBMISSIONS_DIR, load_all
-from leaderboard.suites import SuiteRegistry
+from leaderboard.submission import CPU_RUN, EXAMPLE, SUBMISSIONS_DIR, Submission, load_all
+from leaderboard.suites import SuiteRegistry, SuiteVersion
+
+OLDER_VERSION = "feedc0de00000000"  # a version of the fake suite recorded before SUITE_VERSION
 
 
-def section(html: str, scope: str) -> str:
-    start = html.index(f'<section class="scope" id="scope-{scope}">')
+def board_registry() -> SuiteRegistry:
+    """The recorded versions (the examples ran some), the fake suite's, and an older fake one."""
+    fake = fakes.registry().get(SUITE_VERSION)
+    older = SuiteVersion(
+        OLDER_VERSION, "builtin", "2026-10-01", dict(list(fake.tasks.items())[:2]), "two tasks"
+    )
+    versions = SuiteRegistry.load(include_builtin=False).versions
+    return SuiteRegistry({**versions, SUITE_VERSION: fake, OLDER_VERSION: older})
+
+
+def build_site(subs: list[Submission], out, current: str = SUITE_VERSION):
+    """The site as the board builds it, with the fake suite's version as the current one."""
+    return build.build_site(subs, out, registry=board_registry(), current=current)
+
+
+def section(html: str, scope: str, version: str = SUITE_VERSION) -> str:
+    start = html.index(f'<section class="scope" id="scope-{version}-{scope}">')
     return html[start : html.index("</section>", start)]
+
+
+def suite_section(html: str, version: str) -> str:
+    start = html.index(f'<section class="suite" id="suite-{version}"')
+    end = html.find('<section class="suite"', start + 1)
+    return html[start : end if end != -1 else html.index('<section class="notes">')]
+
+
+def on_version(sub: Submission, version: str) -> Submission:
+    return replace(sub, run=dict(sub.run, suite_version=version))
 
 
 @pytest.fixture
 def site(tmp_path, three_submissions):
-    build.build_site(three_submissions, tmp_path / "site")
+    build_site(three_submissions, tmp_path / "site")
     return tmp_path / "site"
 
 
@@ -62,19 +90,19 @@ def test_site_is_self_contained(site):
 
 
 def test_rebuild_replaces_pages_of_removed_submissions(tmp_path, three_submissions):
-    build.build_site(three_submissions, tmp_path / "site")
-    build.build_site(three_submissions[:1], tmp_path / "site")
+    build_site(three_submissions, tmp_path / "site")
+    build_site(three_submissions[:1], tmp_path / "site")
     assert sorted(p.name for p in (tmp_path / "site" / "submissions").glob("*.html")) == ["slow-model.html"]
 
 
 def test_duplicate_slugs_are_refused(tmp_path, three_submissions):
     twin = make_submission("Slow Model", three_submissions[1].verdicts)
     with pytest.raises(ValueError, match="share the slug"):
-        build.build_site([*three_submissions, twin], tmp_path / "site")
+        build_site([*three_submissions, twin], tmp_path / "site")
 
 
 def test_empty_leaderboard_builds(tmp_path):
-    build.build_site([], tmp_path / "site")
+    build_site([], tmp_path / "site")
     assert "No submissions yet" in (tmp_path / "site" / "index.html").read_text()
 
 
@@ -101,7 +129,7 @@ def test_example_submissions_build_apart_from_the_ranking(tmp_path, three_submis
     for sub in examples:
         assert (CPU_RUN in sub.labels) == (sub.device == "cpu"), sub.slug
         assert known.get(sub.run["suite_version"]) is not None, f"{sub.slug}: suite version not recorded"
-    build.build_site([*examples, *three_submissions], tmp_path / "site")
+    build_site([*examples, *three_submissions], tmp_path / "site")
     assert len(list((tmp_path / "site" / "submissions").glob("*.html"))) == len(examples) + 3
     html = (tmp_path / "site" / "index.html").read_text()
     ranked = set(re.findall(r'<tr data-model="([^"]+)"', html))
@@ -112,7 +140,7 @@ def test_example_submissions_build_apart_from_the_ranking(tmp_path, three_submis
 
 
 def test_a_board_of_examples_only_ranks_nothing(tmp_path):
-    build.build_site(load_all(EXAMPLES_DIR), tmp_path / "site")
+    build_site(load_all(EXAMPLES_DIR), tmp_path / "site")
     html = (tmp_path / "site" / "index.html").read_text()
     assert "No submissions yet" in html and "Examples (not ranked)" in html
 
@@ -125,19 +153,19 @@ def test_untimed_submission_builds_ranked_last_with_blank_speed_cells(tmp_path, 
             for v in three_submissions[0].verdicts
         ],
     )
-    build.build_site([untimed, *three_submissions], tmp_path / "site")
+    build_site([untimed, *three_submissions], tmp_path / "site")
     overall = section((tmp_path / "site" / "index.html").read_text(), "overall")
     assert re.findall(r'<tr data-model="([^"]+)"', overall)[-1] == "untimed"
     row = overall[overall.index('<tr data-model="untimed"') :]
     row = row[: row.index("</tr>")]
-    assert row.count('data-sort="">–</td>') == 5  # fast_1, faster, faster vs compile, geomean, SOL
+    assert row.count('data-sort="">–</td>') == 6  # fast_1, faster, faster vs compile, geomean, SOL, over best
     assert (tmp_path / "site" / "submissions" / "untimed.html").is_file()
 
 
 def test_ranks_tie_on_equal_intervals_and_every_rate_shows_its_interval(tmp_path, three_submissions):
     fast = three_submissions[1]
     twin = make_submission("Fast Twin", [replace(v, model="twin") for v in fast.verdicts])
-    build.build_site([*three_submissions, twin], tmp_path / "site")
+    build_site([*three_submissions, twin], tmp_path / "site")
     html = (tmp_path / "site" / "index.html").read_text()
     overall = section(html, "overall")
     ranks = dict(re.findall(r'<tr data-model="([^"]+)" data-rank="(\d+)"', overall))
@@ -165,7 +193,7 @@ def test_each_table_states_its_ranking_and_sol_fraction_beside_it(site):
 def test_a_sol_fraction_above_the_floor_is_flagged(tmp_path, three_submissions):
     fast = three_submissions[1]
     over = [replace(v, sol_fraction=1.21) if v.correct else v for v in fast.verdicts]
-    build.build_site([replace(fast, verdicts=over)], tmp_path / "site")
+    build_site([replace(fast, verdicts=over)], tmp_path / "site")
     page = (tmp_path / "site" / "submissions" / "fast-model.html").read_text()
     flagged = re.findall(
         r'<td class="num over-floor" data-sort="([^"]+)"[^>]*>([^<]+)<sup>†</sup></td>', page
@@ -200,8 +228,62 @@ def test_the_producing_command_is_shown_once_with_relative_paths(tmp_path, three
     run = dict(
         fast.run, command=command, resumed=[{"command": command, "started": f"t{i}"} for i in range(3)]
     )
-    build.build_site([replace(fast, run=run)], tmp_path / "site")
+    build_site([replace(fast, run=run)], tmp_path / "site")
     page = (tmp_path / "site" / "submissions" / "fast-model.html").read_text()
     assert page.count("python -m benchmark.run") == 1
     assert "python -m benchmark.run --model replay:c.jsonl --out fast" in page and "/home/me" not in page
     assert "Resumed 3 time(s) with the same command, starting t0, t1, t2." in page
+
+
+def test_entries_of_two_suite_versions_are_ranked_apart(tmp_path, three_submissions):
+    """An entry that ran an older suite version is shown with that version's label, marked, and
+    ranked only against entries of its own version, in a table of its own after the current one."""
+    slow, fast, medium = three_submissions
+    older = on_version(replace(slow, name="Old Fast", slug="old-fast", verdicts=fast.verdicts), OLDER_VERSION)
+    build_site([older, fast, medium], tmp_path / "site")
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert html.index(f'id="suite-{SUITE_VERSION}"') < html.index(f'id="suite-{OLDER_VERSION}"')
+    current, previous = suite_section(html, SUITE_VERSION), suite_section(html, OLDER_VERSION)
+    assert "3 tasks, 2026-11-01" in current and "2 tasks, 2026-10-01: two tasks" in previous
+    for scope in ("overall", "level1"):
+        ranks = dict(re.findall(r'<tr data-model="([^"]+)" data-rank="(\d+)"', section(html, scope)))
+        assert ranks == {"fast-model": "1", "medium-model": "1"}, scope
+        older_ranks = re.findall(
+            r'<tr data-model="([^"]+)" data-rank="(\d+)"', section(html, scope, OLDER_VERSION)
+        )
+        assert older_ranks == [("old-fast", "1")], (
+            scope
+        )  # alone in its version: never ranked against the others
+    for table in re.findall(r"<table class=\"sortable standings\".*?</table>", html, re.S):
+        assert (
+            len(set(re.findall(r'<tr data-model="[^"]+" data-rank="\d+" data-suite="([^"]+)"', table))) == 1
+        )
+    assert previous.count('<span class="label label-older-suite"') == 1 + 3  # the heading, each scope's row
+    assert "label-older-suite" not in current
+    assert f"suite {SUITE_VERSION[:8]}" in current and f"suite {OLDER_VERSION[:8]}" in previous
+    notes = html[html.index('<section class="notes">') :]
+    assert f"<code>{SUITE_VERSION}</code>: 3 tasks, 2026-11-01 (current)" in notes
+    assert f"<code>{OLDER_VERSION}</code>: 2 tasks, 2026-10-01: two tasks (older suite)" in notes
+    page = (tmp_path / "site" / "submissions" / "old-fast.html").read_text()
+    assert f"version <code>{OLDER_VERSION}</code> (2 tasks, 2026-10-01: two tasks)" in page
+    assert f"The current suite is <code>{SUITE_VERSION}</code>" in page
+    assert "label-older-suite" not in (tmp_path / "site" / "submissions" / "fast-model.html").read_text()
+
+
+def test_a_board_with_no_entry_on_the_current_suite_says_so(tmp_path, three_submissions):
+    build_site(three_submissions, tmp_path / "site", current="0123456789abcdef")
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert "No entry has run the current suite yet" in html
+    assert "<code>0123456789abcdef</code>: not recorded" in html and ", no entry yet" in html
+    ranks = re.findall(r'data-rank="(\d+)"', section(html, "overall"))
+    assert ranks == ["1", "1", "3"]  # the three are still ranked, against each other
+    assert suite_section(html, SUITE_VERSION).count("label-other-suite") == 1 + 3 * 3
+
+
+def test_every_real_entry_ran_a_recorded_suite_version():
+    """The built-in suite moves on; an entry's suite version must stay recorded with its tasks."""
+    known = SuiteRegistry.load(include_builtin=False)
+    for sub in load_all(SUBMISSIONS_DIR):
+        version = known.get(sub.run["suite_version"])
+        assert version is not None, f"{sub.slug}: suite version {sub.run['suite_version']} not recorded"
+        assert version.name and set(sub.tasks) <= set(version.tasks), sub.slug

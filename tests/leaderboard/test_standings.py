@@ -213,3 +213,67 @@ def test_chart_band_steps_from_each_right_lo_to_each_left_hi():
 
     assert c.series[0].band.split() == [at(0, 0.5), at(0, 0), at(3, 0), at(3, 0.25), at(3, 1.0), at(0, 1.0)]
     assert chart.fast_p_chart([("a", "a", [(0.0, 1.0)])]).series[0].band == ""
+
+
+def test_suite_versions_are_ranked_apart_current_first_then_newest(three_submissions):
+    from leaderboard.suites import SuiteRegistry, SuiteVersion
+
+    slow, fast, medium = three_submissions
+    tasks = fakes.registry().get(fakes.SUITE_VERSION).tasks
+
+    def version(name: str, recorded: str, source: str = "builtin") -> SuiteVersion:
+        return SuiteVersion(name, source, recorded, tasks, f"version {name}")
+
+    registry = SuiteRegistry(
+        {
+            v.version: v
+            for v in (
+                version("a", "2026-10-01"),
+                version("b", "2026-11-01"),
+                version("c", "2026-09-01", "tasks/"),
+            )
+        }
+    )
+    subs = [
+        replace(s, run=dict(s.run, suite_version=v))
+        for s, v in ((slow, "a"), (fast, "b"), (medium, "current"), (replace(fast, slug="x"), "unknown"))
+    ]
+    subs.append(replace(subs[1], slug="fast-on-a", run=dict(subs[1].run, suite_version="a")))
+    groups = standings.by_suite_version(subs, "current", registry)
+    assert [g.version for g in groups] == ["current", "b", "a", "unknown"]
+    assert [g.mark for g in groups] == [
+        "",
+        standings.OLDER_SUITE,
+        standings.OLDER_SUITE,
+        standings.OTHER_SUITE,
+    ]
+    assert groups[2].label == "3 tasks, 2026-10-01: version a"
+    assert groups[3].label.startswith("not recorded")
+    # each version ranked on its own: the fast entry on "a" is ahead of slow there, and alone on "b"
+    assert [(e.submission.slug, e.rank) for e in groups[2].table["overall"]] == [
+        ("fast-on-a", 1),
+        ("slow-model", 2),
+    ]
+    assert [(e.submission.slug, e.rank) for e in groups[1].table["overall"]] == [("fast-model", 1)]
+    assert standings.suite_group("c", "current", registry).mark == standings.OTHER_SUITE  # a custom folder
+
+
+def test_over_best_aggregates_against_the_recorded_baselines():
+    """The board's "over best": geomean over passing samples of speedup / the best baseline's, from
+    the baselines the run's summary.json recorded; None for a run that recorded none."""
+    verdicts = [
+        make_verdict("level1/relu", 0, speedup=4.0),
+        make_verdict("level1/relu", 1, status=Status.INCORRECT, speedup=None),
+        make_verdict("level1/row_sum", 0, speedup=1.0),
+    ]
+    sub = fakes.make_submission("Model", verdicts)
+    assert standings.submission_metrics(sub)["overall"].geomean_over_best is None
+    sub.summary["baselines"] = {
+        "gpu": "NVIDIA H200",
+        "tasks": {
+            "level1/relu": {"name": "sdpa_flash", "speedup": 2.0},
+            "level1/row_sum": {"name": "x", "speedup": 0.5},
+        },
+    }
+    assert standings.best_baselines(sub) == {"level1/relu": 2.0, "level1/row_sum": 0.5}
+    assert standings.submission_metrics(sub)["overall"].geomean_over_best == pytest.approx(2.0)

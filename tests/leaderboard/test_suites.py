@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,14 @@ def test_cli_lists_versions(tmp_path, capsys):
     assert suites.main(["--suite", str(SUITE), "--file", str(path)]) == 0
     out = capsys.readouterr().out
     assert f"{load_suite(SUITE).version}  " in out and "1 tasks (level1: 1)" in out
+
+
+def test_a_version_is_named_by_its_size_date_and_what_it_changed(tmp_path, capsys):
+    path = tmp_path / "versions.json"
+    assert suites.main(["--record", "--suite", str(SUITE), "--file", str(path), "--name", "one task"]) == 0
+    entry = SuiteRegistry.load(path, include_builtin=False).get(load_suite(SUITE).version)
+    assert entry.name == "one task" and entry.label == f"1 tasks, {entry.recorded}: one task"
+    assert replace(entry, name="").label == f"1 tasks, {entry.recorded}"
+    assert suites.main(["--suite", str(SUITE), "--file", str(path)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("1 tasks (level1: 1)  one task")
+    assert SuiteRegistry({}).label("0123456789abcdef").startswith("not recorded")

@@ -198,6 +198,8 @@ ALLOWED_IMPORTS: frozenset[str] = frozenset(
         "torch.utils.cpp_extension",
         "triton",
         "triton.language",
+        "helion",
+        "helion.language",
         "pycuda",
         "pycuda.autoprimaryctx",
         "pycuda.driver",
@@ -326,4 +328,64 @@ FORBIDDEN_IMPORT_ROOTS: frozenset[str] = frozenset(
         "torch.utils._python_dispatch",
         "benchmark",
     }
+)
+
+# Helion (`import helion`, `import helion.language as hl`): its public API only. Everything else in
+# helion's modules (helion.runtime, helion._compiler, helion.autotuner, the torch, sys and
+# subprocess they import) is refused, so the package is no way around the import rules above.
+HELION_API: frozenset[str] = frozenset({"kernel", "jit", "Config", "cdiv", "next_power_of_2", "language"})
+HELION_LANGUAGE: frozenset[str] = frozenset(
+    {
+        "Tile",
+        "StackTensor",
+        "arange",
+        "associative_scan",
+        "atomic_add",
+        "atomic_and",
+        "atomic_cas",
+        "atomic_max",
+        "atomic_min",
+        "atomic_or",
+        "atomic_xchg",
+        "atomic_xor",
+        "constexpr",
+        "cumprod",
+        "cumsum",
+        "device_print",
+        "dot",
+        "dot_scaled",
+        "full",
+        "grid",
+        "inline_asm_elementwise",
+        "inline_triton",
+        "jagged_tile",
+        "join",
+        "load",
+        "rand",
+        "randint",
+        "reduce",
+        "register_block_size",
+        "register_tunable",
+        "specialize",
+        "split",
+        "stacktensor_like",
+        "static_range",
+        "store",
+        "subscript",
+        "tile",
+        "tile_begin",
+        "tile_block_size",
+        "tile_end",
+        "tile_id",
+        "tile_index",
+        "triton_kernel",
+        "zeros",
+    }
+)
+# The decorators that make a Helion kernel, and the loops whose bodies are its device code: torch
+# operators there are Helion's kernel language (traced and lowered into the one Triton kernel);
+# outside them a Helion kernel's code runs on the host as plain PyTorch and is judged as such.
+HELION_DECORATORS: frozenset[str] = frozenset({"helion.kernel", "helion.jit"})
+HELION_DEVICE_LOOPS: frozenset[str] = frozenset(
+    {"helion.language.tile", "helion.language.grid", "helion.language.jagged_tile"}
 )

@@ -17,6 +17,11 @@ a `__main__` block) are not flagged for code that never runs in the harness:
 - not judged: unreached definitions and the body of `if __name__ == "__main__":` (the harness
   imports the candidate under another name), unless the file rebinds `__name__`.
 
+A Helion kernel (a function decorated with `helion.kernel`) is Python whose device code, the bodies
+of its `hl.tile`/`hl.grid` loops, Helion traces and lowers into one Triton kernel: torch operators
+there are the kernel language and are allowed; the rest of the function runs on the host as plain
+PyTorch and is judged like forward. Only Helion's public API may be named (allowlist.HELION_API).
+
 The native sources the file compiles (C/C++/CUDA strings, PTX, build flags) are judged by native.py,
 wherever in the file they are, and their findings are returned with these."""
 
@@ -29,6 +34,10 @@ from benchmark.evaluate.anticheat.allowlist import (
     ALLOWED_IMPORTS,
     FORBIDDEN_IMPORT_ROOTS,
     FORBIDDEN_OS_ATTRS,
+    HELION_API,
+    HELION_DECORATORS,
+    HELION_DEVICE_LOOPS,
+    HELION_LANGUAGE,
     TORCH_PLUMBING,
 )
 from benchmark.evaluate.anticheat.findings import Finding
@@ -142,6 +151,16 @@ def _rebinds_name(tree: ast.AST) -> bool:
     return False
 
 
+def helion_internal(full: str) -> bool:
+    """Whether a dotted name reaches past Helion's public API (`helion.runtime...`, `hl.loops.torch`)."""
+    parts = full.split(".")
+    if parts[0] != "helion" or len(parts) < 2:
+        return False
+    if parts[1] not in HELION_API:
+        return True
+    return parts[1] == "language" and len(parts) > 2 and parts[2] not in HELION_LANGUAGE
+
+
 def _plain_decorators(decorators: list[ast.expr]) -> bool:
     return all(isinstance(d, ast.Name) and d.id in PLAIN_DECORATORS for d in decorators)
 
@@ -160,9 +179,15 @@ class _Analyzer(ast.NodeVisitor):
         self.referenced: set[str] = {"ModelNew"}
         self.attr_bases: set[int] = set()
         self.main_guard_skippable = main_guard_skippable
+        self.helion_kernel = 0  # > 0 inside the body of a Helion kernel
+        self.device_code = 0  # > 0 inside a Helion kernel's device loops (see HELION_DEVICE_LOOPS)
 
     def flag(self, flag: str, node: ast.AST, detail: str) -> None:
         self.findings.append(Finding(flag, getattr(node, "lineno", 0), detail))
+
+    def is_helion_kernel(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        heads = (d.func if isinstance(d, ast.Call) else d for d in node.decorator_list)
+        return any(self.resolve(d) in HELION_DECORATORS for d in heads)
 
     def resolve(self, node: ast.AST) -> str | None:
         dotted = _dotted(node)
@@ -175,6 +200,9 @@ class _Analyzer(ast.NodeVisitor):
 
     # imports
     def _check_module(self, module: str, node: ast.AST) -> None:
+        if helion_internal(module):
+            self.flag("forbidden_import", node, f"imports {module}: only Helion's public API is allowed")
+            return
         if module in ALLOWED_IMPORTS:
             return
         parts = module.split(".")
@@ -195,7 +223,9 @@ class _Analyzer(ast.NodeVisitor):
         self._check_module(module, node)
         for a in node.names:
             full = f"{module}.{a.name}"
-            if full in ALLOWED_IMPORTS or module in ALLOWED_IMPORTS and module != "torch":
+            if helion_internal(full):
+                self._check_module(full, node)
+            elif full in ALLOWED_IMPORTS or module in ALLOWED_IMPORTS and module != "torch":
                 pass
             else:
                 self._check_module(full, node)
@@ -240,12 +270,33 @@ class _Analyzer(ast.NodeVisitor):
 
     def judge_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         init = node.name == "__init__"
+        helion = self.is_helion_kernel(node)
         self.in_init += init
         self.in_body += 1
+        self.helion_kernel += helion
         for stmt in node.body:
             self.visit(stmt)
+        self.helion_kernel -= helion
         self.in_body -= 1
         self.in_init -= init
+
+    def visit_For(self, node: ast.For) -> None:
+        """A Helion kernel's `for tile in hl.tile(...)`: its body is device code."""
+        iterator = node.iter.func if isinstance(node.iter, ast.Call) else None
+        device = (
+            self.helion_kernel > 0 and iterator is not None and self.resolve(iterator) in HELION_DEVICE_LOOPS
+        )
+        if not device:
+            self.generic_visit(node)
+            return
+        self.visit(node.target)
+        self.visit(node.iter)
+        self.device_code += 1
+        for stmt in node.body:
+            self.visit(stmt)
+        self.device_code -= 1
+        for stmt in node.orelse:
+            self.visit(stmt)
 
     def visit_If(self, node: ast.If) -> None:
         at_module_level = not self.in_body and self.owner is None
@@ -300,6 +351,7 @@ class _Analyzer(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in INTROSPECTION_ATTRS:
             self.flag("introspection", node, f"reads .{node.attr}")
+        self._check_helion(node)
         self.referenced.add(node.attr)  # `me.helper` on the module imported by its own name reaches helper
         self._check_functional(node)
         self.attr_bases.add(id(node.value))
@@ -311,15 +363,24 @@ class _Analyzer(ast.NodeVisitor):
         if isinstance(node.ctx, ast.Load):
             self.referenced.add(node.id)
             self._check_functional(node)
+            self._check_helion(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and node.value.isidentifier():
             self.referenced.add(node.value)  # getattr(module, "helper") reaches helper
 
+    def _check_helion(self, node: ast.Name | ast.Attribute) -> None:
+        """A name that reaches Helion's internals; judged once, at the outermost attribute."""
+        if id(node) in self.attr_bases:
+            return
+        full = self.resolve(node) or ""
+        if helion_internal(full):
+            self.flag("forbidden_import", node, f"uses {full}: only Helion's public API is allowed")
+
     def _check_functional(self, node: ast.Name | ast.Attribute) -> None:
         """A use of torch.nn.functional: F.relu, a name imported from it, or the module itself passed on."""
-        if id(node) in self.attr_bases:
-            return  # the base of F.relu: that attribute was judged already
+        if id(node) in self.attr_bases or self.device_code:
+            return  # the base of F.relu (that attribute was judged already), or Helion device code
         full = self.resolve(node) or ""
         if full.startswith(FUNCTIONAL + ".") or (full == FUNCTIONAL and isinstance(node.ctx, ast.Load)):
             self.flag("torch_compute_op", node, f"uses {full}")
@@ -364,8 +425,8 @@ class _Analyzer(ast.NodeVisitor):
             self.flag("precision_change", node, f"calls {full}")
         elif full == "torch.compile" or full.startswith(("torch.jit.", "torch._dynamo.", "torch.compiler.")):
             self.flag("torch_compile", node, f"calls {full}")  # anywhere, __init__ included
-        elif self.in_init:
-            return  # parameters may be initialised with any torch op
+        elif self.in_init or self.device_code:
+            return  # parameters may be initialised with any torch op; Helion lowers its device code
         elif full.startswith("torch.nn.functional."):
             pass  # flagged as a use of the name (_check_functional)
         elif full.startswith(TORCH_OK_PREFIXES):

@@ -206,3 +206,72 @@ def test_measure_profile_measures_fp8_where_the_gpu_has_it():
         assert "fp8" not in p.matmul
     else:
         assert p.matmul["fp8"] > p.matmul["bfloat16"] and "torch._scaled_mm" in p.method
+
+
+@pytest.mark.parametrize(
+    ("sq", "sk", "top_left", "bottom_right"),
+    [(4, 4, 10, 10), (2, 5, 3, 9), (5, 2, 9, 3), (1, 1, 1, 1), (3, 0, 0, 0)],
+)
+def test_causal_pairs_by_hand(sq, sk, top_left, bottom_right):
+    # (2, 5), top-left: rows see 1 and 2 keys; bottom-right: 4 and 5. (5, 2), bottom-right: the
+    # first three rows see no key, the last two 1 and 2.
+    assert sol.causal_pairs(sq, sk) == top_left
+    assert sol.causal_pairs(sq, sk, bottom_right=True) == bottom_right
+
+
+def _attention_flops(op: str, sq: int, sk: int, causal: bool, backward: bool = False) -> dict[str, int]:
+    """FLOPs of one fused attention op (its forward, or its backward alone) on meta tensors, as
+    sol.count's counter counts them."""
+    b, h, d = 2, 4, 64
+    q = torch.randn(b, h, sq, d, device="meta", requires_grad=True)
+    k, v = (torch.randn(b, h, sk, d, device="meta", requires_grad=True) for _ in range(2))
+    args = {
+        "flash": (0.0, causal),
+        "efficient": (None, backward, 0.0, causal),
+        "cudnn": (None, backward, 0.0, causal, False),
+    }[op]
+    counter = sol.FlopCounterMode(display=False, custom_mapping=sol.CAUSAL_FORMULAS)
+    with counter:
+        out = getattr(torch.ops.aten, f"_scaled_dot_product_{op}_attention")(q, k, v, *args)[0]
+        if backward:
+            torch.autograd.grad(out.sum(), (q, k, v))
+    return {str(packet).rsplit(".", 1)[-1]: n for packet, n in counter.get_flop_counts()["Global"].items()}
+
+
+@pytest.mark.parametrize("op", ["flash", "efficient", "cudnn"])
+def test_causal_attention_counts_the_pairs_it_keeps(op):
+    """torch's formula counts is_causal attention dense; sol counts S(S+1)/2 of the S^2 pairs,
+    in the forward and in the backward."""
+    s, dense = 128, 2 * (2 * 2 * 4 * 128 * 128 * 64)  # QK^T and PV: 2 * (2 b h s s d)
+    name = f"_scaled_dot_product_{op}_attention"
+    assert _attention_flops(op, s, s, causal=False) == {name: dense}
+    assert _attention_flops(op, s, s, causal=True) == {name: dense * (s + 1) // (2 * s)}
+    backward = _attention_flops(op, s, s, causal=True, backward=True)
+    assert backward[f"{name}_backward"] == 5 * dense // 2 * (s + 1) // (2 * s)  # five matmuls
+    assert _attention_flops(op, s, s, causal=False, backward=True)[f"{name}_backward"] == 5 * dense // 2
+
+
+def test_causal_attention_of_unequal_lengths_follows_each_ops_alignment():
+    """is_causal is aligned to the top-left corner (F.scaled_dot_product_attention's meaning); the
+    flash op's own flag to the bottom-right (torch.nn.attention.bias.causal_lower_right)."""
+    sq, sk = 64, 192
+    dense = 2 * (2 * 2 * 4 * sq * sk * 64)
+    (efficient,) = _attention_flops("efficient", sq, sk, causal=True).values()
+    assert efficient == dense * (sq * (sq + 1) // 2) // (sq * sk)
+    (flash,) = _attention_flops("flash", sq, sk, causal=True).values()
+    assert flash == dense * ((sk - sq) * sq + sq * (sq + 1) // 2) // (sq * sk)
+
+
+class CausalSdpa(nn.Module):
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])  # flash, and efficient attention
+def test_causal_sdpa_on_the_gpu_counts_the_pairs_it_keeps(dtype):
+    """Whichever fused op F.scaled_dot_product_attention picks on the device, the count is causal."""
+    b, h, s, d = 2, 8, 512, 64
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=dtype) for _ in range(3))
+    counts, _ = sol.count(CausalSdpa(), [q, k, v])
+    assert counts.flops == 2 * (2 * b * h * s * s * d) * (s + 1) // (2 * s)

@@ -91,3 +91,36 @@ def test_the_candidates_writes_reach_the_judges_arena(pair):
     judge, candidate = pair
     candidate.region(0, 4).copy_(torch.tensor([1, 2, 3, 4], dtype=torch.uint8))
     assert judge.region(0, 4).tolist() == [1, 2, 3, 4]
+
+
+def test_the_timing_slot_is_read_in_place_by_both_sides(pair):
+    """Both processes read the timing slot where it lies: the candidate copies a timing set into it
+    and its views are the arena's bytes; the judge writes its own copy of the set there and reads
+    the same bytes (a memory-bound call's speed depends on where its buffers lie)."""
+    judge, candidate = pair
+    x = torch.randn(6, 4)
+    values = [x.t(), torch.randn(5), 3]
+    sets, end = judge.pack(values, 0, 4096, layout=True)
+    slot, _ = judge.pack([torch.zeros_like(x).t(), torch.zeros(5), 3], 8192, 16384, layout=True)
+    candidate.copy(tuple(sets), tuple(slot))
+    seen = candidate.views(slot)
+    assert (
+        torch.equal(seen[0], x.t()) and seen[0].stride() == x.t().stride() and torch.equal(seen[1], values[1])
+    )
+    assert seen[2] == 3
+    seen[1][0] = 42.0  # a view, not a copy: the judge's side of the arena sees the write
+    assert float(judge.views(slot)[1][0]) == 42.0
+    judge.write(values, tuple(slot))  # the judge's own copy overwrites whatever the candidate left
+    mine = judge.views(slot)
+    assert torch.equal(mine[1], values[1])
+    assert mine[0].untyped_storage().data_ptr() == judge.buffer.untyped_storage().data_ptr()
+
+
+def test_a_slot_of_another_size_is_refused(pair):
+    judge, _ = pair
+    sets, _ = judge.pack([torch.randn(8)], 0, 4096, layout=True)
+    slot, _ = judge.pack([torch.randn(4)], 8192, 16384, layout=True)
+    with pytest.raises(BoundaryError, match="do not fit"):
+        judge.copy(tuple(sets), tuple(slot))
+    with pytest.raises(BoundaryError, match="does not fit"):
+        judge.write([torch.randn(8)], tuple(slot))

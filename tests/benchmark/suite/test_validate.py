@@ -214,3 +214,39 @@ def test_validate_command_skips_without_failing_and_the_manifest_keeps_nothing(f
     suite = load_suite(fp8_suite)
     report = validate_task(suite.tasks[0], ValidationConfig(device="cuda"))
     assert merge(Manifest(), suite, [report], "NVIDIA A100", None).tasks == {}  # nothing was measured
+
+
+COUNTER_SENSITIVE = '''
+"""A sound task whose forward rounds otherwise under a dispatch mode, as a fused op that the FLOP
+counter sees decomposed does (a bf16 SiLU backward on the GPU)."""
+import torch
+from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+SOLBENCH = {"level": 1, "dtype": "float32"}
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        nudge = 0.1 if _get_current_dispatch_mode() is not None else 0.0
+        return torch.tanh(x) + nudge
+
+
+def get_inputs():
+    return [torch.randn(64, 256)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_the_determinism_check_compares_two_plain_runs(tmp_path):
+    """The FLOP count is taken on a forward of its own, never on the run the determinism check
+    compares: a counter's decomposition is no fault of the task."""
+    path = tmp_path / "level1" / "counter_sensitive.py"
+    path.parent.mkdir()
+    path.write_text(COUNTER_SENSITIVE)
+    task = load_task(path, root=tmp_path)
+    r = validate_task(task, ValidationConfig(device="cpu", measure=True, task_timeout_s=120))
+    assert r.checks["deterministic"] == "pass", r.failures
+    assert r.bytes  # counted all the same

@@ -254,6 +254,7 @@ stage recipe "${RECIPE_S:-540}" bash -c '
     case "${RECIPE_STEP:-sft}" in
     sft)
         python3 -m trainers.sft --config configs/sft/smollm2-135m.yaml --model_name_or_path "$base" \
+            --dataset_name data/solbench-kernels \
             --output_dir "$sft" ${RECIPE_SFT_ARGS:-} || exit
         cp "$sft"/trainer_state.json "$sft"/sft_config.yaml "$OUT/recipe/" 2>/dev/null
         echo "recipe: adapter $(sha256sum "$sft/adapter_model.safetensors" | cut -c1-16)"

@@ -25,7 +25,8 @@ def test_tasks_the_translator_must_refuse_are_skipped_before_compiling(tmp_path)
     reason, detail = translate.untranslatable(tasks[1])
     assert reason == "init" and "Block" in detail
     suite_refusals = [t for t in load_suite(None).tasks if translate.untranslatable(t)]
-    assert {t.level for t in suite_refusals} <= {3, 4}  # model classes of their own, or transformers
+    # model classes of their own, or transformers; in level 2, FP8 weights quantized by a helper
+    assert {t.level for t in suite_refusals if "fp8" not in t.tags} <= {3, 4}
     teacher = FakeTeacher()
     outcome = corpus(tmp_path, translate.InlineTranslator(teacher), precheck=translate.untranslatable).run(
         tasks

@@ -135,7 +135,7 @@ class Arena:
 
     def _pack_one(self, v: object, offset: int, limit: int, layout: bool) -> tuple[ValueSpec, int]:
         if isinstance(v, torch.Tensor):
-            data = _span_of(v) if layout else _values_of(v)
+            data = _bytes_of(v, layout)
             n = 0 if data is None else data.numel()
             fits = data is not None and offset + n <= limit
             spec = ValueSpec(
@@ -168,7 +168,7 @@ class Arena:
         this process's stream and without waiting: for the timing slot, which this process reads next."""
         for v, spec in zip(values, specs, strict=True):
             if isinstance(v, torch.Tensor) and spec.kind == "tensor" and spec.copied and spec.nbytes:
-                data = _span_of(v) if spec.span else _values_of(v)
+                data = _bytes_of(v, spec.span)
                 if data is None or data.numel() != spec.nbytes:
                     raise BoundaryError(f"a value of {spec.shape} does not fit its place in the arena")
                 self.region(spec.offset, spec.nbytes).copy_(data)
@@ -304,6 +304,11 @@ def _values_of(t: torch.Tensor) -> torch.Tensor | None:
     if not _has_storage(t) or t.layout != torch.strided:
         return None
     return torch.Tensor.contiguous(torch.Tensor.detach(t)).reshape(-1).view(torch.uint8)
+
+
+def _bytes_of(t: torch.Tensor, layout: bool) -> torch.Tensor | None:
+    """What of `t` goes into the arena: its storage span with `layout`, else its values."""
+    return _span_of(t) if layout else _values_of(t)
 
 
 def _span_of(t: torch.Tensor) -> torch.Tensor | None:

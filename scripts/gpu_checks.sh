@@ -67,10 +67,15 @@ if [ -z "${GPU_TESTS:-}" ]; then
     GPU_TESTS="$GPU_TESTS tests/benchmark/evaluate/test_kernel_evidence.py tests/benchmark/verify/test_neighbours_gpu.py"
 fi
 SERIAL="foreign_process or launch_behind_flush"
+# Test workers side by side: one per 20 GiB of the GPU, 2 to 6 (TEST_WORKERS overrides). Six ran the
+# judges of big tasks out of device memory on an H100's 79 GiB (each pair held up to 16 GiB).
+TEST_WORKERS=${TEST_WORKERS:-$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null \
+    | head -n 1 | awk '{w = int($1 / 20480); print (w < 2 ? 2 : (w > 6 ? 6 : w))}')}
+TEST_WORKERS=${TEST_WORKERS:-2}
 # Each failure's report goes to logs/test-failures.log as it happens, and the parallel part stops
 # starting tests 90 s before its limit (--session-timeout), so it prints its summary.
 stage tests "${TESTS_S:-480}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache SOLBENCH_FAILURE_LOG="$LOGS/test-failures.log" bash -c "
-    timeout $((${TESTS_S:-480} - 60)) python3 -m pytest -v -m gpu -p no:cacheprovider -n 6 --timeout 300 -rfE --durations=20 \
+    timeout $((${TESTS_S:-480} - 60)) python3 -m pytest -v -m gpu -p no:cacheprovider -n $TEST_WORKERS --timeout 300 -rfE --durations=20 \
         --session-timeout $((${TESTS_S:-480} - 150)) -k 'not ($SERIAL)' $GPU_TESTS; a=\$?
     timeout 60 python3 -m pytest -v -m gpu -p no:cacheprovider --timeout 55 -rfE -k '$SERIAL' \
         tests/benchmark/evaluate/test_verdicts_gpu.py tests/benchmark/evaluate/test_timing.py; b=\$?

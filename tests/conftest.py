@@ -73,6 +73,16 @@ def fast_eval(build_cache):
     )
 
 
+@pytest.fixture(scope="session")
+def gpu_has_profile() -> bool:
+    """Whether the first GPU has a device profile (benchmark/devices): floors exist only then."""
+    import torch
+
+    from benchmark.evaluate.device_profile import load_profile
+
+    return torch.cuda.is_available() and load_profile(torch.cuda.get_device_properties(0).name) is not None
+
+
 @pytest.fixture
 def fresh_zygote(monkeypatch):
     """A zygote of the test's own in place of the process's (benchmark.evaluate.sandbox.ZYGOTE), killed after."""

@@ -34,6 +34,11 @@ PHASES = {
     "observations": "the last observations",
 }
 REFERENCE_PHASES = ("setup", "reference")  # the task's own work: a death there is the task's
+# A verdict's env entries for device memory (MiB, read by the judge through NVML near its end): what
+# the sample's two processes held, and the room the device's lanes share (its total less what
+# processes outside the lock hold). The verifier's lanes admit samples by them.
+MEMORY_ENV = "device_pair_mib"
+ROOM_ENV = "device_room_mib"
 
 
 class BoundaryError(ValueError):

@@ -65,6 +65,12 @@ def _nvml_pids(device: torch.device) -> dict[int, tuple[int, bool]]:
     return {p.pid: (int(p.usedGpuMemory or 0), p.pid in busy) for p in procs}
 
 
+def _nvml_total(device: torch.device) -> int:
+    import pynvml
+
+    return int(pynvml.nvmlDeviceGetMemoryInfo(nvml_handle(device)).total)
+
+
 def census(device: torch.device, known: set[int] = frozenset()) -> Census:
     if device.type != "cuda":
         return Census(False, why="not a CUDA device")
@@ -82,6 +88,34 @@ def census(device: torch.device, known: set[int] = frozenset()) -> Census:
         if active and pid not in known
     ]
     return Census(True, tuple(foreign))
+
+
+@dataclass(frozen=True)
+class MemoryReading:
+    """Device memory as one sample's judge saw it near its end: what its pair of processes held
+    (`pair_bytes`: the judge's and the candidate's contexts, caches and arena), and what the lanes of
+    this host may share (`room_bytes`: the device's total less what processes outside the lock hold)."""
+
+    pair_bytes: int
+    room_bytes: int
+
+
+def memory_reading(
+    device: torch.device, pair: set[int], known: set[int] = frozenset()
+) -> MemoryReading | None:
+    """NVML's reading of `pair`'s device memory and of the room the lock's holders share; None where
+    NVML is unavailable or does not see this process (another PID namespace)."""
+    if device.type != "cuda":
+        return None
+    try:
+        pids, total = _nvml_pids(device), _nvml_total(device)
+    except Exception:  # noqa: BLE001 - no NVML: no reading
+        return None
+    if os.getpid() not in pids:
+        return None
+    members = {os.getpid(), os.getppid(), *pair, *known}
+    foreign = sum(used for pid, (used, _) in pids.items() if pid not in members)
+    return MemoryReading(sum(pids[p][0] for p in pair if p in pids), max(0, total - foreign))
 
 
 def wait_until_alone(

@@ -29,7 +29,9 @@ from benchmark.environment import device_environment
 from benchmark.evaluate.anticheat.integrity import aliases
 from benchmark.evaluate.anticheat.kernels import evidence, kernel_flags
 from benchmark.evaluate.boundary import (
+    MEMORY_ENV,
     PHASES,
+    ROOM_ENV,
     TASK_ERROR,
     Calibration,
     Call,
@@ -51,7 +53,7 @@ from benchmark.evaluate.boundary import (
     ValueSpec,
 )
 from benchmark.evaluate.contention import census as gpu_census
-from benchmark.evaluate.contention import wait_until_alone
+from benchmark.evaluate.contention import memory_reading, wait_until_alone
 from benchmark.evaluate.correctness import compare_outputs, flatten_outputs, rule_text, tolerance
 from benchmark.evaluate.exact import ExactReference
 from benchmark.evaluate.gpu_lock import DeviceLock
@@ -263,6 +265,7 @@ class Judge:
                 status, error = self.candidate_phase(program, plan, ref)
             except CandidateRaised as e:
                 status, error = "runtime_error", str(e)
+            self.note_memory()
             if self.client.loaded is not None and self.client.loaded.error is None:
                 self.phase("observations")  # whatever the verdict: flags stand beside it
                 self.observe(self.client.ask(Finish(), Observations))
@@ -792,6 +795,16 @@ class Judge:
                 f"the profiled call ran {ev.device_us / 1e3:.3f} ms of kernels; the timed calls reported "
                 f"{reported['median_ms']:.3f} ms",
             )
+
+    def note_memory(self) -> None:
+        """The device memory this sample's two processes hold, and the room the lock's holders share,
+        for the parent's lanes (benchmark.verify.verifier.DeviceShare admits samples by it). Read at
+        the end, while both still hold their caches, so it is near their peak."""
+        pair = {os.getpid(), *([self.candidate_pid] if self.candidate_pid else [])}
+        reading = memory_reading(self.device, pair, self.lock.members()) if self.cuda else None
+        if reading is not None:
+            self.env[MEMORY_ENV] = str(reading.pair_bytes // 2**20)
+            self.env[ROOM_ENV] = str(reading.room_bytes // 2**20)
 
     def observe(self, seen: Observations) -> None:
         if seen.threads_started:

@@ -19,6 +19,7 @@ samples of that task (benchmark.evaluate.reference_store, in this process's memo
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import os
 import queue
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Self
 
 from benchmark.evaluate import activity
+from benchmark.evaluate.boundary import MEMORY_ENV, ROOM_ENV
 from benchmark.evaluate.harness import (
     BuildOutcome,
     EvalConfig,
@@ -133,35 +135,74 @@ def prepare_request(req: Request, cfg: EvalConfig) -> Prepared | Verdict:
     return prepare(req.task, req.code, cfg, **_sample(req))
 
 
+ROOM_SHARE = 0.9  # of the room the judges read, what the lanes' learned needs may add up to
+
+
 class DeviceShare:
-    """The lanes of one device, and a way for one sample to have it alone: a sample whose device
-    memory ran out while other lanes held theirs is run again once they have finished, with no new
-    one started meanwhile, so its verdict is the one `benchmark.check` gives it on an idle GPU."""
+    """The lanes of one device. A sample starts when its task's device memory (learned from an
+    earlier sample of that task: `learn`) fits beside the samples running, or when none runs, in the
+    order asked (so a large sample is not passed by small ones forever); unknown needs start at once.
+    And a way for one sample to have the device alone: a sample whose device memory ran out while
+    other lanes held theirs is run again once they have finished, with no new one started
+    meanwhile, so its verdict is the one `benchmark.check` gives it on an idle GPU. Waiting here
+    is before the sample's clocks start: it costs the sample nothing."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._running = 0
         self._alone_waiting = 0
         self._alone = False
+        self._held = 0  # bytes the running samples' learned needs add up to
+        self._queue: list[int] = []  # tickets of the samples waiting to start, oldest first
+        self._tickets = itertools.count()
+        self._needs: dict[str, int] = {}  # task key -> the most device memory one of its samples held
+        self.room: int | None = None  # bytes the lanes may hold together (the latest reading)
+
+    def need(self, key: str) -> int:
+        with self._cond:
+            return self._needs.get(key, 0)
+
+    def learn(self, key: str, verdict: Verdict) -> None:
+        """Take a finished sample's reading (benchmark.evaluate.boundary.MEMORY_ENV, ROOM_ENV)."""
+        pair, room = _mib(verdict.env.get(MEMORY_ENV)), _mib(verdict.env.get(ROOM_ENV))
+        with self._cond:
+            if pair is not None:
+                self._needs[key] = max(pair, self._needs.get(key, 0))
+            if room is not None:
+                self.room = room
+            self._cond.notify_all()
+
+    def _fits(self, ticket: int, need: int) -> bool:
+        if self._alone or self._alone_waiting or self._queue[0] != ticket:
+            return False
+        return self._running == 0 or self.room is None or self._held + need <= ROOM_SHARE * self.room
 
     @contextlib.contextmanager
-    def lane(self) -> Iterator[None]:
+    def lane(self, need: int = 0) -> Iterator[None]:
         with self._cond:
-            self._cond.wait_for(lambda: not (self._alone or self._alone_waiting))
+            ticket = next(self._tickets)
+            self._queue.append(ticket)
+            try:
+                self._cond.wait_for(lambda: self._fits(ticket, need))
+            finally:
+                self._queue.remove(ticket)
+                self._cond.notify_all()
             self._running += 1
+            self._held += need
         try:
             yield
         finally:
             with self._cond:
                 self._running -= 1
+                self._held -= need
                 self._cond.notify_all()
 
-    def run(self, evaluate: Callable[[], Verdict], shared: bool) -> tuple[Verdict, bool]:
-        """`evaluate` in a lane, and once more alone where its device memory ran out while other
-        lanes may have held theirs (`shared`): the candidate's (an out-of-memory verdict) or the
-        reference's (a TaskError, raised again where it recurs alone). The verdict, and whether it
-        was run again."""
-        with self.lane():
+    def run(self, evaluate: Callable[[], Verdict], shared: bool, key: str = "") -> tuple[Verdict, bool]:
+        """`evaluate` in a lane (admitted by `key`'s learned need), and once more alone where its device
+        memory ran out while other lanes may have held theirs (`shared`): the candidate's (an
+        out-of-memory verdict) or the reference's (a TaskError, raised again where it recurs alone).
+        The verdict, and whether it was run again."""
+        with self.lane(self.need(key)):
             try:
                 verdict = evaluate()
                 again = shared and verdict.out_of_memory
@@ -170,9 +211,12 @@ class DeviceShare:
                     raise
                 again = True
         if not again:
+            self.learn(key, verdict)
             return verdict, False
         with self.alone():
-            return evaluate(), True
+            verdict = evaluate()
+        self.learn(key, verdict)
+        return verdict, True
 
     @contextlib.contextmanager
     def alone(self) -> Iterator[None]:
@@ -187,6 +231,14 @@ class DeviceShare:
             with self._cond:
                 self._alone = False
                 self._cond.notify_all()
+
+
+def _mib(value: str | None) -> int | None:
+    """Bytes from a verdict's MiB entry; None for none or a malformed one."""
+    try:
+        return int(value) * 2**20 if value is not None else None
+    except ValueError:
+        return None
 
 
 class VerifierBase:
@@ -339,6 +391,7 @@ class Verifier(VerifierBase):
                     reference_store=self.reference_store,
                 ),
                 shared=self.config.lanes_per_device > 1,
+                key=prepared.task.hash,
             )
             if again:
                 self._count("run_alone")

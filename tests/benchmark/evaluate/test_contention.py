@@ -121,3 +121,33 @@ def test_an_unknown_process_is_a_neighbour(fake_gpu, make_judge):
     ev.timer = SimpleNamespace(config=TimingConfig(contention_wait_s=0.0))
     ev.alone(lambda: None)
     assert ev.contended
+
+
+def test_memory_reading_counts_the_pair_and_leaves_out_the_lock_holders(fake_gpu, monkeypatch):
+    gib = 2**30
+    monkeypatch.setattr(contention, "_nvml_total", lambda device: 80 * gib)
+    fake_gpu.procs.update({5151: 3 * gib, 4242: 9 * gib, 777: 10 * gib})  # candidate, other lane, trainer
+    fake_gpu.idle.add(777)  # idle or not, what a foreign process holds is not the lanes' room
+    r = contention.memory_reading(CUDA, pair={os.getpid(), 5151}, known={4242})
+    assert r == contention.MemoryReading(pair_bytes=4 * gib, room_bytes=70 * gib)
+
+
+def test_memory_reading_needs_nvml_and_a_cuda_device(fake_gpu, monkeypatch):
+    assert contention.memory_reading(torch.device("cpu"), pair={os.getpid()}) is None
+
+    def no_nvml(device):
+        raise ImportError("no pynvml")
+
+    monkeypatch.setattr(contention, "_nvml_total", no_nvml)
+    assert contention.memory_reading(CUDA, pair={os.getpid()}) is None
+
+
+def test_the_judge_records_its_pairs_memory_for_the_lanes(fake_gpu, monkeypatch, make_judge):
+    from benchmark.evaluate.boundary import MEMORY_ENV, ROOM_ENV
+
+    monkeypatch.setattr(contention, "_nvml_total", lambda device: 80 * 2**30)
+    fake_gpu.procs[5151] = 2**30
+    ev = make_judge()
+    ev.device, ev.cuda, ev.candidate_pid = CUDA, True, 5151
+    ev.note_memory()
+    assert ev.env[MEMORY_ENV] == "2048" and ev.env[ROOM_ENV] == str(80 * 1024)

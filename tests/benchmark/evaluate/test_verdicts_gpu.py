@@ -59,11 +59,14 @@ def wide_sum(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ["cuda_rowsum_double", "cuda_rowsum_tree", "triton_rowsum"])
-def test_honest_row_sums_pass_at_default_tolerance(wide_sum, gpu_eval, name):
+def test_honest_row_sums_pass_at_default_tolerance(wide_sum, gpu_eval, gpu_has_profile, name):
     v = evaluate(wide_sum, (HONEST / f"{name}.py").read_text(), gpu_eval)
     assert v.status is Status.PASS and v.flags == (), v.error
     assert v.correctness.reference == "float64"
-    assert v.sol_ms and 0 < v.sol_fraction <= 1 / 0.9  # the floor, computed from the task's own tensors
+    if gpu_has_profile:  # the floor, computed from the task's own tensors and this GPU's profile
+        assert v.sol_ms and 0 < v.sol_fraction <= 1 / 0.9
+    else:
+        assert v.sol_ms is None
     print(
         f"{name}: {v.speedup:.2f}x, {v.sol_fraction:.2f} of SOL, eager error {v.correctness.max_eager_err:.3g}"
     )

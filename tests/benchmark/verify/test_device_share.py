@@ -3,11 +3,13 @@ run again with the device to itself."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
 import pytest
 
+from benchmark.evaluate.boundary import MEMORY_ENV, ROOM_ENV
 from benchmark.evaluate.harness import TaskError
 from benchmark.task import load_task
 from benchmark.verdict import Status, Verdict
@@ -135,3 +137,81 @@ def test_alone_waits_for_the_lanes_and_holds_new_ones_back():
     for t in (first, solo, late):
         t.join(5)
     assert events == ["a in", "a out", "alone in", "alone out", "b in", "b out"]
+
+
+def reading(pair_mib: int, room_mib: int) -> Verdict:
+    """A finished sample's verdict with the judge's memory reading."""
+    return Verdict.unmeasured(
+        Status.PASS, None, task_id="t", env={MEMORY_ENV: str(pair_mib), ROOM_ENV: str(room_mib)}
+    )
+
+
+def most_at_once(share: DeviceShare, needs: list[int], hold_s: float = 0.15) -> tuple[int, list[int]]:
+    """Run one thread per need through `share.lane`, started in order; the most lanes in at once, and
+    the order they got in."""
+    lock, state, order = threading.Lock(), {"in": 0, "most": 0}, []
+
+    def lane(k: int) -> None:
+        with share.lane(needs[k]):
+            with lock:
+                order.append(k)
+                state["in"] += 1
+                state["most"] = max(state["most"], state["in"])
+            time.sleep(hold_s)
+            with lock:
+                state["in"] -= 1
+
+    threads = []
+    for k in range(len(needs)):
+        threads.append(threading.Thread(target=lane, args=(k,)))
+        threads[-1].start()
+        time.sleep(0.01)  # asked in this order
+    for t in threads:
+        t.join(10)
+    return state["most"], order
+
+
+def test_samples_start_while_their_learned_memory_fits():
+    share = DeviceShare()
+    share.learn("big", reading(4000, 10000))
+    need = share.need("big")
+    assert need == 4000 * 2**20 and share.room == 10000 * 2**20
+    most, _ = most_at_once(share, [need] * 6)
+    assert most == 2  # 0.9 x 10,000 MiB holds two samples of 4,000, not three
+
+
+def test_a_sample_larger_than_the_room_still_runs_alone():
+    share = DeviceShare()
+    share.learn("huge", reading(20000, 10000))
+    most, order = most_at_once(share, [share.need("huge")] * 3)
+    assert most == 1 and sorted(order) == [0, 1, 2]
+
+
+def test_unknown_needs_and_rooms_do_not_hold_samples_back():
+    share = DeviceShare()
+    assert most_at_once(share, [0] * 4)[0] == 4  # no reading yet
+    share.learn("small", reading(100, 10000))
+    assert most_at_once(share, [share.need("small")] * 4)[0] == 4
+
+
+def test_a_large_sample_is_not_passed_by_later_small_ones():
+    share = DeviceShare()
+    share.learn("t", reading(1000, 10000))
+    gib = 2**30
+    # a small sample runs; then a large one (needs nearly all) waits; the small ones after it wait behind it
+    _, order = most_at_once(share, [1 * gib, 8 * gib, 1 * gib, 1 * gib])
+    assert order[:2] == [0, 1]
+
+
+def test_the_verifier_learns_each_tasks_memory_from_its_verdicts(monkeypatch, task, fast_eval):
+    class Reading(FakeDevice):
+        def __call__(self, prepared, config, built, **kw) -> Verdict:
+            verdict = super().__call__(prepared, config, built, **kw)
+            return dataclasses.replace(verdict, env={MEMORY_ENV: "4000", ROOM_ENV: "10000"})
+
+    fake = Reading(oom_sample=-1)
+    verdicts, fake, _ = run_with(monkeypatch, task, fast_eval, lanes=4, samples=12, fake=fake)
+    assert [v.status for v in verdicts] == [Status.PASS] * 12
+    # the first samples start before any reading; once one is learned, at most two run at once
+    learned = fake.runs[6:]
+    assert max(beside for _, beside in learned) <= 1

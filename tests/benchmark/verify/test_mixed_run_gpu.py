@@ -48,7 +48,7 @@ def _completion(path: str) -> str:
     return f"```python\n{code}\n```"
 
 
-def test_mixed_run_gives_every_sample_its_verdict(tmp_path, fast_eval):
+def test_mixed_run_gives_every_sample_its_verdict(tmp_path, fast_eval, gpu_has_profile):
     replay = tmp_path / "replay.jsonl"
     counts: dict[str, int] = {}
     lines = []
@@ -79,4 +79,5 @@ def test_mixed_run_gives_every_sample_its_verdict(tmp_path, fast_eval):
         r = got[(task, k)]
         assert r["verdict"] in expected.split("|"), (path, r["verdict"], r["error"])
         if expected == "pass":
-            assert r["flags"] == [] and r["sol_ms"], (path, r["flags"])
+            assert r["flags"] == [], (path, r["flags"])
+            assert bool(r["sol_ms"]) is gpu_has_profile, (path, r["sol_ms"])  # floors need a device profile

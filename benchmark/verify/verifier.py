@@ -140,53 +140,69 @@ ROOM_SHARE = 0.9  # of the room the judges read, what the lanes' learned needs m
 
 class DeviceShare:
     """The lanes of one device. A sample starts when its task's device memory (learned from an
-    earlier sample of that task: `learn`) fits beside the samples running, or when none runs, in the
-    order asked (so a large sample is not passed by small ones forever); unknown needs start at once.
-    And a way for one sample to have the device alone: a sample whose device memory ran out while
-    other lanes held theirs is run again once they have finished, with no new one started
-    meanwhile, so its verdict is the one `benchmark.check` gives it on an idle GPU. Waiting here
-    is before the sample's clocks start: it costs the sample nothing."""
+    earlier sample of that task: `learn`) fits beside the samples running, or when none runs; among
+    samples that could start, in the order they asked (so a large sample is not passed by small
+    ones forever). With `probe` (a GPU), a task's first sample finds its need out: the task's other
+    samples wait for its reading, the other tasks' samples do not. And a way for one sample to have
+    the device alone: a sample whose device memory ran out while other lanes held theirs is run
+    again once they have finished, with no new one started meanwhile, so its verdict is the one
+    `benchmark.check` gives it on an idle GPU. Waiting here is before the sample's clocks start: it
+    costs the sample nothing."""
 
-    def __init__(self) -> None:
+    def __init__(self, probe: bool = False) -> None:
+        self.probe = probe
         self._cond = threading.Condition()
         self._running = 0
         self._alone_waiting = 0
         self._alone = False
         self._held = 0  # bytes the running samples' learned needs add up to
-        self._queue: list[int] = []  # tickets of the samples waiting to start, oldest first
+        self._waiting: dict[int, str] = {}  # ticket -> task key of each sample waiting to start, oldest first
         self._tickets = itertools.count()
         self._needs: dict[str, int] = {}  # task key -> the most device memory one of its samples held
+        self._seen: set[str] = set()  # task keys a sample of which has finished
+        self._probing: set[str] = set()  # task keys whose first sample runs now
         self.room: int | None = None  # bytes the lanes may hold together (the latest reading)
 
     def need(self, key: str) -> int:
         with self._cond:
             return self._needs.get(key, 0)
 
-    def learn(self, key: str, verdict: Verdict) -> None:
-        """Take a finished sample's reading (benchmark.evaluate.boundary.MEMORY_ENV, ROOM_ENV)."""
-        pair, room = _mib(verdict.env.get(MEMORY_ENV)), _mib(verdict.env.get(ROOM_ENV))
+    def learn(self, key: str, verdict: Verdict | None) -> None:
+        """A sample of `key` has finished: take its reading (benchmark.evaluate.boundary.MEMORY_ENV,
+        ROOM_ENV; None or no reading: its need stays unknown, so nothing waits for it)."""
+        env = verdict.env if verdict is not None else {}
+        pair, room = _mib(env.get(MEMORY_ENV)), _mib(env.get(ROOM_ENV))
         with self._cond:
             if pair is not None:
                 self._needs[key] = max(pair, self._needs.get(key, 0))
             if room is not None:
                 self.room = room
+            self._seen.add(key)
+            self._probing.discard(key)
             self._cond.notify_all()
 
-    def _fits(self, ticket: int, need: int) -> bool:
-        if self._alone or self._alone_waiting or self._queue[0] != ticket:
+    def _may_start(self, ticket: int, key: str) -> bool:
+        if self._alone or self._alone_waiting or key in self._probing:
             return False
+        head = next(t for t, k in self._waiting.items() if k not in self._probing)
+        if head != ticket:
+            return False
+        need = self._needs.get(key, 0)
         return self._running == 0 or self.room is None or self._held + need <= ROOM_SHARE * self.room
 
     @contextlib.contextmanager
-    def lane(self, need: int = 0) -> Iterator[None]:
+    def lane(self, key: str = "") -> Iterator[None]:
         with self._cond:
             ticket = next(self._tickets)
-            self._queue.append(ticket)
+            self._waiting[ticket] = key
             try:
-                self._cond.wait_for(lambda: self._fits(ticket, need))
+                self._cond.wait_for(lambda: self._may_start(ticket, key))
             finally:
-                self._queue.remove(ticket)
+                del self._waiting[ticket]
                 self._cond.notify_all()
+            if self.probe and key not in self._seen:
+                self._probing.add(key)
+            need = self._needs.get(key, 0)
             self._running += 1
             self._held += need
         try:
@@ -202,21 +218,22 @@ class DeviceShare:
         memory ran out while other lanes may have held theirs (`shared`): the candidate's (an
         out-of-memory verdict) or the reference's (a TaskError, raised again where it recurs alone).
         The verdict, and whether it was run again."""
-        with self.lane(self.need(key)):
-            try:
-                verdict = evaluate()
-                again = shared and verdict.out_of_memory
-            except TaskError as e:
-                if not (shared and e.out_of_memory):
-                    raise
-                again = True
-        if not again:
+        verdict = None
+        try:
+            with self.lane(key):
+                try:
+                    verdict = evaluate()
+                    again = shared and verdict.out_of_memory
+                except TaskError as e:
+                    if not (shared and e.out_of_memory):
+                        raise
+                    again = True
+            if again:
+                with self.alone():
+                    verdict = evaluate()
+            return verdict, again
+        finally:
             self.learn(key, verdict)
-            return verdict, False
-        with self.alone():
-            verdict = evaluate()
-        self.learn(key, verdict)
-        return verdict, True
 
     @contextlib.contextmanager
     def alone(self) -> Iterator[None]:
@@ -280,7 +297,7 @@ class Verifier(VerifierBase):
             raise RuntimeError("device is cuda but no GPU is visible")
         self.devices: list[int | None] = devices or [None]
         self._lanes: queue.Queue[int | None] = queue.Queue()
-        self._shares = {device: DeviceShare() for device in self.devices}
+        self._shares = {device: DeviceShare(probe=device is not None) for device in self.devices}
         for device in self.devices:
             for _ in range(config.lanes_per_device):
                 self._lanes.put(device)

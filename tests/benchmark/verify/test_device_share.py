@@ -146,13 +146,13 @@ def reading(pair_mib: int, room_mib: int) -> Verdict:
     )
 
 
-def most_at_once(share: DeviceShare, needs: list[int], hold_s: float = 0.15) -> tuple[int, list[int]]:
-    """Run one thread per need through `share.lane`, started in order; the most lanes in at once, and
-    the order they got in."""
+def most_at_once(share: DeviceShare, keys: list[str], hold_s: float = 0.15) -> tuple[int, list[int]]:
+    """Run one sample per task key through `share.run`, asked in order; the most running at once,
+    and the order they started in."""
     lock, state, order = threading.Lock(), {"in": 0, "most": 0}, []
 
-    def lane(k: int) -> None:
-        with share.lane(needs[k]):
+    def sample(k: int) -> None:
+        def evaluate() -> Verdict:
             with lock:
                 order.append(k)
                 state["in"] += 1
@@ -160,12 +160,15 @@ def most_at_once(share: DeviceShare, needs: list[int], hold_s: float = 0.15) -> 
             time.sleep(hold_s)
             with lock:
                 state["in"] -= 1
+            return Verdict.unmeasured(Status.PASS, None, task_id="t")
+
+        share.run(evaluate, shared=True, key=keys[k])
 
     threads = []
-    for k in range(len(needs)):
-        threads.append(threading.Thread(target=lane, args=(k,)))
+    for k in range(len(keys)):
+        threads.append(threading.Thread(target=sample, args=(k,)))
         threads[-1].start()
-        time.sleep(0.01)  # asked in this order
+        time.sleep(0.02)  # asked in this order
     for t in threads:
         t.join(10)
     return state["most"], order
@@ -174,33 +177,51 @@ def most_at_once(share: DeviceShare, needs: list[int], hold_s: float = 0.15) -> 
 def test_samples_start_while_their_learned_memory_fits():
     share = DeviceShare()
     share.learn("big", reading(4000, 10000))
-    need = share.need("big")
-    assert need == 4000 * 2**20 and share.room == 10000 * 2**20
-    most, _ = most_at_once(share, [need] * 6)
+    assert share.need("big") == 4000 * 2**20 and share.room == 10000 * 2**20
+    most, _ = most_at_once(share, ["big"] * 6)
     assert most == 2  # 0.9 x 10,000 MiB holds two samples of 4,000, not three
 
 
 def test_a_sample_larger_than_the_room_still_runs_alone():
     share = DeviceShare()
     share.learn("huge", reading(20000, 10000))
-    most, order = most_at_once(share, [share.need("huge")] * 3)
+    most, order = most_at_once(share, ["huge"] * 3)
     assert most == 1 and sorted(order) == [0, 1, 2]
 
 
 def test_unknown_needs_and_rooms_do_not_hold_samples_back():
     share = DeviceShare()
-    assert most_at_once(share, [0] * 4)[0] == 4  # no reading yet
+    assert most_at_once(share, ["a", "b", "c", "d"])[0] == 4  # no reading yet
     share.learn("small", reading(100, 10000))
-    assert most_at_once(share, [share.need("small")] * 4)[0] == 4
+    assert most_at_once(share, ["small"] * 4)[0] == 4
 
 
 def test_a_large_sample_is_not_passed_by_later_small_ones():
     share = DeviceShare()
-    share.learn("t", reading(1000, 10000))
-    gib = 2**30
-    # a small sample runs; then a large one (needs nearly all) waits; the small ones after it wait behind it
-    _, order = most_at_once(share, [1 * gib, 8 * gib, 1 * gib, 1 * gib])
+    share.learn("small", reading(1000, 10000))
+    share.learn("large", reading(8000, 10000))
+    # a small sample runs; the large one after it waits for room; the small ones after that wait behind it
+    _, order = most_at_once(share, ["small", "large", "small", "small"])
     assert order[:2] == [0, 1]
+
+
+def test_on_a_gpu_a_tasks_first_sample_finds_its_need_out_alone():
+    share = DeviceShare(probe=True)
+    share.learn("seen", reading(100, 10000))
+    # "new" is unseen: its first sample runs, its second waits for that reading; "seen" does not wait
+    most, order = most_at_once(share, ["new", "new", "seen"], hold_s=0.3)
+    assert order == [0, 2, 1] and most == 2
+
+
+def test_a_probe_that_raises_releases_its_task():
+    share = DeviceShare(probe=True)
+
+    def fails() -> Verdict:
+        raise TaskError("reference failed: ValueError('bad shape')")
+
+    with pytest.raises(TaskError):
+        share.run(fails, shared=True, key="broken")
+    assert most_at_once(share, ["broken", "broken"])[0] == 2  # seen, its need unknown: nothing waits
 
 
 def test_the_verifier_learns_each_tasks_memory_from_its_verdicts(monkeypatch, task, fast_eval):

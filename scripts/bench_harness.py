@@ -5,7 +5,8 @@ Verifier's pool, beside the spread each verdict measured within its own timing (
 in timing-trace/, `SOLBENCH_TIMING_TRACE`); the same with another process running profile passes
 beside it, against a quiet device (`neighbour`); the cost of the strict anti-cheat checks (strict vs --no-strict on the same candidates); per-sample child start-up,
 spawned against forked from the warm zygote (`startup`); and how each arm's per-call time moves over
-one long interleaved timing of the repeats' cases, in this process, its raw samples kept (`drift`).
+one long interleaved timing of the repeats' cases, in this process, its raw samples kept (`drift`);
+and the GELU's time against where its output lies beside its input (`placement`).
 
     python scripts/bench_harness.py --device cuda --repeats 5 --out $OUT/harness [--sections ...]
 
@@ -77,7 +78,7 @@ def row(v) -> dict:
     }
 
 
-SECTIONS = ("fault", "repeats", "neighbour", "strict", "phases", "startup", "drift")
+SECTIONS = ("fault", "repeats", "neighbour", "strict", "phases", "startup", "drift", "placement")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -123,8 +124,10 @@ def main(argv: list[str] | None = None) -> None:
     report: dict = {"device": device}
     save = lambda: (args.out / "harness.json").write_text(json.dumps(report, indent=2))  # noqa: E731
     for section in [s for s in args.sections if s != "fault" or device == "cuda"]:
-        if section in ("repeats", "neighbour", "drift"):
-            {"repeats": repeats, "neighbour": neighbour, "drift": drift}[section](base, args, report, save)
+        if section in ("repeats", "neighbour", "drift", "placement"):
+            {"repeats": repeats, "neighbour": neighbour, "drift": drift, "placement": placement}[section](
+                base, args, report, save
+            )
         else:
             {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}[
                 section
@@ -535,6 +538,90 @@ def drift(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
         report["drift"].append(entry)
         print_drift(entry)
         save()  # after each case: a stage cut by its limit keeps the cases that finished
+
+
+PLACEMENT_OFFSETS_MIB = (0, 0.0625, 1, *range(2, 66, 2))  # the output's start in one pool
+PLACEMENT_CALLS = 60
+
+
+def placement(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
+    """Whether an elementwise kernel's time depends on where its output lies against its input, in this
+    process: eager GELU (the task's own input, 64 MiB) written with `out=` into one pool at each
+    offset, each call behind an L2 flush, CUDA events, the median of PLACEMENT_CALLS; then the
+    output placed by the caching allocator behind spacers of 0-30 x 2 MiB, as a process might find it.
+    Two speeds by offset would explain a timing arm that runs about 6% slow for a whole process."""
+    import torch
+
+    from benchmark.evaluate.gpu_lock import DeviceLock
+    from benchmark.evaluate.program import TaskProgram, pin_precision
+    from benchmark.host import host_device_lock
+
+    if base.device != "cuda":
+        print("placement: a GPU section")
+        return
+    pin_precision()
+    device = torch.device("cuda")
+    program = TaskProgram(task_for("level1/gelu_tanh_fp32.py").load_module(), device)
+    x = program.inputs(base.seed)[0].contiguous()
+    flush = torch.empty(100 * 2**20, dtype=torch.uint8, device=device)
+    pool = torch.empty(x.numel() + 66 * 2**18, dtype=x.dtype, device=device)
+
+    def median_ms(out: torch.Tensor) -> float:
+        times = []
+        for k in range(PLACEMENT_CALLS + 5):
+            flush.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch.ops.aten.gelu.out(x, approximate="tanh", out=out)
+            end.record()
+            end.synchronize()
+            if k >= 5:
+                times.append(start.elapsed_time(end))
+        return statistics.median(times)
+
+    rows = []
+    with DeviceLock(host_device_lock()).exclusive(), torch.no_grad():
+        for off in PLACEMENT_OFFSETS_MIB:
+            first = int(off * 2**18)  # fp32 elements in `off` MiB
+            out = pool[first : first + x.numel()].view_as(x)
+            rows.append(
+                {
+                    "offset_mib": off,
+                    "address_mib": (out.data_ptr() - x.data_ptr()) / 2**20,
+                    "ms": median_ms(out),
+                }
+            )
+        del pool
+        natural = []
+        for k in range(0, 31, 2):
+            spacer = torch.empty(k * 2**21, dtype=torch.uint8, device=device)
+            out = torch.empty_like(x)
+            natural.append(
+                {
+                    "spacer_mib": 2 * k,
+                    "address_mib": (out.data_ptr() - x.data_ptr()) / 2**20,
+                    "ms": median_ms(out),
+                }
+            )
+            del out, spacer
+            torch.cuda.empty_cache()
+    times = [r["ms"] for r in rows]
+    report["placement"] = {
+        "input_mib": x.numel() * 4 / 2**20,
+        "pool": rows,
+        "allocator": natural,
+        "spread": max(times) / min(times) - 1,
+    }
+    for r in rows:
+        print(
+            f"placement: output {r['offset_mib']:>7} MiB into the pool ({r['address_mib']:+.1f} MiB from the input): {r['ms']:.4f} ms"
+        )
+    for r in natural:
+        print(
+            f"placement: behind {r['spacer_mib']:>3} MiB of spacer (output at {r['address_mib']:+.1f} MiB): {r['ms']:.4f} ms"
+        )
+    print(f"placement: spread over the pool's offsets {100 * report['placement']['spread']:.2f}%")
+    save()
 
 
 def drift_blocks(samples: list[list[float]], size: int) -> dict:

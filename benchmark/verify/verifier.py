@@ -23,6 +23,7 @@ import itertools
 import logging
 import os
 import queue
+import statistics
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -140,7 +141,8 @@ ROOM_SHARE = 0.9  # of the room the judges read, what the lanes' learned needs m
 
 class DeviceShare:
     """The lanes of one device. A sample starts when its task's device memory (learned from an
-    earlier sample of that task: `learn`) fits beside the samples running, or when none runs; among
+    earlier sample of that task: `learn`; for a task not measured yet, what measured tasks take) fits
+    beside the samples running, or when none runs; among
     samples that could start, in the order they asked (so a large sample is not passed by small
     ones forever). With `probe` (a GPU), a task's first sample finds its need out: the task's other
     samples wait for its reading, the other tasks' samples do not. And a way for one sample to have
@@ -165,7 +167,14 @@ class DeviceShare:
 
     def need(self, key: str) -> int:
         with self._cond:
-            return self._needs.get(key, 0)
+            return self._need(key)
+
+    def _need(self, key: str) -> int:
+        """`key`'s learned need; for a task not measured yet, the median of the tasks measured (0
+        before any), so a run of many distinct tasks is admitted by what such tasks take."""
+        if key in self._needs:
+            return self._needs[key]
+        return int(statistics.median(self._needs.values())) if self._needs else 0
 
     def learn(self, key: str, verdict: Verdict | None) -> None:
         """A sample of `key` has finished: take its reading (benchmark.evaluate.boundary.MEMORY_ENV,
@@ -187,7 +196,7 @@ class DeviceShare:
         head = next(t for t, k in self._waiting.items() if k not in self._probing)
         if head != ticket:
             return False
-        need = self._needs.get(key, 0)
+        need = self._need(key)
         return self._running == 0 or self.room is None or self._held + need <= ROOM_SHARE * self.room
 
     @contextlib.contextmanager
@@ -202,7 +211,7 @@ class DeviceShare:
                 self._cond.notify_all()
             if self.probe and key not in self._seen:
                 self._probing.add(key)
-            need = self._needs.get(key, 0)
+            need = self._need(key)
             self._running += 1
             self._held += need
         try:

@@ -236,3 +236,12 @@ def test_the_verifier_learns_each_tasks_memory_from_its_verdicts(monkeypatch, ta
     # the first samples start before any reading; once one is learned, at most two run at once
     learned = fake.runs[6:]
     assert max(beside for _, beside in learned) <= 1
+
+
+def test_a_task_not_measured_yet_is_admitted_by_what_measured_tasks_take():
+    share = DeviceShare()
+    assert share.need("new") == 0  # nothing measured: optimistic, the run-alone rule behind it
+    for key, mib in (("a", 3000), ("b", 4000), ("c", 9000)):
+        share.learn(key, reading(mib, 10000))
+    assert share.need("new") == 4000 * 2**20 and share.need("c") == 9000 * 2**20
+    assert most_at_once(share, ["x", "y", "z"])[0] == 2  # 0.9 x 10,000 MiB: two of 4,000

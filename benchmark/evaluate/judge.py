@@ -609,7 +609,7 @@ class Judge:
         for inputs in sets:
             packed, offset = self.arena.pack(inputs, offset, self.slot_offset, layout=True)
             specs.append(tuple(packed))
-            slots.append(tuple(self.arena.pack(inputs, self.slot_offset, self.out_offset, layout=True)[0]))
+            slots.append(tuple(self.arena.place(inputs, self.slot_offset, self.out_offset, layout=True)[0]))
         self.client.ask(TimingSets(tuple(specs), tuple(slots)), Done)
         self.timing_specs, self.timing_slots = tuple(specs), tuple(slots)
         return sets

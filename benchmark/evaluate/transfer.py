@@ -125,19 +125,29 @@ class Arena:
         offset. `layout`: each tensor's storage span goes, so the reader rebuilds its exact strides
         (an expanded or transposed input stays one); otherwise its values go, packed contiguously.
         A tensor that does not fit is described but not copied (`copied` False)."""
-        specs = []
-        for v in values:
-            spec, offset = self._pack_one(v, offset, limit, layout)
-            specs.append(spec)
+        specs, offset = self.place(values, offset, limit, layout, write=True)
         if self.buffer.is_cuda:  # the other process reads as soon as it is told: the copies are done first
             torch.cuda.synchronize(self.buffer.device)
         return specs, offset
 
-    def _pack_one(self, v: object, offset: int, limit: int, layout: bool) -> tuple[ValueSpec, int]:
+    def place(
+        self, values: list | tuple, offset: int, limit: int, layout: bool = False, write: bool = False
+    ) -> tuple[list[ValueSpec], int]:
+        """The specs `pack` gives `values` from `offset` on, and the next free offset; with `write`,
+        the values are copied there too (without waiting for the copies)."""
+        specs = []
+        for v in values:
+            spec, offset = self._place_one(v, offset, limit, layout, write)
+            specs.append(spec)
+        return specs, offset
+
+    def _place_one(
+        self, v: object, offset: int, limit: int, layout: bool, write: bool
+    ) -> tuple[ValueSpec, int]:
         if isinstance(v, torch.Tensor):
-            data = _bytes_of(v, layout)
-            n = 0 if data is None else data.numel()
-            fits = data is not None and offset + n <= limit
+            n = _nbytes_of(v, layout)
+            fits = n is not None and offset + n <= limit
+            n = n or 0
             spec = ValueSpec(
                 "tensor",
                 offset=offset,
@@ -151,11 +161,11 @@ class Arena:
                 copied=fits,
                 span=layout,
             )
-            if fits and n:
-                self.region(offset, n).copy_(data)
+            if write and fits and n:
+                self.region(offset, n).copy_(_bytes_of(v, layout))
             return spec, offset + aligned(n) if fits else offset
         if isinstance(v, list | tuple):
-            items, offset = self.pack(v, offset, limit, layout)
+            items, offset = self.place(v, offset, limit, layout, write)
             return ValueSpec("list" if isinstance(v, list) else "tuple", items=tuple(items)), offset
         if isinstance(v, torch.dtype):
             return ValueSpec("value", value={"dtype": dtype_name(v)}), offset
@@ -304,6 +314,14 @@ def _values_of(t: torch.Tensor) -> torch.Tensor | None:
     if not _has_storage(t) or t.layout != torch.strided:
         return None
     return torch.Tensor.contiguous(torch.Tensor.detach(t)).reshape(-1).view(torch.uint8)
+
+
+def _nbytes_of(t: torch.Tensor, layout: bool) -> int | None:
+    """How many bytes `_bytes_of` gives, without making them."""
+    if not _has_storage(t) or t.layout != torch.strided:
+        return None
+    elements = _span_elements(tuple(t.shape), tuple(t.stride())) if layout else t.numel()
+    return elements * t.element_size()
 
 
 def _bytes_of(t: torch.Tensor, layout: bool) -> torch.Tensor | None:

@@ -124,3 +124,17 @@ def test_a_slot_of_another_size_is_refused(pair):
         judge.copy(tuple(sets), tuple(slot))
     with pytest.raises(BoundaryError, match="does not fit"):
         judge.write([torch.randn(8)], tuple(slot))
+
+
+@pytest.mark.parametrize("layout", [True, False])
+def test_placing_gives_packings_specs_and_writes_nothing(pair, layout):
+    judge, _ = pair
+    x = torch.randn(4, 8)
+    values = [x.t(), torch.randn(1, 5).expand(3, 5), x[:, 2:5], torch.empty(0, 3), [torch.arange(3), 2.5]]
+    judge.region(0, judge.nbytes).zero_()
+    placed, end = judge.place(values, 64, judge.nbytes, layout=layout)
+    assert not judge.region(0, judge.nbytes).any()  # nothing written
+    packed, packed_end = judge.pack(values, 64, judge.nbytes, layout=layout)
+    assert placed == packed and end == packed_end
+    tight, _ = judge.place([x], 0, 16, layout=layout)  # 128 bytes do not fit 16
+    assert not tight[0].copied and tight[0].nbytes == x.numel() * 4

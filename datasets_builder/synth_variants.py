@@ -3,8 +3,9 @@
 The grid is every operator of the chosen families, crossed with a shape class (2-d [N, D], 3-d
 [B, N, D]), the dtypes, and a layout (contiguous, or the input created transposed in memory);
 binary operators also vary their second operand (a full input, a row vector input, a parameter),
-reductions their axis and keepdim. `count` variants are drawn from the grid without replacement by
-a seeded RNG, and each is sized like the compositions (sizing.py)."""
+reductions their axis and keepdim. Each cell is drawn at `shapes` sizes (widths and batches: the
+same operator at another shape is a task of its own, dedup.py), `count` variants are drawn from
+the result without replacement by a seeded RNG, and each is sized like the compositions (sizing.py)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class VariantConfig:
     dtypes: tuple[str, ...] = ("float32", "bfloat16", "float16")
     layouts: tuple[str, ...] = ("contiguous", "transposed")
     ranks: tuple[int, ...] = (2, 3)
+    shapes: int = 1  # size draws per grid cell (draws of equal sizes are one program, removed by dedup)
     seed: int = 0
 
     def __post_init__(self):
@@ -44,6 +46,8 @@ class VariantConfig:
         bad = set(self.layouts) - {"contiguous", "transposed"}
         if bad:
             raise ValueError(f"unknown layouts {sorted(bad)}; use contiguous and transposed")
+        if self.shapes < 1:
+            raise ValueError(f"shapes must be at least 1, not {self.shapes}")
 
 
 def _options(op: ops.Op) -> list[dict]:
@@ -69,10 +73,13 @@ def grid(cfg: VariantConfig) -> list[tuple[str, int, str, str, dict]]:
     return cells
 
 
-def variant_one(cell: tuple[str, int, str, str, dict], cfg: VariantConfig, size: SizeConfig) -> TaskSpec:
+def variant_one(
+    cell: tuple[str, int, str, str, dict], cfg: VariantConfig, size: SizeConfig, draw: int = 0
+) -> TaskSpec:
+    """The variant of one grid cell at its size draw `draw` (draw 0 is seeded by the cell alone)."""
     name, rank, dtype, layout, opt = cell
     op = ops.op(name)
-    rng = random.Random(f"variant:{cfg.seed}:{cell}")
+    rng = random.Random(f"variant:{cfg.seed}:{cell}" + (f":{draw}" if draw else ""))
     sizes = {"D": rng.choice(size.widths), "H": rng.choice(size.widths)}
     if rank == 3:
         sizes["B"] = rng.choice(size.batches)
@@ -100,7 +107,7 @@ def variant_one(cell: tuple[str, int, str, str, dict], cfg: VariantConfig, size:
         alt.append({k: a[k] for k in free})
     detail = "_".join(str(v) if not isinstance(v, bool) else ("keepdim" if v else "") for v in opt.values())
     detail = "_".join(p for p in detail.split("_") if p)
-    digest = spec_hash([cfg.seed, cell, full])
+    digest = spec_hash([cfg.seed, cell, full, *([draw] if draw else [])])
     shape = "[" + ", ".join(dims) + "]"
     where = f", {detail.replace('_', ' ')}" if detail else ""
     return TaskSpec(
@@ -121,12 +128,12 @@ def variant_one(cell: tuple[str, int, str, str, dict], cfg: VariantConfig, size:
         difficulty=1 if op.family in ("activation", "elementwise", "binary") else 2,
         ops=tuple(b.ops),
         uses_functional=b.uses_functional,
-        generator={"generator": "variants", "seed": cfg.seed, "cell": list(map(str, cell))},
+        generator={"generator": "variants", "seed": cfg.seed, "cell": list(map(str, cell)), "draw": draw},
     )
 
 
 def generate(cfg: VariantConfig, size: SizeConfig) -> list[TaskSpec]:
-    cells = grid(cfg)
+    draws = [(cell, draw) for draw in range(cfg.shapes) for cell in grid(cfg)]
     rng = random.Random(f"variants:{cfg.seed}")
-    chosen = rng.sample(cells, min(cfg.count, len(cells)))
-    return [variant_one(cell, cfg, size) for cell in chosen]
+    chosen = rng.sample(draws, min(cfg.count, len(draws)))
+    return [variant_one(cell, cfg, size, draw) for cell, draw in chosen]

@@ -107,10 +107,12 @@ stage sft 240 python3 -m experiments.bench_sft --out "$OUT/sft"
 stage throughput 420 python3 scripts/bench_verifier.py --budget-s 390 --out "$OUT/throughput"
 stage soak 420 python3 scripts/soak_verifier.py --out "$OUT/soak"
 # datasets: the H200 build (data/solbench-kernels); its caches stay outside $OUT, so that what comes back is the
-# dataset. DATASETS_RESUME (a folder carried from an earlier call's datasets/) continues that build.
+# dataset. DATASETS_CONFIG picks the build config (default configs/datasets/h200_500.yaml; h200_3000.yaml
+# takes several calls). DATASETS_RESUME (a folder carried from an earlier call's datasets/, built with the
+# same config) continues that build.
 stage datasets "${DATASETS_S:-480}" bash -c '
     if [ -n "${DATASETS_RESUME:-}" ]; then mkdir -p "$OUT/datasets" && cp -r "$DATASETS_RESUME"/. "$OUT/datasets/"; fi
-    python3 -m datasets_builder build --config configs/datasets/h200_500.yaml --out "$OUT/datasets" \
+    python3 -m datasets_builder build --config "${DATASETS_CONFIG:-configs/datasets/h200_500.yaml}" --out "$OUT/datasets" \
         --cache /tmp/solbench-datasets-cache --quiet --budget-minutes "${DATASETS_MIN:-7}"'
 # recheck: a seeded sample of the kept solutions through benchmark.check, one process each (an
 # independent read of the build): the build just made in this call if there is one, else the committed dataset.

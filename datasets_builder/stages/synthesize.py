@@ -9,20 +9,28 @@ from dataclasses import replace
 from pathlib import Path
 
 from datasets_builder import synth_blocks, synth_compose, synth_variants
+from datasets_builder.config import BuildConfig
 from datasets_builder.importer import SourceRecord, import_folder
 from datasets_builder.stages.context import BuildContext
-from datasets_builder.task_source import render
+from datasets_builder.task_source import TaskSpec, render
+
+
+def synthesized(config: BuildConfig) -> list[TaskSpec]:
+    """The generated tasks of a build config, in the order they are written (a generator's seed
+    defaults to the build's): what the screen stage then deduplicates and decontaminates."""
+    cfg, seed, size = config.synthesis, config.seed, config.size
+    return [
+        *synth_variants.generate(replace(cfg.variants, seed=cfg.variants.seed or seed), size),
+        *synth_compose.generate(replace(cfg.compose, seed=cfg.compose.seed or seed), size),
+        *synth_blocks.generate(replace(cfg.blocks, seed=cfg.blocks.seed or seed), size),
+    ]
 
 
 def run(ctx: BuildContext) -> None:
     if ctx.state.done("synthesize"):
         return
-    cfg, seed, size = ctx.config.synthesis, ctx.config.seed, ctx.config.size
-    specs = [
-        *synth_variants.generate(replace(cfg.variants, seed=cfg.variants.seed or seed), size),
-        *synth_compose.generate(replace(cfg.compose, seed=cfg.compose.seed or seed), size),
-        *synth_blocks.generate(replace(cfg.blocks, seed=cfg.blocks.seed or seed), size),
-    ]
+    cfg = ctx.config.synthesis
+    specs = synthesized(ctx.config)
     bar = ctx.bar(total=len(specs), desc="synthesize", unit="task")
     for spec in specs:
         info = {

@@ -4,6 +4,7 @@ and the CLI is a thin layer over them."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from datasets_builder.__main__ import build_parser, main
 from datasets_builder.config import ConfigError, load_config
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "datasets"
+PUBLISHED = Path(__file__).resolve().parents[2] / "data" / "solbench-kernels"  # the committed H200 build
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
@@ -26,6 +28,38 @@ def test_the_h200_build_is_configured_for_at_least_500_tasks():
     assert s.variants.count + s.compose.count + s.blocks.count >= 700  # headroom for screening and validation
     assert config.budget.target_tasks >= 500 and 0 < config.budget.minutes <= 8
     assert config.teacher.kind == "inductor" and config.verify.strict and config.device == "cuda"
+
+
+def test_the_3000_task_build_is_configured_for_calls_of_under_8_minutes():
+    config = load_config(CONFIGS / "h200_3000.yaml")
+    assert config.budget.target_tasks >= 3000 and 0 < config.budget.minutes <= 8
+    assert config.teacher.kind == "inductor" and config.verify.strict and config.device == "cuda"
+
+
+@pytest.mark.slow
+def test_the_3000_task_build_synthesizes_enough_distinct_clean_candidates():
+    """Synthesis, then the screen stage's deduplication and decontamination against the built-in
+    suite, leave enough candidates per level to reach the target with the committed build's level
+    mix and keep rates: each level needs that build's processed count of the level, per task kept
+    in all, times the target (3,000: levels 1/2/3 need 844/2,139/539)."""
+    from benchmark.suite import load_suite
+    from datasets_builder.decontam import SuiteIndex, screen
+    from datasets_builder.dedup import deduplicate
+    from datasets_builder.stages.synthesize import synthesized
+    from datasets_builder.task_source import render
+
+    config = load_config(CONFIGS / "h200_3000.yaml")
+    specs = {f"level{s.level}/{s.name}": s for s in synthesized(config)}
+    dedup = deduplicate((task_id, render(s)) for task_id, s in specs.items())
+    suite = load_suite(config.screen.suite)
+    index = SuiteIndex((t.task_id, t.source) for t in suite.tasks)
+    matches, _ = screen(((k, render(specs[k])) for k in dedup.kept), index)
+    clean = [specs[m.item_id].level for m in matches if not m.contaminated]
+    built = json.loads((PUBLISHED / "build_stats.json").read_text())["solutions"]["by_level"]
+    kept = sum(level["kept"] for level in built.values())
+    need = {level: config.budget.target_tasks * built[str(level)]["processed"] / kept for level in (1, 2, 3)}
+    have = {level: clean.count(level) for level in (1, 2, 3)}
+    assert all(have[level] >= need[level] for level in need), (have, need)
 
 
 def test_unknown_keys_and_bad_values_are_explained(tmp_path):

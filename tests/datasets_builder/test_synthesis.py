@@ -74,6 +74,21 @@ def test_variant_grid_crosses_families_dtypes_layouts():
         synth_variants.VariantConfig(families=("nope",))
 
 
+def test_variant_cells_drawn_at_several_shapes(tiny):
+    one = synth_variants.VariantConfig(count=10_000, families=("normalization",), seed=3)
+    two = synth_variants.VariantConfig(count=10_000, families=("normalization",), seed=3, shapes=2)
+    first, both = synth_variants.generate(one, tiny), synth_variants.generate(two, tiny)
+    assert len(both) == 2 * len(first) == 2 * len(synth_variants.grid(one))
+    by_name = {s.name: render(s) for s in both}
+    assert len(by_name) == len(both)
+    assert all(by_name[s.name] == render(s) for s in first)  # a second draw leaves the first as it was
+    sizes = {(tuple(s.generator["cell"]), tuple(s.dims.items())) for s in both}
+    assert len(sizes) > len(first)  # second draws at other sizes
+    assert {s.generator["draw"] for s in both} == {0, 1}
+    with pytest.raises(ValueError, match="shapes"):
+        synth_variants.VariantConfig(shapes=0)
+
+
 def test_transposed_layout_and_free_sizes(tmp_path, tiny):
     cells = [
         c

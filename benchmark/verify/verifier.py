@@ -137,6 +137,7 @@ def prepare_request(req: Request, cfg: EvalConfig) -> Prepared | Verdict:
 
 
 ROOM_SHARE = 0.9  # of the room the judges read, what the lanes' learned needs may add up to
+PROBE_WAIT_S = 15.0  # the longest a task's samples wait for its first sample's reading (it may hang)
 
 
 class DeviceShare:
@@ -145,7 +146,7 @@ class DeviceShare:
     (so a large sample is not passed by small ones forever). A task's need is learned from its
     samples' readings (`learn`); a task not measured yet counts as what measured tasks take. With
     `probe` (a GPU), a task's first sample finds its need out: the task's other samples wait for its
-    reading, the other tasks' samples do not. And a way for one sample to have the device alone: a
+    reading (PROBE_WAIT_S at most), the other tasks' samples do not. And a way for one sample to have the device alone: a
     sample whose device memory ran out while other lanes held theirs is run again once they have
     finished, with no new one started meanwhile, so its verdict is the one `benchmark.check` gives it
     on an idle GPU. Waiting here is before the sample's clocks start: it costs the sample nothing."""
@@ -157,7 +158,8 @@ class DeviceShare:
         self._alone_waiting = 0
         self._alone = False
         self._held = 0  # bytes the running samples' learned needs add up to
-        self._waiting: dict[int, str] = {}  # ticket -> task key of each sample waiting to start, oldest first
+        # ticket -> (task key, until when it waits for its task's probe) of each sample waiting to start, oldest first
+        self._waiting: dict[int, tuple[str, float]] = {}
         self._tickets = itertools.count()
         self._needs: dict[str, int] = {}  # task key -> the most device memory one of its samples held
         self._seen: set[str] = set()  # task keys a sample of which has finished
@@ -189,22 +191,28 @@ class DeviceShare:
             self._probing.discard(key)
             self._cond.notify_all()
 
-    def _may_start(self, ticket: int, key: str) -> bool:
-        if self._alone or self._alone_waiting or key in self._probing:
+    def _behind_probe(self, ticket: int, now: float) -> bool:
+        key, until = self._waiting[ticket]
+        return key in self._probing and now < until
+
+    def _may_start(self, ticket: int, now: float) -> bool:
+        if self._alone or self._alone_waiting or self._behind_probe(ticket, now):
             return False
-        head = next(t for t, k in self._waiting.items() if k not in self._probing)
+        head = next(t for t in self._waiting if not self._behind_probe(t, now))
         if head != ticket:
             return False
-        need = self._need(key)
+        need = self._need(self._waiting[ticket][0])
         return self._running == 0 or self.room is None or self._held + need <= ROOM_SHARE * self.room
 
     @contextlib.contextmanager
     def lane(self, key: str = "") -> Iterator[None]:
         with self._cond:
             ticket = next(self._tickets)
-            self._waiting[ticket] = key
+            until = time.monotonic() + PROBE_WAIT_S
+            self._waiting[ticket] = (key, until)
             try:
-                self._cond.wait_for(lambda: self._may_start(ticket, key))
+                while not self._may_start(ticket, now := time.monotonic()):
+                    self._cond.wait(until - now if self._behind_probe(ticket, now) else None)
             finally:
                 del self._waiting[ticket]
                 self._cond.notify_all()

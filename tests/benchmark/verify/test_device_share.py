@@ -245,3 +245,27 @@ def test_a_task_not_measured_yet_is_admitted_by_what_measured_tasks_take():
         share.learn(key, reading(mib, 10000))
     assert share.need("new") == 4000 * 2**20 and share.need("c") == 9000 * 2**20
     assert most_at_once(share, ["x", "y", "z"])[0] == 2  # 0.9 x 10,000 MiB: two of 4,000
+
+
+def test_a_hanging_probe_holds_its_tasks_samples_back_only_so_long(monkeypatch):
+    monkeypatch.setattr(verifier_module, "PROBE_WAIT_S", 0.3)
+    share = DeviceShare(probe=True)
+    started: dict[str, float] = {}
+    t0 = time.monotonic()
+
+    def sample(name: str, hold_s: float) -> None:
+        def evaluate() -> Verdict:
+            started[name] = time.monotonic() - t0
+            time.sleep(hold_s)
+            return Verdict.unmeasured(Status.PASS, None, task_id="t")
+
+        share.run(evaluate, shared=True, key="task")
+
+    hang = threading.Thread(target=sample, args=("probe", 1.5))  # a first sample that runs long
+    hang.start()
+    time.sleep(0.05)
+    sibling = threading.Thread(target=sample, args=("sibling", 0.0))
+    sibling.start()
+    sibling.join(5)
+    hang.join(5)
+    assert 0.25 <= started["sibling"] < 1.0  # waited for the probe, then went on without its reading

@@ -183,6 +183,8 @@ class DeviceShare:
         env = verdict.env if verdict is not None else {}
         pair, room = _mib(env.get(MEMORY_ENV)), _mib(env.get(ROOM_ENV))
         with self._cond:
+            if pair is None and verdict is not None and verdict.status is Status.PASS:
+                self.probe = False  # a judge that ran to the end read nothing: no reading will come
             if pair is not None:
                 self._needs[key] = max(pair, self._needs.get(key, 0))
             if room is not None:

@@ -269,3 +269,10 @@ def test_a_hanging_probe_holds_its_tasks_samples_back_only_so_long(monkeypatch):
     sibling.join(5)
     hang.join(5)
     assert 0.25 <= started["sibling"] < 1.0  # waited for the probe, then went on without its reading
+
+
+def test_probing_stops_where_judges_read_no_memory():
+    share = DeviceShare(probe=True)
+    share.learn("a", Verdict.unmeasured(Status.PASS, None, task_id="t"))  # passed, no reading: no NVML
+    assert not share.probe
+    assert most_at_once(share, ["new", "new"])[0] == 2

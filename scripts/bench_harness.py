@@ -124,10 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     report: dict = {"device": device}
     save = lambda: (args.out / "harness.json").write_text(json.dumps(report, indent=2))  # noqa: E731
     for section in [s for s in args.sections if s != "fault" or device == "cuda"]:
-        if section in ("repeats", "neighbour", "drift", "placement"):
-            {"repeats": repeats, "neighbour": neighbour, "drift": drift, "placement": placement}[section](
-                base, args, report, save
-            )
+        saving = {"repeats": repeats, "neighbour": neighbour, "drift": drift, "placement": placement}
+        if section in saving:  # sections that save as they go
+            saving[section](base, args, report, save)
         else:
             {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}[
                 section

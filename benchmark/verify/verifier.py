@@ -146,10 +146,11 @@ class DeviceShare:
     (so a large sample is not passed by small ones forever). A task's need is learned from its
     samples' readings (`learn`); a task not measured yet counts as what measured tasks take. With
     `probe` (a GPU), a task's first sample finds its need out: the task's other samples wait for its
-    reading (PROBE_WAIT_S at most), the other tasks' samples do not. And a way for one sample to have the device alone: a
-    sample whose device memory ran out while other lanes held theirs is run again once they have
-    finished, with no new one started meanwhile, so its verdict is the one `benchmark.check` gives it
-    on an idle GPU. Waiting here is before the sample's clocks start: it costs the sample nothing."""
+    reading (PROBE_WAIT_S at most), the other tasks' samples do not. And a way for one sample to
+    have the device alone: a sample whose device memory ran out while other lanes held theirs is run
+    again once they have finished, with no new one started meanwhile, so its verdict is the one
+    `benchmark.check` gives it on an idle GPU. Waiting here is before the sample's clocks start: it
+    costs the sample nothing."""
 
     def __init__(self, probe: bool = False) -> None:
         self.probe = probe

@@ -27,7 +27,7 @@ import torch
 
 from benchmark.environment import device_environment
 from benchmark.evaluate.anticheat.integrity import aliases
-from benchmark.evaluate.anticheat.kernels import evidence, kernel_flags
+from benchmark.evaluate.anticheat.kernels import KernelEvidence, evidence, kernel_flags
 from benchmark.evaluate.boundary import (
     MEMORY_ENV,
     PHASES,
@@ -96,6 +96,7 @@ UNACCOUNTED_SHARE = 0.5  # ... or this share of its own reported median, whichev
 CLOCK_SLACK = 1.01  # a reported call may not last longer than the judge saw it take (clocks differ slightly)
 PROFILE_SLACK = 1.5  # the profiled call's kernels may take this much of the reported median ...
 PROFILE_SLACK_MS = 0.02  # ... plus this, before the reported times are called too short for them
+PROFILE_TRIES = 3  # profiles taken before one over that bound is flagged
 PINGS = 15  # round trips timed to know the channel's own latency
 UNACCOUNTED_MIN_CALLS = 10  # timed calls of each arm below which the medians say too little to judge
 # Recorded (env `timing_unaccounted_ms`, `timing_walls_ms`) but not flagged while honest candidates
@@ -779,22 +780,35 @@ class Judge:
         return None
 
     def profile_candidate(self) -> None:
-        """One profiled forward in the candidate's process (only the call under the device lock); its
-        kernels judged here, and their device time checked against the reported call times."""
-        self.client.ask(Profile("start", 0), Done)
-        with self.lock.shared():
-            self.client.ask(Profile("call"), Done)
-        kernels = self.client.ask(Profile("stop"), Kernels)
-        ev = evidence(kernels.records)
-        for name, detail in kernel_flags(ev):
-            self.flag(name, detail)
+        """One profiled forward in the candidate's process, the call alone on the device (a long kernel
+        time-sliced with another process's counts their time as its own); its kernels judged here, and
+        their device time checked against the reported call times. A profile over that bound is taken
+        again, up to PROFILE_TRIES in all (a process outside the lock can still share the device), and
+        flagged only when every try is over it: work the timed calls hid is there every time."""
         reported = self.times.get("candidate_time")
-        if reported and ev.device_us / 1e3 > PROFILE_SLACK * reported["median_ms"] + PROFILE_SLACK_MS:
+        bound_ms = PROFILE_SLACK * reported["median_ms"] + PROFILE_SLACK_MS if reported else None
+        seen_ms = []
+        for attempt in range(PROFILE_TRIES):
+            ev = self.profiled_call()
+            if attempt == 0:
+                for name, detail in kernel_flags(ev):
+                    self.flag(name, detail)
+            seen_ms.append(ev.device_us / 1e3)
+            if bound_ms is None or seen_ms[-1] <= bound_ms:
+                break
+        self.env["profile_kernels_ms"] = " ".join(f"{ms:.4f}" for ms in seen_ms)
+        if bound_ms is not None and min(seen_ms) > bound_ms:
             self.flag(
                 "timing_mismatch",
-                f"the profiled call ran {ev.device_us / 1e3:.3f} ms of kernels; the timed calls reported "
-                f"{reported['median_ms']:.3f} ms",
+                f"the profiled call ran {min(seen_ms):.3f} ms of kernels (least of {len(seen_ms)} tries); "
+                f"the timed calls reported {reported['median_ms']:.3f} ms",
             )
+
+    def profiled_call(self) -> KernelEvidence:
+        self.client.ask(Profile("start", 0), Done)
+        with self.lock.exclusive():
+            self.client.ask(Profile("call"), Done)
+        return evidence(self.client.ask(Profile("stop"), Kernels).records)
 
     def note_memory(self) -> None:
         """The device memory this sample's two processes hold, and the room the lock's holders share,

@@ -5,12 +5,14 @@ them, and its end mid-sample is named."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import types
 
 import pytest
 import torch
 
+from benchmark.evaluate.boundary import Done, KernelRecord, Kernels
 from benchmark.evaluate.harness import evaluate
 from benchmark.evaluate.link import RemoteArm
 from benchmark.evaluate.timing import Interleaved, Warmup
@@ -165,6 +167,53 @@ def test_unreported_time_is_recorded_not_flagged_by_default(make_judge):
     reference, remote = _arms([3.3] * 20, [1.0] * 20, [1.2] * 20, [1.0] * 20)
     judge.check_reported_times(reference, remote, 0.1, None)
     assert not judge.flags and float(judge.env["timing_unaccounted_ms"]) == pytest.approx(2.0)
+
+
+class _ProfiledProcess:
+    """The candidate's process's side of the profile requests and the device lock, in one: each
+    profiled call runs one kernel of the next of `kernel_ms`, and the lock's hold at each call is kept."""
+
+    def __init__(self, kernel_ms: list[float]):
+        self.kernel_ms, self.hold, self.holds_at_call = list(kernel_ms), None, []
+
+    @contextlib.contextmanager
+    def _held(self, hold: str):
+        self.hold = hold
+        yield
+        self.hold = None
+
+    def exclusive(self):
+        return self._held("exclusive")
+
+    def shared(self):
+        return self._held("shared")
+
+    def ask(self, request, expected):
+        if request.step == "call":
+            self.holds_at_call.append(self.hold)
+        if request.step == "stop":
+            return Kernels((KernelRecord("k", self.kernel_ms.pop(0) * 1e3, True),))
+        return Done()
+
+
+@pytest.mark.parametrize(
+    ("kernel_ms", "tries", "flagged"),
+    [
+        ([0.9], 1, False),
+        ([3.0, 1.2], 2, False),  # a neighbour outside the lock slowed the first try
+        ([3.0, 3.0, 3.0], 3, True),  # the timed calls hid work that is there every time
+    ],
+    ids=["agrees", "slowed-once", "hidden-work"],
+)
+def test_the_profile_is_taken_alone_and_again_before_a_mismatch(make_judge, kernel_ms, tries, flagged):
+    judge = make_judge()
+    process = _ProfiledProcess(kernel_ms)
+    judge.client = judge.lock = process
+    judge.times = {"candidate_time": {"median_ms": 1.0}}
+    judge.profile_candidate()
+    assert process.holds_at_call == ["exclusive"] * tries
+    assert len(judge.env["profile_kernels_ms"].split()) == tries
+    assert ("timing_mismatch" in judge.flags) is flagged, judge.flag_details
 
 
 KILLED_REFERENCE = """

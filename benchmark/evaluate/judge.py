@@ -62,6 +62,7 @@ from benchmark.evaluate.program import (
     TaskProgram,
     cuda_on_cpu,
     detach_outputs,
+    moved,
     pin_precision,
     restate_seeds,
     time_model,
@@ -97,6 +98,10 @@ CLOCK_SLACK = 1.01  # a reported call may not last longer than the judge saw it 
 PROFILE_SLACK = 1.5  # the profiled call's kernels may take this much of the reported median ...
 PROFILE_SLACK_MS = 0.02  # ... plus this, before the reported times are called too short for them
 PROFILE_TRIES = 3  # profiles taken before one over that bound is flagged
+# Expected outputs (eager and exact, of every input set) the judge keeps on the device; those beyond wait
+# in host memory and come over for their comparison. A big task's eleven sets held 8+ GiB per judge,
+# which kept lanes from running side by side.
+REFERENCE_DEVICE_BYTES = 2 * 2**30
 PINGS = 15  # round trips timed to know the channel's own latency
 UNACCOUNTED_MIN_CALLS = 10  # timed calls of each arm below which the medians say too little to judge
 # Recorded (env `timing_unaccounted_ms`, `timing_walls_ms`) but not flagged while honest candidates
@@ -181,6 +186,7 @@ class Judge:
         self.timer: Timer | None = None
         self.arena: Arena | None = None
         self.in_room = 0  # arena bytes the largest input set takes, exact layout
+        self.kept_on_device = 0  # bytes of expected outputs kept on the device (`keep`)
         self.out_room = 0  # ... and the largest expected output, packed
         self.timing_specs: tuple | None = None
         self.candidate_pid: int | None = None
@@ -351,14 +357,26 @@ class Judge:
             if fingerprint is not None:
                 fingerprint.update(inputs)  # first: eager may mutate its inputs
             out_key, exact_key = REFERENCE_KEYS[kind]
-            ref[exact_key].append(detach_outputs(exact(inputs)))  # before eager, as above
+            ref[exact_key].append(self.keep(detach_outputs(exact(inputs))))  # before eager, as above
             out = model(*inputs)
             if kind == "trial":
                 ref["aliases"] |= aliases(flatten_outputs(out), inputs)
-            ref[out_key].append(detach_outputs(out))
+            ref[out_key].append(self.keep(detach_outputs(out)))
+            del out
         self.exact_reference = str(exact.dtype).removeprefix("torch.") if exact.model is not None else "eager"
         self.exact_failure = exact.failure
         return ref, fingerprint.hexdigest() if fingerprint is not None else None
+
+    def keep(self, value):
+        """An expected output as this judge holds it: on the device while those kept there fit in
+        REFERENCE_DEVICE_BYTES, else in host memory (`compare` brings it over). Only contiguous
+        tensors move: the layout checks read the reference's strides, which a copy may not keep."""
+        size = tensor_bytes(value)
+        contiguous = all(o.is_contiguous() for o in flatten_outputs(value) if isinstance(o, torch.Tensor))
+        if not self.cuda or not contiguous or self.kept_on_device + size <= REFERENCE_DEVICE_BYTES:
+            self.kept_on_device += size
+            return value
+        return moved(value, "cpu")
 
     # the parent's store (benchmark.evaluate.reference_store): anything wrong with an entry means computing
 
@@ -560,6 +578,7 @@ class Judge:
 
     def compare(self, expected, reply: Outputs, exact):
         got = self.received(reply)
+        expected, exact = moved(expected, self.device), moved(exact, self.device)  # where `keep` left them
         return got, compare_outputs(expected, got, self.job.atol, self.job.rtol, exact=exact)
 
     def check_candidate(self, program: TaskProgram, plan, ref) -> str | None:

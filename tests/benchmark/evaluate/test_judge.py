@@ -216,6 +216,23 @@ def test_the_profile_is_taken_alone_and_again_before_a_mismatch(make_judge, kern
     assert ("timing_mismatch" in judge.flags) is flagged, judge.flag_details
 
 
+def test_expected_outputs_past_the_device_budget_wait_in_host_memory(make_judge, monkeypatch):
+    from benchmark.evaluate import judge as judge_module
+
+    monkeypatch.setattr(judge_module, "REFERENCE_DEVICE_BYTES", 3 * 400)
+    sent = []
+    monkeypatch.setattr(judge_module, "moved", lambda value, device: sent.append(str(device)) or value)
+    judge = make_judge()
+    judge.cuda = True
+    for _ in range(5):
+        judge.keep((torch.zeros(100), None))  # 400 bytes each: three fit
+    judge.keep(torch.zeros(20, 20).t())  # not contiguous: its strides stay where they are
+    assert sent == ["cpu", "cpu"] and judge.kept_on_device == 3 * 400 + 1600
+    monkeypatch.setattr(judge, "received", lambda reply: torch.ones(3))
+    _, cmp = judge.compare(torch.ones(3), None, torch.ones(3, dtype=torch.float64))
+    assert cmp.ok and sent[2:] == [str(judge.device)] * 2  # brought over for the comparison
+
+
 KILLED_REFERENCE = """
 import os
 import signal

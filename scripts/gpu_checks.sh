@@ -11,6 +11,7 @@ set -u
 export OUT=${OUT:-runs/gpu}
 LOGS=$OUT/logs
 mkdir -p "$LOGS"
+export KEEP=/tmp/gpu-checks-keep  # files that come back beside the archive, not in it (parts of 15 MiB)
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 SOLBENCH_CACHE=${SOLBENCH_CACHE:-/tmp/solbench-cache}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export SOLBENCH_ZYGOTE_TRACE=1  # each zygote's start-up steps in the logs (one did not start, silently)
@@ -117,11 +118,19 @@ stage soak 420 python3 scripts/soak_verifier.py --out "$OUT/soak"
 # datasets: the H200 build (data/solbench-kernels); its caches stay outside $OUT, so that what comes back is the
 # dataset. DATASETS_CONFIG picks the build config (default configs/datasets/h200_500.yaml; h200_3000.yaml
 # takes several calls). DATASETS_RESUME (a folder carried from an earlier call's datasets/, built with the
-# same config) continues that build.
+# same config) continues that build; so does DATASETS_RESTORE (a carried folder of the parts below). The
+# build folder comes back beside the archive as datasets-build.tar.gz.part-* (15 MiB parts), since a
+# build of thousands of tasks outgrows the one archive of 16 MiB: keep the parts in an ignored folder and
+# carry it as DATASETS_RESTORE to the next call.
 stage datasets "${DATASETS_S:-480}" bash -c '
-    if [ -n "${DATASETS_RESUME:-}" ]; then mkdir -p "$OUT/datasets" && cp -r "$DATASETS_RESUME"/. "$OUT/datasets/"; fi
+    mkdir -p "$OUT/datasets"
+    if [ -n "${DATASETS_RESTORE:-}" ]; then cat "$DATASETS_RESTORE"/datasets-build.tar.gz.part-* | tar -xzf - -C "$OUT/datasets" || exit
+    elif [ -n "${DATASETS_RESUME:-}" ]; then cp -r "$DATASETS_RESUME"/. "$OUT/datasets/"; fi
     python3 -m datasets_builder build --config "${DATASETS_CONFIG:-configs/datasets/h200_500.yaml}" --out "$OUT/datasets" \
-        --cache /tmp/solbench-datasets-cache --quiet --budget-minutes "${DATASETS_MIN:-7}"'
+        --cache /tmp/solbench-datasets-cache --quiet --budget-minutes "${DATASETS_MIN:-7}"; rc=$?
+    mkdir -p "$KEEP" && tar -czf - -C "$OUT/datasets" . | split -b 15M - "$KEEP"/datasets-build.tar.gz.part-
+    echo "datasets: build folder $(du -sh "$OUT/datasets" | cut -f1), packed in $(ls "$KEEP" | grep -c datasets-build) part(s)"
+    exit $rc'
 # recheck: a seeded sample of the kept solutions through benchmark.check, one process each (an
 # independent read of the build): the build just made in this call if there is one, else the committed dataset.
 stage recheck "${RECHECK_S:-150}" bash -c '
@@ -146,7 +155,6 @@ stage recheck "${RECHECK_S:-150}" bash -c '
 # holding those parts, carried) unpacks them into the cache before rl_demo runs.
 # The trainers import pydantic, which the image lacks: its wheels (pydantic, pydantic-core,
 # annotated-types, typing-inspection, typing-extensions) travel in .whl beside the shared ones.
-export KEEP=/tmp/gpu-checks-keep  # files that come back beside the archive, not in it
 export RL_SFT_CACHE=${RL_SFT_CACHE:-/tmp/rl-sft-cache}
 stage rl "${RL_S:-480}" bash -c '
     if [ -n "${RL_SFT_RESTORE:-}" ]; then
@@ -294,7 +302,9 @@ stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --
 # The device tool brings back few files: pack everything into one archive beside the summary.
 cp benchmark/tasks/manifest.json "$OUT/manifest.json" 2>/dev/null
 # Model weights stay behind (the rl stage's checkpoints made the archive too large to come back).
-tar -czf /tmp/gpu_results.tar.gz --exclude='*.safetensors' --exclude='*.bin' --exclude='*.pt' --exclude='*.pth' \
+# A build folder packed beside it (datasets stage) leaves only its published dataset and card in the archive.
+packed=(); if ls "$KEEP"/datasets-build.tar.gz.part-* >/dev/null 2>&1; then packed=(--exclude=./datasets/state --exclude=./datasets/tasks --exclude=./datasets/suite); fi
+tar -czf /tmp/gpu_results.tar.gz --exclude='*.safetensors' --exclude='*.bin' --exclude='*.pt' --exclude='*.pth' "${packed[@]}" \
     -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/gpu_results.tar.gz "$OUT/"
 if [ -d "$KEEP" ]; then mv "$KEEP"/* "$OUT/" && rmdir "$KEEP"; fi
 echo "== summary"

@@ -22,6 +22,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 
 import torch
 
@@ -102,6 +103,7 @@ PROFILE_TRIES = 3  # profiles taken before one over that bound is flagged
 # in host memory and come over for their comparison. A big task's eleven sets held 8+ GiB per judge,
 # which kept lanes from running side by side.
 REFERENCE_DEVICE_BYTES = 2 * 2**30
+HOST_RESERVE = 0.25  # ... while the host keeps this share of its memory available after the copy
 PINGS = 15  # round trips timed to know the channel's own latency
 UNACCOUNTED_MIN_CALLS = 10  # timed calls of each arm below which the medians say too little to judge
 # Recorded (env `timing_unaccounted_ms`, `timing_walls_ms`) but not flagged while honest candidates
@@ -373,7 +375,8 @@ class Judge:
         tensors move: the layout checks read the reference's strides, which a copy may not keep."""
         size = tensor_bytes(value)
         contiguous = all(o.is_contiguous() for o in flatten_outputs(value) if isinstance(o, torch.Tensor))
-        if not self.cuda or not contiguous or self.kept_on_device + size <= REFERENCE_DEVICE_BYTES:
+        fits = self.kept_on_device + size <= REFERENCE_DEVICE_BYTES
+        if not self.cuda or not contiguous or fits or not host_has_room(size):
             self.kept_on_device += size
             return value
         return moved(value, "cpu")
@@ -848,6 +851,17 @@ class Judge:
             self.flag("harness_tampered", f"{name} was replaced")
         for v in seen.violations:
             self.flag("sandbox_violation", v)
+
+
+def host_has_room(nbytes: int, meminfo: str = "/proc/meminfo") -> bool:
+    """Whether the host keeps HOST_RESERVE of its memory available after taking `nbytes` more (eight
+    lanes' judges of a big task hold tens of GB there); True where the kernel does not say."""
+    try:
+        fields = dict(line.split(":", 1) for line in Path(meminfo).read_text().splitlines() if ":" in line)
+        total, available = (int(fields[k].split()[0]) * 1024 for k in ("MemTotal", "MemAvailable"))
+    except (OSError, KeyError, ValueError):
+        return True
+    return available - nbytes >= HOST_RESERVE * total
 
 
 def slot_arm(model, arena: Arena, sets: list[list], slots: tuple) -> tuple[Callable, Callable]:

@@ -220,6 +220,7 @@ def test_expected_outputs_past_the_device_budget_wait_in_host_memory(make_judge,
     from benchmark.evaluate import judge as judge_module
 
     monkeypatch.setattr(judge_module, "REFERENCE_DEVICE_BYTES", 3 * 400)
+    monkeypatch.setattr(judge_module, "host_has_room", lambda nbytes: True)
     sent = []
     monkeypatch.setattr(judge_module, "moved", lambda value, device: sent.append(str(device)) or value)
     judge = make_judge()
@@ -231,6 +232,20 @@ def test_expected_outputs_past_the_device_budget_wait_in_host_memory(make_judge,
     monkeypatch.setattr(judge, "received", lambda reply: torch.ones(3))
     _, cmp = judge.compare(torch.ones(3), None, torch.ones(3, dtype=torch.float64))
     assert cmp.ok and sent[2:] == [str(judge.device)] * 2  # brought over for the comparison
+
+
+@pytest.mark.parametrize(
+    ("available_kb", "nbytes", "room"),
+    [(8_000_000, 2 * 10**9, True), (8_000_000, 6 * 10**9, False), (1_000_000, 1, False)],
+    ids=["room", "would-cut-the-reserve", "host-short"],
+)
+def test_expected_outputs_leave_the_host_its_reserve(tmp_path, available_kb, nbytes, room):
+    from benchmark.evaluate.judge import host_has_room
+
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text(f"MemTotal:       16000000 kB\nMemFree:  1 kB\nMemAvailable:   {available_kb} kB\n")
+    assert host_has_room(nbytes, str(meminfo)) is room
+    assert host_has_room(nbytes, str(tmp_path / "absent")) is True
 
 
 KILLED_REFERENCE = """

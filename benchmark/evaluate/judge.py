@@ -359,23 +359,24 @@ class Judge:
             if fingerprint is not None:
                 fingerprint.update(inputs)  # first: eager may mutate its inputs
             out_key, exact_key = REFERENCE_KEYS[kind]
-            ref[exact_key].append(self.keep(detach_outputs(exact(inputs))))  # before eager, as above
+            ref[exact_key].append(self.keep(detach_outputs(exact(inputs)), kind))  # before eager, as above
             out = model(*inputs)
             if kind == "trial":
                 ref["aliases"] |= aliases(flatten_outputs(out), inputs)
-            ref[out_key].append(self.keep(detach_outputs(out)))
+            ref[out_key].append(self.keep(detach_outputs(out), kind))
             del out
         self.exact_reference = str(exact.dtype).removeprefix("torch.") if exact.model is not None else "eager"
         self.exact_failure = exact.failure
         return ref, fingerprint.hexdigest() if fingerprint is not None else None
 
-    def keep(self, value):
+    def keep(self, value, kind: str):
         """An expected output as this judge holds it: on the device while those kept there fit in
-        REFERENCE_DEVICE_BYTES, else in host memory (`compare` brings it over). Only contiguous
-        tensors move: the layout checks read the reference's strides, which a copy may not keep."""
+        REFERENCE_DEVICE_BYTES, else in host memory (`compare` brings it over). A timing set's stays
+        (its comparisons run inside the exclusive hold of the device), and so does one whose tensors
+        are not contiguous (the layout checks read the reference's strides, which a copy may not keep)."""
         size = tensor_bytes(value)
         contiguous = all(o.is_contiguous() for o in flatten_outputs(value) if isinstance(o, torch.Tensor))
-        fits = self.kept_on_device + size <= REFERENCE_DEVICE_BYTES
+        fits = kind == "timed" or self.kept_on_device + size <= REFERENCE_DEVICE_BYTES
         if not self.cuda or not contiguous or fits or not host_has_room(size):
             self.kept_on_device += size
             return value

@@ -25,6 +25,7 @@ from huggingface_hub import DatasetCard
 from benchmark.suite import Suite
 from benchmark.suite import docs as suite_docs
 from benchmark.suite.dataset import FEATURES as SUITE_FEATURES
+from benchmark.suite.dataset import write_parquet
 from benchmark.suite.dataset import export_suite, suite_rows
 from benchmark.suite.manifest import load_manifest, manifest_path_for
 from datasets_builder.card import suite_card, train_card
@@ -38,7 +39,7 @@ SHARD = "-00000-of-00001.parquet"
 
 def _parquet(rows: list[dict], features: datasets.Features, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    datasets.Dataset.from_list(rows, features=features).to_parquet(str(path))
+    write_parquet(datasets.Dataset.from_list(rows, features=features), path)
 
 
 def _finish(folder: Path, staged: dict[str, Path]) -> dict[str, Path]:

@@ -77,6 +77,16 @@ def test_the_folder_has_every_configuration_with_one_train_split(folder):
     assert files == sorted(f"data/{c}" for c in (*CONFIGS, "tasks"))
 
 
+def test_every_file_is_written_with_zstd(folder):
+    import pyarrow.parquet as pq
+
+    files = list(folder.glob("data/**/*.parquet"))
+    assert files
+    for path in files:
+        meta = pq.ParquetFile(path).metadata
+        assert {meta.row_group(0).column(i).compression for i in range(meta.num_columns)} == {"ZSTD"}, path
+
+
 def test_the_sft_recipe_reads_the_sft_rows(folder):
     from trainers.data import load_sft_dataset
 

@@ -25,8 +25,7 @@ from huggingface_hub import DatasetCard
 from benchmark.suite import Suite
 from benchmark.suite import docs as suite_docs
 from benchmark.suite.dataset import FEATURES as SUITE_FEATURES
-from benchmark.suite.dataset import write_parquet
-from benchmark.suite.dataset import export_suite, suite_rows
+from benchmark.suite.dataset import export_suite, suite_rows, write_parquet
 from benchmark.suite.manifest import load_manifest, manifest_path_for
 from datasets_builder.card import suite_card, train_card
 from datasets_builder.schema import CONFIGS, DEFAULT_CONFIG, FEATURES, SPLIT, TASKS_CONFIG

@@ -188,7 +188,8 @@ class Judge:
         self.timer: Timer | None = None
         self.arena: Arena | None = None
         self.in_room = 0  # arena bytes the largest input set takes, exact layout
-        self.kept_on_device = 0  # bytes of expected outputs kept on the device (`keep`)
+        self.kept_on_device = 0  # bytes of expected outputs kept on the device (`keep`) ...
+        self.kept_on_host = 0  # ... and in host memory
         self.out_room = 0  # ... and the largest expected output, packed
         self.timing_specs: tuple | None = None
         self.candidate_pid: int | None = None
@@ -365,6 +366,9 @@ class Judge:
                 ref["aliases"] |= aliases(flatten_outputs(out), inputs)
             ref[out_key].append(self.keep(detach_outputs(out), kind))
             del out
+        if self.kept_on_host:  # the device copies' blocks back to the driver, for the other lanes
+            torch.cuda.empty_cache()
+            self.env["reference_host_mib"] = str(self.kept_on_host // 2**20)
         self.exact_reference = str(exact.dtype).removeprefix("torch.") if exact.model is not None else "eager"
         self.exact_failure = exact.failure
         return ref, fingerprint.hexdigest() if fingerprint is not None else None
@@ -380,6 +384,7 @@ class Judge:
         if not self.cuda or not contiguous or fits or not host_has_room(size):
             self.kept_on_device += size
             return value
+        self.kept_on_host += size
         return moved(value, "cpu")
 
     # the parent's store (benchmark.evaluate.reference_store): anything wrong with an entry means computing

@@ -230,6 +230,7 @@ def test_expected_outputs_past_the_device_budget_wait_in_host_memory(make_judge,
     judge.keep(torch.zeros(20, 20).t(), "restated")  # not contiguous: its strides stay where they are
     judge.keep(torch.zeros(100), "timed")  # compared inside the exclusive hold: stays
     assert sent == ["cpu", "cpu"] and judge.kept_on_device == 3 * 400 + 1600 + 400
+    assert judge.kept_on_host == 2 * 400
     monkeypatch.setattr(judge, "received", lambda reply: torch.ones(3))
     _, cmp = judge.compare(torch.ones(3), None, torch.ones(3, dtype=torch.float64))
     assert cmp.ok and sent[2:] == [str(judge.device)] * 2  # brought over for the comparison

@@ -125,20 +125,19 @@ def main(argv: list[str] | None = None) -> None:
     base = EvalConfig(device=device, cache_dir=Path(tempfile.mkdtemp(prefix="solbench-bench-")))
     report: dict = {"device": device}
     save = lambda: (args.out / "harness.json").write_text(json.dumps(report, indent=2))  # noqa: E731
+    saving = {  # sections that save as they go
+        "repeats": repeats,
+        "neighbour": neighbour,
+        "drift": drift,
+        "placement": placement,
+        "processes": processes,
+    }
+    once = {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}
     for section in [s for s in args.sections if s != "fault" or device == "cuda"]:
-        saving = {
-            "repeats": repeats,
-            "neighbour": neighbour,
-            "drift": drift,
-            "placement": placement,
-            "processes": processes,
-        }
-        if section in saving:  # sections that save as they go
+        if section in saving:
             saving[section](base, args, report, save)
         else:
-            {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}[
-                section
-            ](base, args, report)
+            once[section](base, args, report)
         save()
 
 
@@ -591,9 +590,6 @@ def placement(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     flush = torch.empty(100 * 2**20, dtype=torch.uint8, device=device)
     pool = torch.empty(x.numel() + 66 * 2**18, dtype=x.dtype, device=device)
 
-    def median_ms(out: torch.Tensor) -> float:
-        return gelu_median_ms(x, out, flush)
-
     rows = []
     with DeviceLock(host_device_lock()).exclusive(), torch.no_grad():
         for off in PLACEMENT_OFFSETS_MIB:
@@ -603,7 +599,7 @@ def placement(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 {
                     "offset_mib": off,
                     "address_mib": (out.data_ptr() - x.data_ptr()) / 2**20,
-                    "ms": median_ms(out),
+                    "ms": gelu_median_ms(x, out, flush),
                 }
             )
         del pool
@@ -615,7 +611,7 @@ def placement(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
                 {
                     "spacer_mib": 2 * k,
                     "address_mib": (out.data_ptr() - x.data_ptr()) / 2**20,
-                    "ms": median_ms(out),
+                    "ms": gelu_median_ms(x, out, flush),
                 }
             )
             del out, spacer

@@ -21,8 +21,7 @@ import statistics
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict
-from pathlib import Path
+from dataclasses import asdict, dataclass
 
 import torch
 
@@ -63,7 +62,6 @@ from benchmark.evaluate.program import (
     TaskProgram,
     cuda_on_cpu,
     detach_outputs,
-    moved,
     pin_precision,
     restate_seeds,
     time_model,
@@ -90,6 +88,7 @@ REFERENCE_KEYS = {
     "timed": ("timed", "timed_exact"),
     "restated": ("restated", "restated_exact"),
 }
+REFERENCE_KEYS_OUT = tuple(out for out, _ in REFERENCE_KEYS.values())
 # The wall-time cross-check of the candidate's reported times (`Judge.check_reported_times`): the
 # candidate's process may spend at most this much longer per timed call than the reference's does in
 # this process, beyond the channel's round trip, before its reported times are called unaccounted for.
@@ -99,11 +98,11 @@ CLOCK_SLACK = 1.01  # a reported call may not last longer than the judge saw it 
 PROFILE_SLACK = 1.5  # the profiled call's kernels may take this much of the reported median ...
 PROFILE_SLACK_MS = 0.02  # ... plus this, before the reported times are called too short for them
 PROFILE_TRIES = 3  # profiles taken before one over that bound is flagged
-# Expected outputs (eager and exact, of every input set) the judge keeps on the device; those beyond wait
-# in host memory and come over for their comparison. A big task's eleven sets held 8+ GiB per judge,
-# which kept lanes from running side by side.
+# Expected outputs (eager and exact, of every input set) the judge keeps on the device; those beyond are
+# computed again when their comparison comes (`Deferred`). A big task's eleven sets held 8+ GiB per
+# judge, which kept lanes from running side by side; copying them to host memory instead cost each
+# sample 8 s.
 REFERENCE_DEVICE_BYTES = 2 * 2**30
-HOST_RESERVE = 0.25  # ... while the host keeps this share of its memory available after the copy
 PINGS = 15  # round trips timed to know the channel's own latency
 UNACCOUNTED_MIN_CALLS = 10  # timed calls of each arm below which the medians say too little to judge
 # Recorded (env `timing_unaccounted_ms`, `timing_walls_ms`) but not flagged while honest candidates
@@ -116,14 +115,25 @@ DEFERRED_WAIT_MS = 0.5  # ... or wait this much longer for the GPU (or this shar
 DEFERRED_WAIT_SHARE = 0.5
 
 
-def reference_input_sets(program: TaskProgram, plan, seed: int):
-    """(kind, inputs) for every input set the reference is computed on, in the one order its
-    outputs and its fingerprint follow: the trials, the timing sets, the stateful-check inputs."""
-    for s, alt, scale in plan:
-        yield "trial", program.inputs(s, alt, scale)
+def reference_input_sets(plan, seed: int):
+    """(kind, (seed, alternate shape, scale)) of every input set the reference is computed on, in the
+    one order its outputs and its fingerprint follow: the trials, the timing sets, the stateful-check
+    inputs (`TaskProgram.inputs` makes each)."""
+    for args in plan:
+        yield "trial", tuple(args)
     for kind, seeds in (("timed", timing_seeds(seed)), ("restated", restate_seeds(seed))):
         for s in seeds:
-            yield kind, program.inputs(s)
+            yield kind, (s, None, 1.0)
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """An expected output the judge did not keep (REFERENCE_DEVICE_BYTES): the input set it is
+    computed again from when its comparison comes (`Judge.expected`)."""
+
+    seed: int
+    alt: int | None
+    scale: float
 
 
 def holds_poison(t: object) -> bool:
@@ -188,9 +198,10 @@ class Judge:
         self.timer: Timer | None = None
         self.arena: Arena | None = None
         self.in_room = 0  # arena bytes the largest input set takes, exact layout
-        self.kept_on_device = 0  # bytes of expected outputs kept on the device (`keep`) ...
-        self.kept_on_host = 0  # ... and in host memory
+        self.kept_on_device = 0  # bytes of expected outputs kept on the device (`keeps`) ...
         self.out_room = 0  # ... and the largest expected output, packed
+        self.program: TaskProgram | None = None
+        self.exact_model: ExactReference | None = None  # held where an expected output is `Deferred`
         self.timing_specs: tuple | None = None
         self.candidate_pid: int | None = None
         self._doing = "setup"
@@ -256,7 +267,7 @@ class Judge:
         except BaseException as e:  # noqa: BLE001 - any failure of a task file is reported, not raised
             cause = cuda_on_cpu(e, self.device) or repr(e)
             return self.report(TASK_ERROR, f"task {job.task_path} failed to import: {cause}")
-        program = TaskProgram(task_module, self.device)
+        program = self.program = TaskProgram(task_module, self.device)
         self.device_env = dict(device_environment(self.device))  # what the store's entries must match
         self.env.update(self.device_env)
         plan = trial_plan(job.trials, program.n_alt(), job.input_seed, job.magnitude)
@@ -315,7 +326,7 @@ class Judge:
                 stored = self.same_inputs(stored, fingerprint)
             kept = stored.summary if stored is not None else {}
             self.sol_ms = kept["sol_ms"] if stored is not None else self.floor(program, model, plan[0][0])
-        self.out_room = max(room(o, False) for key in ("outputs", "timed", "restated") for o in ref[key])
+        self.out_room = max(self.out_room, *(room(o, False) for key in REFERENCE_KEYS_OUT for o in ref[key]))
         fresh_timing = job.measure and self.reference_timing(program, model, kept)
         self.usage.measurements = stored is not None and not fresh_timing
         self.reference_model = model
@@ -354,38 +365,61 @@ class Judge:
         fingerprint of those inputs and of the model (benchmark.evaluate.reference_store.Fingerprint)."""
         fingerprint = Fingerprint(model) if fingerprinted else None
         ref: dict = {"aliases": False, **{key: [] for keys in REFERENCE_KEYS.values() for key in keys}}
-        exact = ExactReference(model, program.inputs(plan[0][0], plan[0][1], plan[0][2]))
-        for kind, inputs in reference_input_sets(program, plan, self.job.input_seed):
+        exact = ExactReference(model, program.inputs(*plan[0]))
+        deferred = 0
+        for kind, args in reference_input_sets(plan, self.job.input_seed):
+            inputs = program.inputs(*args)
             self._note_inputs(inputs)
             if fingerprint is not None:
                 fingerprint.update(inputs)  # first: eager may mutate its inputs
-            out_key, exact_key = REFERENCE_KEYS[kind]
-            ref[exact_key].append(self.keep(detach_outputs(exact(inputs)), kind))  # before eager, as above
+            exact_out = detach_outputs(exact(inputs))  # before eager, as above
             out = model(*inputs)
             if kind == "trial":
                 ref["aliases"] |= aliases(flatten_outputs(out), inputs)
-            ref[out_key].append(self.keep(detach_outputs(out), kind))
-            del out
-        if self.kept_on_host:  # the device copies' blocks back to the driver, for the other lanes
-            torch.cuda.empty_cache()
-            self.env["reference_host_mib"] = str(self.kept_on_host // 2**20)
+            out = detach_outputs(out)
+            self.out_room = max(self.out_room, room(out, False))
+            out_key, exact_key = REFERENCE_KEYS[kind]
+            if self.keeps((out, exact_out), kind):
+                ref[out_key].append(out)
+                ref[exact_key].append(exact_out)
+            else:
+                deferred += 1
+                ref[out_key].append(Deferred(*args))
+                ref[exact_key].append(None)
+            del out, exact_out
+        if deferred:
+            self.exact_model = exact
+            self.env["reference_deferred_sets"] = str(deferred)
+            torch.cuda.empty_cache()  # the dropped outputs' blocks back to the driver, for the other lanes
         self.exact_reference = str(exact.dtype).removeprefix("torch.") if exact.model is not None else "eager"
         self.exact_failure = exact.failure
         return ref, fingerprint.hexdigest() if fingerprint is not None else None
 
-    def keep(self, value, kind: str):
-        """An expected output as this judge holds it: on the device while those kept there fit in
-        REFERENCE_DEVICE_BYTES, else in host memory (`compare` brings it over). A timing set's stays
-        (its comparisons run inside the exclusive hold of the device), and so does one whose tensors
-        are not contiguous (the layout checks read the reference's strides, which a copy may not keep)."""
+    def keeps(self, value, kind: str) -> bool:
+        """Whether this judge keeps an input set's expected outputs: while those kept fit in
+        REFERENCE_DEVICE_BYTES, and always the first set's and a timing set's (their comparisons run
+        inside the exclusive hold of the device, where a forward of the reference would slow the
+        others' timing). The rest are computed again for their comparison (`expected`)."""
         size = tensor_bytes(value)
-        contiguous = all(o.is_contiguous() for o in flatten_outputs(value) if isinstance(o, torch.Tensor))
-        fits = kind == "timed" or self.kept_on_device + size <= REFERENCE_DEVICE_BYTES
-        if not self.cuda or not contiguous or fits or not host_has_room(size):
-            self.kept_on_device += size
-            return value
-        self.kept_on_host += size
-        return moved(value, "cpu")
+        if (
+            self.cuda
+            and kind != "timed"
+            and self.kept_on_device
+            and self.kept_on_device + size > REFERENCE_DEVICE_BYTES
+        ):
+            return False
+        self.kept_on_device += size
+        return True
+
+    def expected(self, out, exact) -> tuple[object, object]:
+        """An input set's expected outputs, eager and exact: as kept, or computed again from the same
+        seeds in the same order (exact first: eager may mutate its inputs)."""
+        if not isinstance(out, Deferred):
+            return out, exact
+        inputs = self.program.inputs(out.seed, out.alt, out.scale)
+        with torch.no_grad():
+            exact = detach_outputs(self.exact_model(inputs))
+            return detach_outputs(self.reference_model(*inputs)), exact
 
     # the parent's store (benchmark.evaluate.reference_store): anything wrong with an entry means computing
 
@@ -409,7 +443,8 @@ class Judge:
     def fingerprint(self, program: TaskProgram, model, plan) -> str:
         """The fingerprint `reference_outputs` computes, from the input sets alone (no forward)."""
         fingerprint = Fingerprint(model)
-        for _, inputs in reference_input_sets(program, plan, self.job.input_seed):
+        for _, args in reference_input_sets(plan, self.job.input_seed):
+            inputs = program.inputs(*args)
             self._note_inputs(inputs)
             fingerprint.update(inputs)
         return fingerprint.hexdigest()
@@ -587,7 +622,7 @@ class Judge:
 
     def compare(self, expected, reply: Outputs, exact):
         got = self.received(reply)
-        expected, exact = moved(expected, self.device), moved(exact, self.device)  # where `keep` left them
+        expected, exact = self.expected(expected, exact)
         return got, compare_outputs(expected, got, self.job.atol, self.job.rtol, exact=exact)
 
     def check_candidate(self, program: TaskProgram, plan, ref) -> str | None:
@@ -613,6 +648,7 @@ class Judge:
                     self.flag("input_mutation", f"inputs {list(reply.mutated)} changed during trial {i}")
                 if reply.aliases and not ref["aliases"]:
                     self.flag("output_aliases_input", f"trial {i}")
+                ref_out, exact = self.expected(ref_out, exact)
                 self.output_flags(reply, ref_out)
                 got, cmp = self.compare(ref_out, reply, exact)
                 checked["max_abs_err"] = max(checked["max_abs_err"], cmp.max_abs_err)
@@ -857,17 +893,6 @@ class Judge:
             self.flag("harness_tampered", f"{name} was replaced")
         for v in seen.violations:
             self.flag("sandbox_violation", v)
-
-
-def host_has_room(nbytes: int, meminfo: str = "/proc/meminfo") -> bool:
-    """Whether the host keeps HOST_RESERVE of its memory available after taking `nbytes` more (eight
-    lanes' judges of a big task hold tens of GB there); True where the kernel does not say."""
-    try:
-        fields = dict(line.split(":", 1) for line in Path(meminfo).read_text().splitlines() if ":" in line)
-        total, available = (int(fields[k].split()[0]) * 1024 for k in ("MemTotal", "MemAvailable"))
-    except (OSError, KeyError, ValueError):
-        return True
-    return available - nbytes >= HOST_RESERVE * total
 
 
 def slot_arm(model, arena: Arena, sets: list[list], slots: tuple) -> tuple[Callable, Callable]:

@@ -216,38 +216,54 @@ def test_the_profile_is_taken_alone_and_again_before_a_mismatch(make_judge, kern
     assert ("timing_mismatch" in judge.flags) is flagged, judge.flag_details
 
 
-def test_expected_outputs_past_the_device_budget_wait_in_host_memory(make_judge, monkeypatch):
+class _SeededProgram:
+    """A task program whose input set of seed s is 100 values of s."""
+
+    def inputs(self, seed, alt=None, scale=1.0):
+        return [torch.full((100,), float(seed))]
+
+    def init_values(self, seed):
+        import base64
+
+        torch.manual_seed(seed)
+        return [], {"cpu": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode()}
+
+
+def _doubling(wrong_on: float | None = None):
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return x * (3.0 if x[0].item() == wrong_on else 2.0)
+
+    return Model
+
+
+@pytest.mark.parametrize(("wrong_on", "failure"), [(None, None), (1002.0, "trial 2")], ids=["right", "wrong"])
+def test_expected_outputs_past_the_device_budget_are_computed_again_for_their_comparison(
+    served_judge, monkeypatch, wrong_on, failure
+):
     from benchmark.evaluate import judge as judge_module
+    from benchmark.evaluate.judge import Deferred
+    from benchmark.evaluate.program import trial_plan
 
-    monkeypatch.setattr(judge_module, "REFERENCE_DEVICE_BYTES", 3 * 400)
-    monkeypatch.setattr(judge_module, "host_has_room", lambda nbytes: True)
-    sent = []
-    monkeypatch.setattr(judge_module, "moved", lambda value, device: sent.append(str(device)) or value)
-    judge = make_judge()
+    monkeypatch.setattr(
+        judge_module, "REFERENCE_DEVICE_BYTES", 2 * 1200
+    )  # two sets: 400 eager + 800 exact each
+    program = _SeededProgram()
+    judge = served_judge(_doubling(wrong_on), program, trials=3)
     judge.cuda = True
-    for _ in range(5):
-        judge.keep((torch.zeros(100), None), "trial")  # 400 bytes each: three fit
-    judge.keep(torch.zeros(20, 20).t(), "restated")  # not contiguous: its strides stay where they are
-    judge.keep(torch.zeros(100), "timed")  # compared inside the exclusive hold: stays
-    assert sent == ["cpu", "cpu"] and judge.kept_on_device == 3 * 400 + 1600 + 400
-    assert judge.kept_on_host == 2 * 400
-    monkeypatch.setattr(judge, "received", lambda reply: torch.ones(3))
-    _, cmp = judge.compare(torch.ones(3), None, torch.ones(3, dtype=torch.float64))
-    assert cmp.ok and sent[2:] == [str(judge.device)] * 2  # brought over for the comparison
+    model = _doubling()()
+    judge.program, judge.reference_model = program, model  # as `run` and `reference_phase` leave them
+    plan = trial_plan(3, 0, 0, 0.0)
+    ref, _ = judge.reference_outputs(program, model, plan, False)
 
-
-@pytest.mark.parametrize(
-    ("available_kb", "nbytes", "room"),
-    [(8_000_000, 2 * 10**9, True), (8_000_000, 6 * 10**9, False), (1_000_000, 1, False)],
-    ids=["room", "would-cut-the-reserve", "host-short"],
-)
-def test_expected_outputs_leave_the_host_its_reserve(tmp_path, available_kb, nbytes, room):
-    from benchmark.evaluate.judge import host_has_room
-
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text(f"MemTotal:       16000000 kB\nMemFree:  1 kB\nMemAvailable:   {available_kb} kB\n")
-    assert host_has_room(nbytes, str(meminfo)) is room
-    assert host_has_room(nbytes, str(tmp_path / "absent")) is True
+    assert [type(o).__name__ for o in ref["outputs"]] == ["Tensor", "Tensor", "Deferred"]
+    assert all(isinstance(o, torch.Tensor) for o in ref["timed"])  # compared in the exclusive hold: kept
+    assert all(isinstance(o, Deferred) for o in ref["restated"])
+    assert judge.env["reference_deferred_sets"] == str(1 + len(ref["restated"]))
+    out, exact = judge.expected(ref["outputs"][2], ref["exact"][2])
+    assert out.equal(torch.full((100,), 2004.0)) and exact.dtype == torch.float64
+    result = judge.check_candidate(program, plan, ref)
+    assert result is None if failure is None else result.startswith(failure), result
 
 
 KILLED_REFERENCE = """

@@ -275,7 +275,8 @@ class CandidateServer:
 
     def profiled(self, request: Profile):
         if request.step == "start":  # the inputs copied first: their copies are not the candidate's kernels
-            self.threads_before_profile = os_thread_count()  # the profiler starts tracing threads of its own
+            if self.threads_before_profile is None:  # the profiler starts tracing threads of its own
+                self.threads_before_profile = os_thread_count()  # (the judge may profile again: the first count)
             self.profile_inputs = self.arena.unpack(self.sets[request.index], self.device)
             torch.cuda.synchronize()
             self.profile = KernelProfile()

@@ -108,6 +108,12 @@ def _conv2d_full(model, x, dy):
     return torch.autograd.grad(F.conv2d(x, w, b, padding=model.padding), (x, w, b), dy)
 
 
+def _conv2d_relu_from_output(model, x, y, dy):
+    conv = model.conv
+    x, w, b = (t.detach().requires_grad_() for t in (x, conv.weight, conv.bias))
+    return torch.autograd.grad(F.conv2d(x, w, b, padding=conv.padding), (x, w, b), torch.where(y > 0, dy, 0))
+
+
 def _embedding(model, tokens, dy):
     w = torch.zeros(model.vocab, dy.shape[-1], dtype=dy.dtype, requires_grad=True)
     pad = getattr(model, "padding_idx", None)
@@ -172,6 +178,7 @@ ORACLES = {
     "level2/attention_causal_backward_bf16": _attention_causal,
     "level2/attention_padding_mask_backward_fp32": _attention_padded,
     "level2/conv2d_backward_fp32": _conv2d_full,
+    "level2/conv2d_bias_relu_backward_bf16": _conv2d_relu_from_output,
     "level2/mlp_gelu_backward_bf16": _full_autograd(_mlp),
     "level3/encoder_block_backward_fp32": _full_autograd(_encoder),
     "level3/swiglu_ffn_block_backward_bf16": _full_autograd(_swiglu_ffn),

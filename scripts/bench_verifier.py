@@ -121,6 +121,7 @@ class Arm:
             },
             # The device held alone (timing) bounds lanes sharing it: at most this many per GPU-hour.
             "alone_bound_per_hour": alone_bound([r["phases"].get("alone_s", 0.0) for r in measured]),
+            "longest_alone": longest_alone(self.rows),
         }
 
 
@@ -130,10 +131,41 @@ def alone_bound(alone_s: list[float]) -> float | None:
     return len(alone_s) / total * 3600 if total > 0 else None
 
 
+def longest_alone(rows: dict[str, dict], n: int = 5) -> list[str]:
+    """The n samples that held the device alone longest, each with what its verdict says of why."""
+    held = sorted(
+        ((r["phases"].get("alone_s", 0.0), name, r) for name, r in rows.items() if "phases" in r),
+        reverse=True,
+    )
+    out = []
+    for alone_s, name, r in held[:n]:
+        env = r.get("env", {})
+        why = [f"{k} {env[k]}" for k in ("timing_tries", "timing_warmup", "profile_kernels_ms") if k in env]
+        if r.get("contended"):
+            why.append("contended")
+        if "gpu_neighbours" in env:
+            why.append(f"neighbours {env['gpu_neighbours']}")
+        out.append(f"{name} {alone_s:.2f} s ({'; '.join(why) or 'no timing env'})")
+    return out
+
+
 def percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
     return quantile(values, q)
+
+
+# The verdict's env entries that explain a sample's time holding the device (its timing tries and
+# warm-up, the neighbours seen, the profiles taken), kept in each row.
+EXPLAINING_ENV = (
+    "timing_tries",
+    "timing_warmup",
+    "gpu_neighbours",
+    "contention_check",
+    "profile_kernels_ms",
+    "reference_deferred_sets",
+    "device_pair_mib",
+)
 
 
 def row(verdict: Verdict | None, latency_s: float, error: BaseException | None = None) -> dict:
@@ -154,6 +186,8 @@ def row(verdict: Verdict | None, latency_s: float, error: BaseException | None =
         "own_s": verdict.phases.total_s,
         "error": first[0][:300] if first else "",
         "phases": {k: round(v, 3) for k, v in dataclasses.asdict(verdict.phases).items()},
+        "contended": verdict.contended,
+        "env": {k: v for k, v in verdict.env.items() if k in EXPLAINING_ENV},
     }
 
 
@@ -456,6 +490,7 @@ def line(arm: Arm) -> str:
             if s["alone_bound_per_hour"]
             else ""
         )
+        + "".join(f"\n        held alone: {line}" for line in s.get("longest_alone", ())[:3])
     )
 
 

@@ -106,3 +106,16 @@ def test_a_cut_pool_arm_leaves_no_process_and_later_arms_take_what_it_finished(t
         except OSError:
             continue
     assert not leftovers, f"processes of the cut arm still running: {leftovers}"
+
+
+def test_the_longest_holds_of_the_device_are_named_with_their_reasons():
+    rows = {
+        "short": {"phases": {"alone_s": 0.4}, "env": {}},
+        "retried": {"phases": {"alone_s": 3.9}, "env": {"timing_tries": "3"}, "contended": False},
+        "crowded": {"phases": {"alone_s": 1.5}, "env": {"gpu_neighbours": "7 python3"}, "contended": True},
+        "lost": {"status": "harness_error"},  # no phases: never held the device
+    }
+    assert bv.longest_alone(rows, 2) == [
+        "retried 3.90 s (timing_tries 3)",
+        "crowded 1.50 s (contended; neighbours 7 python3)",
+    ]

@@ -275,8 +275,9 @@ class CandidateServer:
 
     def profiled(self, request: Profile):
         if request.step == "start":  # the inputs copied first: their copies are not the candidate's kernels
-            if self.threads_before_profile is None:  # the profiler starts tracing threads of its own
-                self.threads_before_profile = os_thread_count()  # (the judge may profile again: the first count)
+            # The profiler starts tracing threads of its own; the judge may profile again: the first count.
+            if self.threads_before_profile is None:
+                self.threads_before_profile = os_thread_count()
             self.profile_inputs = self.arena.unpack(self.sets[request.index], self.device)
             torch.cuda.synchronize()
             self.profile = KernelProfile()

@@ -49,10 +49,6 @@ class DeviceLock:
         if self.path:
             (Path(f"{self.path}.members") / str(pid)).touch()
 
-    def dismiss(self, pid: int) -> None:
-        if self.path:
-            (Path(f"{self.path}.members") / str(pid)).unlink(missing_ok=True)
-
     def members(self) -> set[int]:
         """Process ids of the live holders of this device's lock. Read-only, and without os.kill, which
         the candidate's sandbox refuses: it runs again after the candidate has loaded."""
@@ -106,6 +102,14 @@ class DeviceLock:
         finally:
             if self.on_wait:
                 self.on_wait(False)
+
+
+def dismiss(path: str | Path | None, pid: int) -> None:
+    """Unregister an admitted process once it is gone (its parent reaped it): dismissed while it
+    lived, its last kernels would count as a neighbour's in the other lanes' checks until NVML
+    forgot them, and their timings would wait and run again."""
+    if path:
+        (Path(f"{path}.members") / str(pid)).unlink(missing_ok=True)
 
 
 def _alive(name: str) -> bool:

@@ -297,8 +297,7 @@ class Judge:
         finally:
             if self.arena is not None:
                 self.arena.close()
-            if self.candidate_pid:
-                self.lock.dismiss(self.candidate_pid)
+            # (the candidate's process stays admitted to the lock: the parent dismisses it once gone)
         if self.neighbours:
             self.env["gpu_neighbours"] = "; ".join(self.neighbours)
         return self.report(status, error)

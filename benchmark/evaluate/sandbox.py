@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from benchmark.evaluate import gpu_lock
 from benchmark.evaluate.activity import Sample
 from benchmark.evaluate.boundary import CandidateJob, Envelope, JudgeJob, encode
 from benchmark.evaluate.candidate import WAIT_CLOCK as WAIT  # the clock charged to no limit
@@ -599,4 +600,5 @@ def run_pair(
                     kill_session(child.proc.pid)
                     child.proc.wait()
         candidate, judge = _finish(children, over, clocks, t0)
+        gpu_lock.dismiss(judge_job.device_lock, children[0].proc.pid)  # the judge admitted it
     return PairOutcome(judge, candidate)

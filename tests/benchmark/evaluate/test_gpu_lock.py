@@ -4,7 +4,7 @@ opens its own handle, as each evaluation process does."""
 import threading
 import time
 
-from benchmark.evaluate.gpu_lock import DeviceLock
+from benchmark.evaluate.gpu_lock import DeviceLock, dismiss
 
 
 def test_shared_holders_overlap(tmp_path):
@@ -119,7 +119,7 @@ def test_an_admitted_process_is_a_member_until_dismissed_or_gone(tmp_path):
     try:
         lock.admit(child.pid)
         assert child.pid in other.members()
-        lock.dismiss(child.pid)
+        dismiss(tmp_path / "gpu0", child.pid)
         assert child.pid not in other.members()
         lock.admit(child.pid)
     finally:

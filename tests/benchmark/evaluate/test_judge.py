@@ -360,3 +360,24 @@ def test_cuda_in_a_tasks_forward_on_the_cpu_is_a_one_line_task_error(tmp_path, l
         evaluate(load_task(path), SCALE_SHIFT, lenient)
     assert str(failed.value).startswith("reference failed: the task asks for CUDA in its own code")
     assert "\n" not in str(failed.value)
+
+
+def test_the_candidates_process_stays_a_lock_member_until_reaped(task, lenient, tmp_path, monkeypatch):
+    """Dismissed while alive, its last kernels would read as a neighbour's in the other lanes' checks
+    and make their timings wait and run again; the parent dismisses it once reaped."""
+    from pathlib import Path
+
+    from benchmark.evaluate import gpu_lock
+
+    lock, real, seen = tmp_path / "device-0", gpu_lock.dismiss, []
+
+    def dismiss(path, pid):
+        seen.append((pid, Path(f"{path}.members", str(pid)).exists(), Path(f"/proc/{pid}").exists()))
+        real(path, pid)
+
+    monkeypatch.setattr(gpu_lock, "dismiss", dismiss)
+    v = evaluate(task, SCALE_SHIFT, lenient, device_lock=str(lock))
+    assert v.status is Status.PASS, v.error
+    [(pid, member, alive)] = seen
+    assert member and not alive  # still a member when dismissed, and already gone
+    assert not Path(f"{lock}.members", str(pid)).exists()

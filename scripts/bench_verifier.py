@@ -145,6 +145,8 @@ def longest_alone(rows: dict[str, dict], n: int = 5) -> list[str]:
             why.append("contended")
         if "gpu_neighbours" in env:
             why.append(f"neighbours {env['gpu_neighbours']}")
+        if "neighbour_wait" in env:
+            why.append(f"waited {env['neighbour_wait']}")
         out.append(f"{name} {alone_s:.2f} s ({'; '.join(why) or 'no timing env'})")
     return out
 
@@ -161,6 +163,7 @@ EXPLAINING_ENV = (
     "timing_tries",
     "timing_warmup",
     "gpu_neighbours",
+    "neighbour_wait",
     "contention_check",
     "profile_kernels_ms",
     "reference_deferred_sets",

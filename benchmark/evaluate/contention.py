@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -29,6 +29,7 @@ class Census:
     available: bool
     neighbours: tuple[str, ...] = ()  # "pid name (MiB)" of each foreign process active lately
     why: str = ""  # why the check is unavailable
+    waited_for: tuple[str, ...] = ()  # neighbours `wait_until_alone` waited for (gone by this census)
 
 
 def _name_of(pid: int) -> str:
@@ -121,10 +122,13 @@ def memory_reading(
 def wait_until_alone(
     device: torch.device, wait_s: float, known: set[int] = frozenset(), poll_s: float = 0.5
 ) -> Census:
-    """Poll until no neighbour is left or `wait_s` has passed; the last census."""
+    """Poll until no neighbour is left or `wait_s` has passed; the last census, with the neighbours
+    waited for."""
     deadline = time.monotonic() + wait_s
+    waited: dict[str, None] = {}
     while True:
         c = census(device, known)
         if not c.available or not c.neighbours or time.monotonic() >= deadline:
-            return c
+            return replace(c, waited_for=tuple(waited))
+        waited.update(dict.fromkeys(c.neighbours))
         time.sleep(poll_s)

@@ -191,6 +191,8 @@ class Judge:
         self.sol_ms: float | None = None
         self.contended = False
         self.neighbours: dict[str, None] = {}  # other processes seen on the GPU around timed phases
+        self.waited_for: dict[str, None] = {}  # ... and those waited for before one, gone by then
+        self.waited_s = 0.0
         self.offer: StoredReference | None = None
         self.trace: dict | None = None
         self.usage = Usage()  # what the reference phase took from the parent's store
@@ -300,6 +302,8 @@ class Judge:
             # (the candidate's process stays admitted to the lock: the parent dismisses it once gone)
         if self.neighbours:
             self.env["gpu_neighbours"] = "; ".join(self.neighbours)
+        if self.waited_for:
+            self.env["neighbour_wait"] = f"{self.waited_s:.2f} s for " + "; ".join(self.waited_for)
         return self.report(status, error)
 
     # the reference
@@ -521,7 +525,11 @@ class Judge:
         stats = None
         wait_s = self.timer.config.contention_wait_s
         for _ in range(CONTENTION_RETRIES + 1 if wait_s > 0 else 1):
+            t0 = time.monotonic()
             before = wait_until_alone(self.device, wait_s, self.known_pids())
+            if before.waited_for:  # gone before the timing: no retry, but the wait held the device
+                self.waited_s += time.monotonic() - t0
+                self.waited_for.update(dict.fromkeys(before.waited_for))
             stats = timed()
             after = gpu_census(self.device, self.known_pids())
             if not before.available:

@@ -151,3 +151,17 @@ def test_the_judge_records_its_pairs_memory_for_the_lanes(fake_gpu, monkeypatch,
     ev.device, ev.cuda, ev.candidate_pid = CUDA, True, 5151
     ev.note_memory()
     assert ev.env[MEMORY_ENV] == "2048" and ev.env[ROOM_ENV] == str(80 * 1024)
+
+
+def test_a_wait_for_company_that_left_is_recorded(fake_gpu, make_judge, monkeypatch):
+    """A neighbour gone before the timing costs no retry, but its wait held the device: it is named."""
+    fake_gpu.procs[777] = 2**20
+    monkeypatch.setattr(contention.time, "sleep", lambda s: fake_gpu.procs.pop(777, None))
+    c = contention.wait_until_alone(CUDA, 5.0)
+    assert c.neighbours == () and c.waited_for == ("777 python3 (1 MiB)",)
+    ev = make_judge()
+    ev.device = CUDA
+    ev.timer = SimpleNamespace(config=TimingConfig(contention_wait_s=5.0))
+    fake_gpu.procs[777] = 2**20
+    ev.alone(lambda: None)
+    assert not ev.contended and not ev.neighbours and list(ev.waited_for) == ["777 python3 (1 MiB)"]

@@ -401,15 +401,11 @@ class Judge:
     def keeps(self, value, kind: str) -> bool:
         """Whether this judge keeps an input set's expected outputs: while those kept fit in
         REFERENCE_DEVICE_BYTES, and always the first set's and a timing set's (their comparisons run
-        inside the exclusive hold of the device, where a forward of the reference would slow the
-        others' timing). The rest are computed again for their comparison (`expected`)."""
+        inside the exclusive hold of the device, which a forward of the reference would lengthen).
+        The rest are computed again for their comparison (`expected`)."""
         size = tensor_bytes(value)
-        if (
-            self.cuda
-            and kind != "timed"
-            and self.kept_on_device
-            and self.kept_on_device + size > REFERENCE_DEVICE_BYTES
-        ):
+        over = self.kept_on_device and self.kept_on_device + size > REFERENCE_DEVICE_BYTES
+        if self.cuda and kind != "timed" and over:
             return False
         self.kept_on_device += size
         return True

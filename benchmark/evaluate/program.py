@@ -143,15 +143,6 @@ def detach_outputs(out):
     return out
 
 
-def moved(out, device: torch.device | str):
-    """`out` (a tensor, or lists and tuples of them) on `device`, strides kept; other values as they are."""
-    if isinstance(out, torch.Tensor):
-        return out.to(device)
-    if isinstance(out, list | tuple):
-        return type(out)(moved(o, device) for o in out)
-    return out
-
-
 def trial_plan(n_trials: int, n_alt: int, seed: int, magnitude: float) -> list[tuple[int, int | None, float]]:
     """(seed, alternate-shape index, input scale) per correctness trial: fresh seeds, then each
     alternate shape, then one large-magnitude trial that exposes precision downgrades."""

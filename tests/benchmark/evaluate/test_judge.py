@@ -245,9 +245,8 @@ def test_expected_outputs_past_the_device_budget_are_computed_again_for_their_co
     from benchmark.evaluate.judge import Deferred
     from benchmark.evaluate.program import trial_plan
 
-    monkeypatch.setattr(
-        judge_module, "REFERENCE_DEVICE_BYTES", 2 * 1200
-    )  # two sets: 400 eager + 800 exact each
+    # Room for two input sets: 400 bytes eager and 800 exact each.
+    monkeypatch.setattr(judge_module, "REFERENCE_DEVICE_BYTES", 2 * 1200)
     program = _SeededProgram()
     judge = served_judge(_doubling(wrong_on), program, trials=3)
     judge.cuda = True

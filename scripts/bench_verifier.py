@@ -122,6 +122,16 @@ class Arm:
             # The device held alone (timing) bounds lanes sharing it: at most this many per GPU-hour.
             "alone_bound_per_hour": alone_bound([r["phases"].get("alone_s", 0.0) for r in measured]),
             "longest_alone": longest_alone(self.rows),
+            # Lanes busy on average (own time over the wall): below the lanes, admission or arrivals bound it.
+            "busy_lanes": round(sum(own) / self.wall_s, 2) if self.wall_s > 0 else None,
+            "device_pair_mib_p50": percentile(
+                [
+                    float(r["env"]["device_pair_mib"])
+                    for r in measured
+                    if "device_pair_mib" in r.get("env", {})
+                ],
+                0.5,
+            ),
         }
 
 
@@ -168,6 +178,8 @@ EXPLAINING_ENV = (
     "profile_kernels_ms",
     "reference_deferred_sets",
     "device_pair_mib",
+    "device_judge_mib",
+    "device_judge_peak_mib",
 )
 
 
@@ -493,6 +505,7 @@ def line(arm: Arm) -> str:
             if s["alone_bound_per_hour"]
             else ""
         )
+        + f"\n        lanes busy on average {f(s['busy_lanes'])}; a sample's two processes held {f(s['device_pair_mib_p50'])} MiB (p50)"
         + "".join(f"\n        held alone: {line}" for line in s.get("longest_alone", ())[:3])
     )
 

@@ -886,6 +886,9 @@ class Judge:
         if reading is not None:
             self.env[MEMORY_ENV] = str(reading.pair_bytes // 2**20)
             self.env[ROOM_ENV] = str(reading.room_bytes // 2**20)
+            # the judge's own share (its allocator's now and at its peak), to tell the pair's parts apart
+            self.env["device_judge_mib"] = str(torch.cuda.memory_reserved(self.device) // 2**20)
+            self.env["device_judge_peak_mib"] = str(torch.cuda.max_memory_reserved(self.device) // 2**20)
 
     def observe(self, seen: Observations) -> None:
         if seen.threads_started:

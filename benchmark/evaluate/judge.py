@@ -889,6 +889,9 @@ class Judge:
             # the judge's own share (its allocator's now and at its peak), to tell the pair's parts apart
             self.env["device_judge_mib"] = str(torch.cuda.memory_reserved(self.device) // 2**20)
             self.env["device_judge_peak_mib"] = str(torch.cuda.max_memory_reserved(self.device) // 2**20)
+            self.env["device_kept_mib"] = str(self.kept_on_device // 2**20)  # expected outputs kept
+            if self.arena is not None:
+                self.env["device_arena_mib"] = str(self.arena.nbytes // 2**20)
 
     def observe(self, seen: Observations) -> None:
         if seen.threads_started:

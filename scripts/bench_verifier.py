@@ -180,6 +180,7 @@ EXPLAINING_ENV = (
     "device_pair_mib",
     "device_judge_mib",
     "device_judge_peak_mib",
+    "device_judge_live_peak_mib",
     "device_kept_mib",
     "device_arena_mib",
 )

@@ -886,12 +886,16 @@ class Judge:
         if reading is not None:
             self.env[MEMORY_ENV] = str(reading.pair_bytes // 2**20)
             self.env[ROOM_ENV] = str(reading.room_bytes // 2**20)
-            # the judge's own share (its allocator's now and at its peak), to tell the pair's parts apart
-            self.env["device_judge_mib"] = str(torch.cuda.memory_reserved(self.device) // 2**20)
-            self.env["device_judge_peak_mib"] = str(torch.cuda.max_memory_reserved(self.device) // 2**20)
-            self.env["device_kept_mib"] = str(self.kept_on_device // 2**20)  # expected outputs kept
-            if self.arena is not None:
-                self.env["device_arena_mib"] = str(self.arena.nbytes // 2**20)
+            # the judge's own share, to tell the pair's parts apart: its allocator's reserve now and at
+            # its peak, its live peak, the expected outputs it keeps and its arena
+            for key, nbytes in (
+                ("device_judge_mib", torch.cuda.memory_reserved(self.device)),
+                ("device_judge_peak_mib", torch.cuda.max_memory_reserved(self.device)),
+                ("device_judge_live_peak_mib", torch.cuda.max_memory_allocated(self.device)),
+                ("device_kept_mib", self.kept_on_device),
+                ("device_arena_mib", self.arena.nbytes if self.arena is not None else 0),
+            ):
+                self.env[key] = str(nbytes // 2**20)
 
     def observe(self, seen: Observations) -> None:
         if seen.threads_started:

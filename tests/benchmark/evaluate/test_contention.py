@@ -149,8 +149,12 @@ def test_the_judge_records_its_pairs_memory_for_the_lanes(fake_gpu, monkeypatch,
     fake_gpu.procs[5151] = 2**30
     ev = make_judge()
     ev.device, ev.cuda, ev.candidate_pid = CUDA, True, 5151
+    ev.kept_on_device = 3 * 2**30
     ev.note_memory()
     assert ev.env[MEMORY_ENV] == "2048" and ev.env[ROOM_ENV] == str(80 * 1024)
+    # the judge's own parts beside the pair's: what it keeps, no arena yet, its allocator's readings
+    assert ev.env["device_kept_mib"] == "3072" and ev.env["device_arena_mib"] == "0"
+    assert {"device_judge_mib", "device_judge_peak_mib", "device_judge_live_peak_mib"} <= ev.env.keys()
 
 
 def test_a_wait_for_company_that_left_is_recorded(fake_gpu, make_judge, monkeypatch):

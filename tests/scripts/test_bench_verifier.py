@@ -119,3 +119,15 @@ def test_the_longest_holds_of_the_device_are_named_with_their_reasons():
         "retried 3.90 s (timing_tries 3)",
         "crowded 1.50 s (contended; neighbours 7 python3)",
     ]
+
+
+def test_an_arm_says_how_many_lanes_were_busy_and_what_a_sample_held():
+    """Own time over the wall: 4 of 8 lanes busy on average says admission or arrivals bound the arm."""
+    arm = bv.Arm("pool", 3, "8 lanes")
+    arm.wall_s = 10.0
+    for name, own, pair in (("a", 20.0, "14000"), ("b", 12.0, "15000"), ("c", 8.0, None)):
+        env = {"device_pair_mib": pair} if pair else {}
+        arm.rows[name] = {"latency_s": own, "own_s": own, "phases": {"alone_s": 0.5}, "env": env}
+    s = arm.summary()
+    assert s["busy_lanes"] == 4.0 and s["device_pair_mib_p50"] == 14500.0
+    assert "lanes busy on average 4.0; a sample's two processes held 14500.0 MiB (p50)" in bv.line(arm)

@@ -48,6 +48,7 @@ from pathlib import Path
 import gpu_candidates as gc
 
 from benchmark.evaluate import sandbox
+from benchmark.evaluate.boundary import MEMORY_ENV
 from benchmark.evaluate.harness import EvalConfig, TaskError, evaluate, needs_build
 from benchmark.evaluate.timing import TimingConfig
 from benchmark.stats import quantile
@@ -125,11 +126,7 @@ class Arm:
             # Lanes busy on average (own time over the wall): below the lanes, admission or arrivals bound it.
             "busy_lanes": round(sum(own) / self.wall_s, 2) if self.wall_s > 0 else None,
             "device_pair_mib_p50": percentile(
-                [
-                    float(r["env"]["device_pair_mib"])
-                    for r in measured
-                    if "device_pair_mib" in r.get("env", {})
-                ],
+                [float(r["env"][MEMORY_ENV]) for r in measured if MEMORY_ENV in r.get("env", {})],
                 0.5,
             ),
         }
@@ -177,7 +174,7 @@ EXPLAINING_ENV = (
     "contention_check",
     "profile_kernels_ms",
     "reference_deferred_sets",
-    "device_pair_mib",
+    MEMORY_ENV,
     "device_judge_mib",
     "device_judge_peak_mib",
     "device_judge_live_peak_mib",

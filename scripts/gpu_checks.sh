@@ -93,15 +93,17 @@ stage tests "${TESTS_S:-540}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache S
 # committed results (TRUST_RESUME, default docs/trust-corpus-results.jsonl; empty: start afresh), so each
 # call covers tasks not yet tried; copy OUT/trust/results.jsonl back there afterwards. The tasks named in
 # TRUST_FIRST run first (e.g. the last run's failures), then the rest in the order of TRUST_SEED.
+# TRUST_TASKS (task ids or globs, space-separated; e.g. "$(cat FILE)") limits the run to those tasks.
 # TRUST_TRANSLATE_ONLY=1 verifies nothing: OUT/trust/completions.jsonl is every translation, the replay
 # file of the torch.compile leaderboard entry (the entry stage with ENTRY_MODEL=replay:FILE, alone on the GPU).
 export TRUST_RESUME=${TRUST_RESUME-docs/trust-corpus-results.jsonl}
 stage trust "${TRUST_S:-280}" bash -c '
     if [ -n "$TRUST_RESUME" ]; then mkdir -p "$OUT/trust" && cp "$TRUST_RESUME" "$OUT/trust/results.jsonl"; fi
     first=(); for t in ${TRUST_FIRST:-}; do first+=(--tasks "$t"); done
+    only=(); for t in ${TRUST_TASKS:-}; do only+=(--tasks "$t"); done
     t0=$SECONDS
     if [ ${#first[@]} -gt 0 ]; then python3 -m experiments.trust_corpus "${first[@]}" --budget-s 120 --out "$OUT/trust"; fi
-    python3 -m experiments.trust_corpus --seed "${TRUST_SEED:-0}" --budget-s $(( ${TRUST_S:-280} - 30 - SECONDS + t0 )) \
+    python3 -m experiments.trust_corpus "${only[@]}" --seed "${TRUST_SEED:-0}" --budget-s $(( ${TRUST_S:-280} - 30 - SECONDS + t0 )) \
         --out "$OUT/trust" ${TRUST_TRANSLATE_ONLY:+--translate-only}'
 
 # kernelbench: KernelBench's example answers and adversarial kernels, unchanged, from a checkout in .kb

@@ -147,6 +147,7 @@ def summarize(
         "metrics": {name: m.to_dict() for name, m in per_level.items()},
         "metrics_rules": metrics.rules(),
         "statuses": statuses,
+        "status_examples": status_examples(verdicts),
         "broken_tasks": broken,
         "skipped_tasks": dict(skipped or {}),
         "turns": per_turn_metrics(
@@ -157,6 +158,20 @@ def summarize(
             "tasks": {t: {"name": n, "speedup": x} for t, (n, x) in sorted(baselines.items())},
         },
     }
+
+
+EXAMPLE_CHARS = 200  # of an example's error line in the table
+
+
+def status_examples(verdicts: list[Verdict]) -> dict[str, str]:
+    """For each status but pass, its first sample (by task and sample) and the first line of its
+    error: what the printed table shows under the status counts, so a failed run says why."""
+    examples: dict[str, str] = {}
+    for v in sorted(metrics.final_turns(verdicts), key=lambda v: (v.task_id, v.sample)):
+        if v.status is not Status.PASS and v.status.value not in examples:
+            reason = (v.error or "").strip().splitlines() or ["no error recorded"]
+            examples[v.status.value] = f"{v.task_id}#{v.sample}: {reason[0][:EXAMPLE_CHARS]}"
+    return examples
 
 
 def best_baselines(manifest, tasks, gpu_name: str | None) -> dict[str, tuple[str, float]]:
@@ -212,6 +227,11 @@ def format_table(summary: dict) -> str:
         rows.append(row.rstrip())
     rows += legend(summary)
     rows.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
+    examples = summary.get("status_examples") or {}
+    for status, example in sorted(examples.items()):
+        rows.append(f"  {status}, e.g. {example}")
+    if examples:
+        rows.append("  (every sample's reason: results.jsonl in the run folder)")
     broken = summary.get("broken_tasks") or {}
     if broken:
         rows.append(
@@ -505,11 +525,20 @@ class _Recorder:
 TICK_S = 1.0  # how often the bar shows the samples in flight
 SHOWN_IN_FLIGHT = 2  # the longest-running samples the bar names
 SLOW_S = 120.0  # a sample in flight this long gets the run's slow note, once
-CPU_SLOW_NOTE = (
-    "the suites' inputs are sized for a data-centre GPU, so on the CPU one sample takes minutes "
-    "(correctness trials, the reference, then both timed side by side); the bar names each sample's "
-    "phase. Fewer tasks: --tasks NAME or --level N; a GPU: --device cuda"
-)
+
+
+def cpu_slow_note(measure: bool) -> str:
+    """Why the first slow sample on the CPU is slow, naming the phases this run has."""
+    phases = (
+        "the reference, the correctness trials, then both timed side by side"
+        if measure
+        else "the reference, then the correctness trials"
+    )
+    return (
+        "the suites' inputs are sized for a data-centre GPU, so on the CPU one sample takes minutes "
+        f"({phases}); the bar names each sample's phase. Fewer tasks: --tasks NAME or --level N; "
+        "a GPU: --device cuda"
+    )
 
 
 def _faster(v: Verdict) -> bool:
@@ -621,7 +650,7 @@ def run(config: RunConfig) -> dict:
         disable=not config.progress,
         unit="sample",
     )
-    slow_note = CPU_SLOW_NOTE if eval_cfg.device == "cpu" else None
+    slow_note = cpu_slow_note(eval_cfg.measure) if eval_cfg.device == "cpu" else None
     recorder = _Recorder(rundir, verdicts, broken, bar, slow_note)
     finished = False
     logs = contextlib.ExitStack()

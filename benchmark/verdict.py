@@ -179,12 +179,13 @@ class Verdict:
         )
 
     def summary(self) -> str:
-        """One human line: status, speedup and the first line of the error."""
+        """One human line: status, speedup and the error's first line, whole (it may hold the figures
+        that decided the verdict, such as the tolerances)."""
         parts = [f"{self.task_id}#{self.sample}", self.status.value]
         if self.speedup is not None:
             parts.append(f"{self.speedup:.2f}x")
         if self.flags:
             parts.append("flags=" + ",".join(self.flags))
         if self.error:
-            parts.append(self.error.strip().splitlines()[0][:160])
+            parts.append(self.error.strip().splitlines()[0])
         return " ".join(parts)

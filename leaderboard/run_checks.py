@@ -410,7 +410,14 @@ def validate_run_dir(
         )
     problems = check_suite(run, verdicts, suite)
     tasks = covered_tasks(run, suite, partial)
-    problems += check_coverage(run, verdicts, suite, tasks, read_broken(summary)[0], read_skipped(summary))
+    coverage = check_coverage(run, verdicts, suite, tasks, read_broken(summary)[0], read_skipped(summary))
+    if not partial and any(p.endswith("the run did not select it") for p in coverage):
+        coverage.insert(
+            0,
+            "the run selected only part of its levels: submit it with --partial (labelled 'partial' on "
+            "the board), or run the whole levels",
+        )
+    problems += coverage
     problems += check_summary(summary, run, verdicts)
     if not run["strict"] and not is_trusted(run["model"]):
         problems.append(

@@ -15,7 +15,9 @@ import argparse
 import copy
 import dataclasses
 import logging
+import sys
 import typing
+import warnings
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -115,6 +117,9 @@ class KernelParser(TrlParser):
 
     def format_help(self) -> str:
         return self.summary_parser().format_help()
+
+    def format_usage(self) -> str:  # the short usage line above an error, not every field's flag
+        return self.summary_parser().format_usage()
 
     def summary_parser(self) -> argparse.ArgumentParser:
         """The short --help as a parser of its own: --config, the common options, the project's own."""
@@ -235,4 +240,26 @@ def run_command(parser: KernelParser, train: Callable[..., Path], argv: list[str
     """A trainer's `main`: logging, its command line and config file parsed, then `train` on the
     parsed dataclasses; returns what `train` returns (the saved model's folder)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return train(*parser.parse_args_and_config(argv))
+    return train(*parse_command(parser, argv))
+
+
+def parse_command(parser: KernelParser, argv: list[str] | None = None) -> tuple:
+    """The parsed dataclasses, or the usage and a one-line error (exit status 2) for what the user got
+    wrong: no recipe, a recipe file that is not there, an unknown flag, a value its field refuses
+    (TRL and transformers raise ValueError for the last two, which would otherwise be a traceback)."""
+    args = sys.argv[1:] if argv is None else argv
+    if not {"-h", "--help", "--help-all"} & set(args):
+        recipes = [a.partition("=")[2] for a in args if a.startswith("--config=")]
+        recipes += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--config"]
+        if not recipes:
+            parser.error("--config RECIPE.yaml is required (the recipes are in configs/sft and configs/rl)")
+        for recipe in recipes:
+            if not Path(recipe).is_file():
+                parser.error(f"no such recipe file: {recipe}")
+    try:
+        with warnings.catch_warnings():
+            # TRL's configs default gradient_checkpointing, which transformers >= 5.24 warns of on every run
+            warnings.filterwarnings("ignore", "`gradient_checkpointing` is deprecated", FutureWarning)
+            return parser.parse_args_and_config(argv)
+    except ValueError as e:
+        parser.error(str(e).strip().splitlines()[0])

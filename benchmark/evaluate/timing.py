@@ -29,6 +29,16 @@ import torch
 from benchmark.verdict import TimingStats
 
 
+def share_cores(device: torch.device) -> None:
+    """On the CPU, this process's intra-op threads for timing: half the cores. The judge and the
+    candidate's process take turns call by call, each polling for the other's message on a core of
+    its own (benchmark.evaluate.link.TIMING_SPIN_S); with every core each, a short call's thread team
+    waits on the core the other side polls on (a tiny linear layer timed 2.2x slower than alone,
+    dev/LOG.md 2026-12-07). Both arms get the same share, so the ratio stays fair."""
+    if device.type == "cpu":
+        torch.set_num_threads(max(1, len(os.sched_getaffinity(0)) // 2))
+
+
 @dataclass(frozen=True)
 class TimingConfig:
     warmup_calls: int = 3

@@ -219,6 +219,25 @@ def test_the_table_says_what_each_column_means_and_what_the_reference_should_sco
     assert any("expected pass@1 1.000, fast_1 0.000" in line for line in format_table(summary).splitlines())
 
 
+def test_the_table_gives_an_example_reason_for_each_failing_status():
+    from benchmark.runner import format_table, summarize
+    from benchmark.verdict import Status, Verdict
+
+    verdicts = [
+        Verdict("level1/b", Status.NO_CODE, level=1, error="no recorded completion for b sample 0"),
+        Verdict("level1/a", Status.CHEAT, level=1, sample=1, error="torch_compute_op: line 4\nmore"),
+        Verdict("level1/a", Status.CHEAT, level=1, error="aten_compute_op: line 9"),
+        Verdict("level1/c", Status.PASS, level=1, speedup=1.0),
+    ]
+    table = format_table(summarize(verdicts, (1,))).splitlines()
+    at = table.index("statuses: cheat=2, no_code=1, pass=1")
+    assert table[at + 1 : at + 4] == [
+        "  cheat, e.g. level1/a#0: aten_compute_op: line 9",
+        "  no_code, e.g. level1/b#0: no recorded completion for b sample 0",
+        "  (every sample's reason: results.jsonl in the run folder)",
+    ]
+
+
 NEEDS_FP8 = GOOD.replace(
     '"""y = 3x - 1."""', '"""y = 3x - 1, on FP8 tensor cores."""\n\nSOLBENCH = {"requires": ["fp8"]}'
 )

@@ -240,3 +240,9 @@ def test_the_bar_names_the_samples_in_flight_and_the_first_slow_one_says_why(tmp
     notes = [r.getMessage() for r in caplog.records]
     assert len(notes) == 1 and "relu#0 has run" in notes[0] and "(now: timing)" in notes[0]
     assert "the inputs are large" in notes[0]
+
+
+def test_the_cpu_slow_note_names_the_phases_the_run_has():
+    assert "timed side by side" in runner.cpu_slow_note(measure=True)
+    untimed = runner.cpu_slow_note(measure=False)
+    assert "timed" not in untimed and "correctness trials" in untimed and "--device cuda" in untimed

@@ -203,9 +203,14 @@ def test_verdicts_mixing_gpus_torch_or_modes_are_refused(make_run, registry, cha
 def test_task_of_claimed_level_missing(make_run, registry):
     verdicts = [v for v in default_verdicts() if v.task_id != "level1/row_sum"]
     path = make_run(verdicts, tasks=["level1/relu", "level2/gemm_bias"])
-    assert "task level1/row_sum of claimed level 1 is missing: the run did not select it" in refused(
-        path, registry
-    )
+    msg = refused(path, registry)
+    assert "task level1/row_sum of claimed level 1 is missing: the run did not select it" in msg
+    assert "submit it with --partial" in msg.splitlines()[1], "the way out leads the list"
+
+
+def test_a_run_with_no_result_missing_names_no_partial(make_run, registry):
+    verdicts = [v for v in default_verdicts() if v.task_id != "level2/gemm_bias"]
+    assert "--partial" not in refused(make_run(verdicts), registry)
 
 
 def test_selected_task_without_results(make_run, registry):

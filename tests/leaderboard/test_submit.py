@@ -121,7 +121,9 @@ def test_cli_reports_refusal_and_success(make_run, registry, tmp_path, capsys, m
         )
         == 0
     )
-    assert "submission written" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "submission written" in out
+    assert f"python -m leaderboard.build --submissions {tmp_path / 'subs'}" in out, "the board of that folder"
     assert load_submission(tmp_path / "subs" / "x.json").labels == ["example", NO_CODE]
 
 

@@ -59,3 +59,20 @@ def test_a_recipe_value_of_the_wrong_type_names_its_field(tmp_path):
     recipe.write_text(base + "primeecho_alpha: 1\nsuite: builtin\nlearning_rate: 1e-5\n")  # an int is a float
     script_args, config, _ = rl.parser().parse_args_and_config(["--config", str(recipe)])
     assert config.primeecho_alpha == 1.0 and config.learning_rate == 1e-5 and script_args.suite == "builtin"
+
+
+@pytest.mark.parametrize("module", [sft, rl], ids=["sft", "rl"])
+def test_what_the_user_got_wrong_is_one_line_with_the_short_usage(module, tmp_path, capsys):
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text(f"output_dir: {tmp_path}\nuse_cpu: true\nbf16: false\n")
+    for argv, says in (
+        ([], "--config RECIPE.yaml is required"),
+        (["--config", str(tmp_path / "nope.yaml")], "no such recipe file: "),
+        (["--config", str(recipe), "--lerning_rate", "1"], "--lerning_rate"),
+    ):
+        with pytest.raises(SystemExit) as done:
+            module.main(argv)
+        assert done.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"usage: python -m {module.__name__} --config RECIPE.yaml")
+        assert says in err and "Traceback" not in err and len(err.splitlines()) <= 4, err

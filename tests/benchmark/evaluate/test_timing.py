@@ -10,6 +10,7 @@ from benchmark.evaluate.timing import (
     Timer,
     TimingConfig,
     median_rel_err,
+    share_cores,
 )
 
 
@@ -475,3 +476,17 @@ def test_touch_reads_fp8_outputs(dtype):
 
     q = torch.randn(64, 300).to(dtype)
     touch((q, q.t(), q[:, ::3], torch.ones(2)))
+
+
+@pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (16, 8)])
+def test_each_side_times_with_half_the_cores_on_the_cpu(monkeypatch, cores, threads):
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(cores)))
+    before = torch.get_num_threads()
+    try:
+        share_cores(torch.device("cuda"))
+        assert torch.get_num_threads() == before, "a GPU's timing leaves the host's threads alone"
+        share_cores(torch.device("cpu"))
+        share_cores(torch.device("cpu"))  # the same share each time, not half of half
+        assert torch.get_num_threads() == threads
+    finally:
+        torch.set_num_threads(before)

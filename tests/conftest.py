@@ -128,3 +128,15 @@ def changed_eval_settings(tmp_path) -> dict:
 
     defaults = EvalConfig()
     return {f.name: changed(f, getattr(defaults, f.name)) for f in dataclasses.fields(EvalConfig)}
+
+
+@pytest.fixture(autouse=True)
+def _torch_threads_kept():
+    """A test that runs a timing side in this process (benchmark.evaluate.timing.share_cores) leaves
+    torch's thread count as it found it: the zygote tests compare children's with this process's."""
+    import torch
+
+    before = torch.get_num_threads()
+    yield
+    if torch.get_num_threads() != before:
+        torch.set_num_threads(before)

@@ -245,14 +245,15 @@ def run_command(parser: KernelParser, train: Callable[..., Path], argv: list[str
 
 def parse_command(parser: KernelParser, argv: list[str] | None = None) -> tuple:
     """The parsed dataclasses, or the usage and a one-line error (exit status 2) for what the user got
-    wrong: no recipe, a recipe file that is not there, an unknown flag, a value its field refuses
-    (TRL and transformers raise ValueError for the last two, which would otherwise be a traceback)."""
+    wrong: nothing given (a recipe or its fields as flags), a recipe file that is not there, an unknown
+    flag, a value its field refuses (TRL and transformers raise ValueError for the last two, which
+    would otherwise be a traceback)."""
     args = sys.argv[1:] if argv is None else argv
+    if not args:
+        parser.error("give a recipe: --config RECIPE.yaml (configs/sft, configs/rl) or its fields as flags")
     if not {"-h", "--help", "--help-all"} & set(args):
         recipes = [a.partition("=")[2] for a in args if a.startswith("--config=")]
         recipes += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--config"]
-        if not recipes:
-            parser.error("--config RECIPE.yaml is required (the recipes are in configs/sft and configs/rl)")
         for recipe in recipes:
             if not Path(recipe).is_file():
                 parser.error(f"no such recipe file: {recipe}")

@@ -66,7 +66,7 @@ def test_what_the_user_got_wrong_is_one_line_with_the_short_usage(module, tmp_pa
     recipe = tmp_path / "recipe.yaml"
     recipe.write_text(f"output_dir: {tmp_path}\nuse_cpu: true\nbf16: false\n")
     for argv, says in (
-        ([], "--config RECIPE.yaml is required"),
+        ([], "give a recipe: --config RECIPE.yaml"),
         (["--config", str(tmp_path / "nope.yaml")], "no such recipe file: "),
         (["--config", str(recipe), "--lerning_rate", "1"], "--lerning_rate"),
     ):

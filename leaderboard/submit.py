@@ -194,7 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"submission written: {path}")
-    folder = "" if Path(args.out).resolve() == Path(SUBMISSIONS_DIR).resolve() else f" --submissions {args.out}"
+    folder = (
+        "" if Path(args.out).resolve() == Path(SUBMISSIONS_DIR).resolve() else f" --submissions {args.out}"
+    )
     print(f"rebuild the site with: python -m leaderboard.build{folder}")
     return 0
 

@@ -140,14 +140,15 @@ def summarize(
         samples_per_task,
         best={t: s for t, (_, s) in baselines.items()},
     )
+    final = metrics.final_turns(verdicts)
     statuses: dict[str, int] = {}
-    for v in metrics.final_turns(verdicts):
+    for v in final:
         statuses[v.status.value] = statuses.get(v.status.value, 0) + 1
     return {
         "metrics": {name: m.to_dict() for name, m in per_level.items()},
         "metrics_rules": metrics.rules(),
         "statuses": statuses,
-        "status_examples": status_examples(verdicts),
+        "status_examples": status_examples(final),
         "broken_tasks": broken,
         "skipped_tasks": dict(skipped or {}),
         "turns": per_turn_metrics(
@@ -163,14 +164,15 @@ def summarize(
 EXAMPLE_CHARS = 200  # of an example's error line in the table
 
 
-def status_examples(verdicts: list[Verdict]) -> dict[str, str]:
-    """For each status but pass, its first sample (by task and sample) and the first line of its
-    error: what the printed table shows under the status counts, so a failed run says why."""
+def status_examples(final: list[Verdict]) -> dict[str, str]:
+    """For each status but pass among the samples' final verdicts, its first sample (by task and
+    sample) and the first line of its error: what the printed table shows under the status counts,
+    so a failed run says why."""
     examples: dict[str, str] = {}
-    for v in sorted(metrics.final_turns(verdicts), key=lambda v: (v.task_id, v.sample)):
+    for v in sorted(final, key=lambda v: (v.task_id, v.sample)):
         if v.status is not Status.PASS and v.status.value not in examples:
-            reason = (v.error or "").strip().splitlines() or ["no error recorded"]
-            examples[v.status.value] = f"{v.task_id}#{v.sample}: {reason[0][:EXAMPLE_CHARS]}"
+            reason = v.error_line or "no error recorded"
+            examples[v.status.value] = f"{v.task_id}#{v.sample}: {reason[:EXAMPLE_CHARS]}"
     return examples
 
 

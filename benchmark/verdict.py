@@ -178,14 +178,19 @@ class Verdict:
             }
         )
 
+    @property
+    def error_line(self) -> str | None:
+        """The error's first line, whole (it may hold the figures that decided the verdict)."""
+        lines = (self.error or "").strip().splitlines()
+        return lines[0] if lines else None
+
     def summary(self) -> str:
-        """One human line: status, speedup and the error's first line, whole (it may hold the figures
-        that decided the verdict, such as the tolerances)."""
+        """One human line: status, speedup and the error's first line."""
         parts = [f"{self.task_id}#{self.sample}", self.status.value]
         if self.speedup is not None:
             parts.append(f"{self.speedup:.2f}x")
         if self.flags:
             parts.append("flags=" + ",".join(self.flags))
-        if self.error:
-            parts.append(self.error.strip().splitlines()[0])
+        if self.error_line:
+            parts.append(self.error_line)
         return " ".join(parts)

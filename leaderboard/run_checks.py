@@ -411,7 +411,7 @@ def validate_run_dir(
     problems = check_suite(run, verdicts, suite)
     tasks = covered_tasks(run, suite, partial)
     coverage = check_coverage(run, verdicts, suite, tasks, read_broken(summary)[0], read_skipped(summary))
-    if not partial and any(p.endswith("the run did not select it") for p in coverage):
+    if not partial and set(tasks) - set(run["tasks"]):
         coverage.insert(
             0,
             "the run selected only part of its levels: submit it with --partial (labelled 'partial' on "

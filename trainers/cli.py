@@ -248,19 +248,14 @@ def parse_command(parser: KernelParser, argv: list[str] | None = None) -> tuple:
     wrong: nothing given (a recipe or its fields as flags), a recipe file that is not there, an unknown
     flag, a value its field refuses (TRL and transformers raise ValueError for the last two, which
     would otherwise be a traceback)."""
-    args = sys.argv[1:] if argv is None else argv
-    if not args:
+    if not (sys.argv[1:] if argv is None else argv):
         parser.error("give a recipe: --config RECIPE.yaml (configs/sft, configs/rl) or its fields as flags")
-    if not {"-h", "--help", "--help-all"} & set(args):
-        recipes = [a.partition("=")[2] for a in args if a.startswith("--config=")]
-        recipes += [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--config"]
-        for recipe in recipes:
-            if not Path(recipe).is_file():
-                parser.error(f"no such recipe file: {recipe}")
     try:
         with warnings.catch_warnings():
             # TRL's configs default gradient_checkpointing, which transformers >= 5.24 warns of on every run
             warnings.filterwarnings("ignore", "`gradient_checkpointing` is deprecated", FutureWarning)
             return parser.parse_args_and_config(argv)
+    except FileNotFoundError as e:  # the only file the parser opens is --config's
+        parser.error(f"no such recipe file: {e.filename}")
     except ValueError as e:
         parser.error(str(e).strip().splitlines()[0])

@@ -42,13 +42,6 @@ class DeviceLock:
                     entry.unlink(missing_ok=True)
             (members / str(os.getpid())).touch()
 
-    def admit(self, pid: int) -> None:
-        """Register `pid` as playing by this lock too: a process whose every GPU call its holder makes
-        under the lock (the judge's candidate's process, which runs only on the judge's requests), so
-        the other lanes' neighbour checks do not wait for it."""
-        if self.path:
-            (Path(f"{self.path}.members") / str(pid)).touch()
-
     def members(self) -> set[int]:
         """Process ids of the live holders of this device's lock. Read-only, and without os.kill, which
         the candidate's sandbox refuses: it runs again after the candidate has loaded."""
@@ -102,6 +95,17 @@ class DeviceLock:
         finally:
             if self.on_wait:
                 self.on_wait(False)
+
+
+def admit(path: str | Path | None, pid: int) -> None:
+    """Register `pid` as playing by this lock: a candidate's process, admitted by the parent that started
+    it, before it makes its CUDA context. Every GPU call it makes once loaded is its judge's request,
+    made under the lock; what it does on the GPU while it imports is the one use outside the lock, so
+    the other lanes' neighbour checks no longer wait out its context's start (docs/anti-cheat.md)."""
+    if path:
+        members = Path(f"{path}.members")
+        members.mkdir(parents=True, exist_ok=True)  # the first holder may not have opened the lock yet
+        (members / str(pid)).touch()
 
 
 def dismiss(path: str | Path | None, pid: int) -> None:

@@ -545,7 +545,6 @@ class Judge:
         self.phase("import")
         loaded = self.client.wait_loaded()
         self.candidate_pid = self.job.candidate_pid or loaded.pid  # the parent's word, where it gave it
-        self.lock.admit(self.candidate_pid)  # the other lanes' neighbour checks know it
         self.phases["compile_s"] = loaded.compile_s
         if loaded.error is not None:
             return "compile_error", loaded.error

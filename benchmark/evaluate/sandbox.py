@@ -574,6 +574,8 @@ def run_pair(
                         candidate_end,
                     )
                 )
+            # a lock member from its start: its context's making is no neighbour's timing to wait out
+            gpu_lock.admit(judge_job.device_lock, children[0].proc.pid)
             judge_job = replace(judge_job, candidate_pid=children[0].proc.pid)
             with judge_end:
                 children.append(
@@ -600,5 +602,5 @@ def run_pair(
                     kill_session(child.proc.pid)
                     child.proc.wait()
         candidate, judge = _finish(children, over, clocks, t0)
-        gpu_lock.dismiss(judge_job.device_lock, children[0].proc.pid)  # the judge admitted it
+        gpu_lock.dismiss(judge_job.device_lock, children[0].proc.pid)  # admitted at its start
     return PairOutcome(judge, candidate)

@@ -4,7 +4,7 @@ opens its own handle, as each evaluation process does."""
 import threading
 import time
 
-from benchmark.evaluate.gpu_lock import DeviceLock, dismiss
+from benchmark.evaluate.gpu_lock import DeviceLock, admit, dismiss
 
 
 def test_shared_holders_overlap(tmp_path):
@@ -108,20 +108,19 @@ def test_a_wait_for_the_lock_is_told_so_it_is_charged_to_no_limit(tmp_path):
 
 
 def test_an_admitted_process_is_a_member_until_dismissed_or_gone(tmp_path):
-    """The judge admits its candidate's process (it calls the GPU only on the judge's requests, made
+    """The parent admits a candidate's process (it calls the GPU only on its judge's requests, made
     under the lock), so other lanes' neighbour checks know it; a dismissed or dead one is not."""
     import subprocess
     import sys
 
-    lock = DeviceLock(tmp_path / "gpu0")
     other = DeviceLock(tmp_path / "gpu0")  # another lane's judge
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        lock.admit(child.pid)
+        admit(tmp_path / "gpu0", child.pid)
         assert child.pid in other.members()
         dismiss(tmp_path / "gpu0", child.pid)
         assert child.pid not in other.members()
-        lock.admit(child.pid)
+        admit(tmp_path / "gpu0", child.pid)
     finally:
         child.kill()
         child.wait()

@@ -361,6 +361,35 @@ def test_cuda_in_a_tasks_forward_on_the_cpu_is_a_one_line_task_error(tmp_path, l
     assert "\n" not in str(failed.value)
 
 
+def test_the_candidates_process_is_a_lock_member_before_its_judge_starts(
+    task, lenient, tmp_path, monkeypatch
+):
+    """Admitted only once loaded, its CUDA context's making (a foreign process to NVML) held every
+    other lane's timing in its neighbour wait, inside the device's exclusive hold (83 s of 616 over
+    the suite, dev/LOG.md 2026-12-07): the parent admits it as soon as it has started it."""
+    from benchmark.evaluate import gpu_lock, sandbox
+
+    lock, order = tmp_path / "device-0", []
+    real_launch, real_admit = sandbox._launch, gpu_lock.admit
+
+    def launch(role, *args, **kwargs):
+        child = real_launch(role, *args, **kwargs)
+        order.append((role, child.proc.pid))
+        return child
+
+    def admit(path, pid):
+        order.append(("admit", pid))
+        real_admit(path, pid)
+
+    monkeypatch.setattr(sandbox, "_launch", launch)
+    monkeypatch.setattr(gpu_lock, "admit", admit)
+    v = evaluate(task, SCALE_SHIFT, lenient, device_lock=str(lock))
+    assert v.status is Status.PASS, v.error
+    [(first, candidate), (second, admitted), (third, _)] = order
+    assert (first, second, third) == ("candidate", "admit", "judge")
+    assert admitted == candidate
+
+
 def test_the_candidates_process_stays_a_lock_member_until_reaped(task, lenient, tmp_path, monkeypatch):
     """Dismissed while alive, its last kernels would read as a neighbour's in the other lanes' checks
     and make their timings wait and run again; the parent dismisses it once reaped."""

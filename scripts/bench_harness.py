@@ -8,7 +8,10 @@ spawned against forked from the warm zygote (`startup`); and how each arm's per-
 one long interleaved timing of the repeats' cases, in this process, its raw samples kept (`drift`);
 the GELU's time against where its output lies beside its input (`placement`); and the same GELU
 timed in several fresh processes in turn, on an input shared from this one through CUDA IPC (as the
-arena's) and on its own copy, each with a few outputs of its own (`processes`).
+arena's) and on its own copy, each with a few outputs of its own (`processes`); and the reference
+against itself on host-bound tasks and on tasks whose self-speedup read beyond the noise, through the
+Verifier's pool, under two spins of the timing's channel (`spin`, TimingConfig.spin_ms): the
+device time held alone, the timed rounds and the distance of each speedup from 1.
 
     python scripts/bench_harness.py --device cuda --repeats 5 --out $OUT/harness [--sections ...]
 
@@ -80,7 +83,18 @@ def row(v) -> dict:
     }
 
 
-SECTIONS = ("fault", "repeats", "neighbour", "strict", "phases", "startup", "drift", "placement", "processes")
+SECTIONS = (
+    "fault",
+    "repeats",
+    "neighbour",
+    "strict",
+    "phases",
+    "startup",
+    "drift",
+    "placement",
+    "processes",
+    "spin",
+)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -118,6 +132,13 @@ def main(argv: list[str] | None = None) -> None:
         default=50,
         help="rounds per block whose medians the drift section reports",
     )
+    p.add_argument(
+        "--spins",
+        nargs="+",
+        type=float,
+        default=[0.2, 20.0],
+        help="the spin section's arms: TimingConfig.spin_ms values, the first the baseline",
+    )
     p.add_argument("--out", type=Path, default=Path("runs/bench-harness"))
     args = p.parse_args(argv)
     device = args.device or default_device()
@@ -131,6 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         "drift": drift,
         "placement": placement,
         "processes": processes,
+        "spin": spin,
     }
     once = {"fault": fault_isolation, "strict": strict_overhead, "phases": phases, "startup": startup}
     for section in [s for s in args.sections if s != "fault" or device == "cuda"]:
@@ -896,3 +918,85 @@ def startup(base: EvalConfig, args, report: dict) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# The reference against itself where the whole suite's run (2026-12-07, H100) held the device alone
+# longest for its many timed rounds (host-bound: loops of small kernels), and where it read beyond the
+# noise (fast_1 0.022 where 0 is expected).
+SPIN_TASKS = (
+    "level3/selective_scan_loop_fp32.py",
+    "level3/gru_cell_unrolled_bf16.py",
+    "level3/moe_shared_expert_swiglu_bf16.py",
+    "level3/diagonal_linear_recurrence_loop_fp32.py",
+    "level3/moe_top2_expert_loop_fp32.py",
+    "level3/gru_bidirectional_fp32.py",
+    "level1/groupnorm_backward_fp32.py",
+    "level1/layernorm_no_affine_backward_fp16.py",
+    "level1/embedding_fp32.py",
+    "level1/mean_keepdim_fp16.py",
+)
+
+
+def spin(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
+    """SPIN_TASKS' references against themselves through the Verifier's pool at its default lanes,
+    under each of `--spins` in turn, `--repeats` rounds of arms: per arm the device time held alone,
+    timed rounds, drift tries and |log speedup|; and each arm's total time alone over the first
+    arm's, with a bootstrap interval over the tasks."""
+    import math
+
+    from benchmark.models.reference import reference_candidate
+    from benchmark.stats import bootstrap_interval, resample_weights
+    from benchmark.verify.verifier import Verifier, VerifierConfig
+
+    tasks = [task_for(t) for t in SPIN_TASKS]
+    rows: dict[float, list[dict]] = {s: [] for s in args.spins}
+    report["spin"] = {"tasks": list(SPIN_TASKS), "arms": {str(s): rows[s] for s in args.spins}}
+    for r in range(args.repeats):
+        for spin_ms in args.spins if r % 2 == 0 else list(reversed(args.spins)):
+            config = dataclasses.replace(base, timing=dataclasses.replace(base.timing, spin_ms=spin_ms))
+            with Verifier(VerifierConfig(eval=config)) as verifier:
+                futures = [  # trusted, as `--model reference`: the rule against ModelNew = Model is off
+                    verifier.submit(t, reference_candidate(t.source), sample=r, trusted=True) for t in tasks
+                ]
+                verdicts = [f.result() for f in futures]
+            for v in verdicts:
+                rows[spin_ms].append(
+                    {
+                        **row(v),
+                        "repeat": r,
+                        "tries": int(v.env.get("timing_tries", "1")),
+                        "neighbour_wait": v.env.get("neighbour_wait"),
+                    }
+                )
+            print(
+                f"spin {spin_ms} ms, repeat {r}: " + speedup_list(verdicts) + failures(verdicts), flush=True
+            )
+            save()
+    print(f"{'spin ms':>8} {'alone s':>8} {'rounds p50':>10} {'tries > 1':>9} {'|log speedup| p50':>17}")
+    for spin_ms, arm in rows.items():
+        distance = [abs(math.log(x["speedup"])) for x in arm if x["speedup"]]
+        print(
+            f"{spin_ms:8g} {sum(x['alone_s'] for x in arm):8.1f} "
+            f"{statistics.median(x['rounds'] or 0 for x in arm):10g} {sum(x['tries'] > 1 for x in arm):9d} "
+            f"{statistics.median(distance) if distance else float('nan'):17.4f}"
+        )
+    first = args.spins[0]
+    weights = resample_weights(len(tasks))
+    per_task = {
+        s: [sum(x["alone_s"] for x in rows[s] if x["task"] == t.task_id) for t in tasks] for s in args.spins
+    }
+    for spin_ms in args.spins[1:]:
+        interval = bootstrap_interval(
+            [per_task[first], per_task[spin_ms]], lambda sums: sums[1] / sums[0] if sums[0] else None, weights
+        )
+        ratio = sum(per_task[spin_ms]) / sum(per_task[first]) if sum(per_task[first]) else None
+        report["spin"][f"alone_{spin_ms}_over_{first}"] = [ratio, interval.to_list() if interval else None]
+        if ratio is None:  # no time held alone (no device lock: the CPU)
+            print(f"time alone, spin {spin_ms} over {first} ms: n/a (no time alone in the first arm)")
+            continue
+        print(
+            f"time alone, spin {spin_ms} over {first} ms: {ratio:.3f}"
+            + (f" [{interval.lo:.3f}, {interval.hi:.3f}]" if interval else "")
+            + " (95% bootstrap over tasks)",
+            flush=True,
+        )

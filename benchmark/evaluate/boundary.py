@@ -312,6 +312,7 @@ class TimingSets:
     KIND: ClassVar[str] = "timing_sets"
     sets: tuple[tuple[ValueSpec, ...], ...]
     slots: tuple[tuple[ValueSpec, ...], ...]
+    spin_s: float = 0.0  # how long to poll for the next request after a timed or warm-up call
 
 
 @dataclass(frozen=True)

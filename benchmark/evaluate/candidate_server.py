@@ -58,7 +58,7 @@ from benchmark.evaluate.boundary import (
 )
 from benchmark.evaluate.candidate import CandidateLoadError, load_candidate
 from benchmark.evaluate.correctness import flatten_outputs
-from benchmark.evaluate.link import TIMING_SPIN_S, CandidateLost, Link, read_record
+from benchmark.evaluate.link import CandidateLost, Link, read_record
 from benchmark.evaluate.program import pin_precision
 from benchmark.evaluate.timing import CallTimer, share_cores
 from benchmark.evaluate.transfer import Arena
@@ -145,6 +145,7 @@ class CandidateServer:
         self.model = None
         self.timer: CallTimer | None = None
         self.sets: tuple = ()
+        self.spin_s = 0.0  # after a timed or warm-up call, how long to poll for the next (TimingSets)
         self.slot: list = []
         self.last: object = None
         self.profile: KernelProfile | None = None
@@ -172,7 +173,7 @@ class CandidateServer:
                 reply = Failed(format_candidate_error(e))
             self.link.send(reply)
             # While timing, the next call comes within the reference's: be awake for it.
-            spin = TIMING_SPIN_S if isinstance(request, Warm | Timed) else 0.0
+            spin = self.spin_s if isinstance(request, Warm | Timed) else 0.0
 
     def handle(self, request: object, fds: list[int]):
         if isinstance(request, Setup):
@@ -182,7 +183,7 @@ class CandidateServer:
         if isinstance(request, TimingSets):
             if len(request.slots) != len(request.sets):
                 raise BoundaryError("every timing set needs its place in the slot")
-            self.sets, self.slots = request.sets, request.slots
+            self.sets, self.slots, self.spin_s = request.sets, request.slots, request.spin_s
             share_cores(self.device)  # the timing starts
             return Done()
         if isinstance(request, Prepare):

@@ -677,7 +677,7 @@ class Judge:
             packed, offset = self.arena.pack(inputs, offset, self.slot_offset, layout=True)
             specs.append(tuple(packed))
             slots.append(tuple(self.arena.place(inputs, self.slot_offset, self.out_offset, layout=True)[0]))
-        self.client.ask(TimingSets(tuple(specs), tuple(slots)), Done)
+        self.client.ask(TimingSets(tuple(specs), tuple(slots), self.spin_s), Done)
         self.timing_specs, self.timing_slots = tuple(specs), tuple(slots)
         return sets
 
@@ -705,7 +705,9 @@ class Judge:
         def attempt():
             nonlocal remote
             rechecks = Rechecks(recheck)
-            remote = RemoteArm(self.client, self.calibration, len(sets), on_timed=rechecks.after_call)
+            remote = RemoteArm(
+                self.client, self.calibration, len(sets), on_timed=rechecks.after_call, spin_s=self.spin_s
+            )
             walled.reset()
             with self.lock.exclusive(), torch.no_grad():
                 timed = self.alone(lambda: self.timer.interleaved([walled, remote]))
@@ -744,9 +746,14 @@ class Judge:
         call slower), and only the candidate's own work differs. Always timed in this judge:
         another process's time differs by whatever differs between processes. Called holding the
         device alone, right after the first interleaved timing (so its warm-up serves this too)."""
-        idle = RemoteArm(self.client, self.calibration, n_sets, empty=True)
+        idle = RemoteArm(self.client, self.calibration, n_sets, empty=True, spin_s=self.spin_s)
         timed = self.alone(lambda: self.timer.interleaved([reference, idle], self.timer.config.brief()))
         self.times["reference_alone_time"] = asdict(timed.stats[0])
+
+    @property
+    def spin_s(self) -> float:
+        """How long each side polls for the other's message while timing (TimingConfig.spin_ms)."""
+        return self.job.timing.spin_ms / 1e3
 
     def round_trip_ms(self) -> float:
         """The channel's own latency: the median of PINGS empty requests."""

@@ -36,7 +36,6 @@ from benchmark.evaluate.boundary import (
 )
 
 MAX_MESSAGE = 8 * 2**20  # bytes of one JSON line; a longer one ends the sample
-TIMING_SPIN_S = 0.0002  # while timing, each side polls this long for the other's message before sleeping
 MAX_FDS = 4
 
 
@@ -163,6 +162,7 @@ class RemoteArm:
     n_sets: int
     on_timed: Callable[[int], None] | None = None
     empty: bool = False  # the candidate's process makes empty calls (the reference timed beside it idle)
+    spin_s: float = 0.0  # how long this side polls for each reply before sleeping (TimingConfig.spin_ms)
     walls_ms: list[float] = field(default_factory=list)
     claimed_ms: list[float] = field(default_factory=list)
 
@@ -176,14 +176,14 @@ class RemoteArm:
 
     def warm(self, i: int, covered: bool, cover_ms: float) -> tuple[float, float]:
         t = self.client.ask(
-            Warm(i % self.n_sets, covered, cover_ms, not self.empty), Times, spin_s=TIMING_SPIN_S
+            Warm(i % self.n_sets, covered, cover_ms, not self.empty), Times, spin_s=self.spin_s
         )
         return _time_value(t.first), _time_value(t.second)
 
     def timed(self, i: int, behind_flush: bool, cover_ms: float) -> tuple[float, float]:
         t0 = time.perf_counter()
         t = self.client.ask(
-            Timed(i % self.n_sets, behind_flush, cover_ms, not self.empty), Times, spin_s=TIMING_SPIN_S
+            Timed(i % self.n_sets, behind_flush, cover_ms, not self.empty), Times, spin_s=self.spin_s
         )
         self.walls_ms.append((time.perf_counter() - t0) * 1e3)
         stream_ms, gap_ms = _time_value(t.first), _time_value(t.second)

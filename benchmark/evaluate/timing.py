@@ -32,7 +32,7 @@ from benchmark.verdict import TimingStats
 def share_cores(device: torch.device) -> None:
     """On the CPU, this process's intra-op threads for timing: half the cores. The judge and the
     candidate's process take turns call by call, each polling for the other's message on a core of
-    its own (benchmark.evaluate.link.TIMING_SPIN_S); with every core each, a short call's thread team
+    its own (TimingConfig.spin_ms); with every core each, a short call's thread team
     waits on the core the other side polls on (a tiny linear layer timed 2.2x slower than alone,
     dev/LOG.md 2026-12-07). Both arms get the same share, so the ratio stays fair."""
     if device.type == "cpu":
@@ -63,6 +63,10 @@ class TimingConfig:
     # Interleaved timings tried again (the device lock released between tries) while the reference in
     # them runs slower than alone beyond REFERENCE_DRIFT_CAP; the try with the fastest reference counts.
     drift_retries: int = 2
+    # While timing, the judge and the candidate's process each poll this long for the other's message
+    # before sleeping in the kernel (benchmark.evaluate.link.Link.receive): a process woken from its
+    # sleep launches slower, so a short call's time would carry the wake-up.
+    spin_ms: float = 0.2
 
     def brief(self) -> TimingConfig:
         """A short timing of the same protocol: enough for a bound (the reference's time alone, which

@@ -135,3 +135,22 @@ def test_trace_estimates_read_even_odd_rounds_and_the_fast_calls(tmp_path):
         assert got["spreads"][name] == pytest.approx(0.0)
     assert "paired median" not in got["spreads"]  # that one is the verdict's speedup
     assert bh.trace_estimates(tmp_path / "absent")["runs"] == []
+
+
+def test_spin_times_the_reference_against_itself_under_each_spin(tmp_path, monkeypatch, capsys):
+    spec = str(bh.DATA / "suite" / "level1" / "scale_shift.py")
+    monkeypatch.setattr(bh, "SPIN_TASKS", (spec,))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the script's build cache
+    out = tmp_path / "out"
+    bh.main(
+        ["--device", "cpu", "--sections", "spin", "--repeats", "1", "--spins", "0.2", "5", "--out", str(out)]
+    )
+    report = json.loads((out / "harness.json").read_text())["spin"]
+    assert report["tasks"] == [spec]
+    for arm in ("0.2", "5.0"):
+        (row,) = report["arms"][arm]
+        assert row["task"] == "scale_shift" and row["verdict"] == "pass" and row["speedup"] > 0
+        assert row["tries"] >= 1 and row["rounds"] >= 10
+    printed = capsys.readouterr().out
+    assert "spin 0.2 ms, repeat 0:" in printed and "spin 5.0 ms, repeat 0:" in printed
+    assert "time alone, spin 5.0 over 0.2 ms" in printed

@@ -48,3 +48,31 @@ def test_native_threads_left_are_counted_before_the_first_profile(monkeypatch, c
         for step in ("start", "call", "stop"):
             server.profiled(Profile(step, 0))
     assert server.observations().native_threads_left is left
+
+
+def test_it_polls_for_the_next_timed_call_as_long_as_the_judge_asks(monkeypatch):
+    """While timing, the candidate's process polls for the judge's next request for the spin the
+    timing asked for (TimingConfig.spin_ms, sent with the timing sets) and sleeps at once otherwise."""
+    import json
+
+    from benchmark.evaluate.boundary import Done, Ping, Timed, TimingSets, encode
+    from benchmark.evaluate.link import CandidateLost
+
+    script = [TimingSets((), (), spin_s=0.005), Timed(0, True, 0.1), Ping(), Timed(0, True, 0.1)]
+    spins: list[float] = []
+
+    class _Link:
+        def receive(self, spin_s: float = 0.0):
+            spins.append(spin_s)
+            if not script:
+                raise CandidateLost("the channel closed")
+            return json.loads(encode(script.pop(0))), []
+
+        def send(self, record) -> None:
+            pass
+
+    server = CandidateServer(CandidateJob("", "", "cpu"), link=_Link(), model_cls=torch.nn.Identity)
+    real = server.handle
+    monkeypatch.setattr(server, "handle", lambda r, fds: Done() if isinstance(r, Timed) else real(r, fds))
+    server.serve(ThreadWatch(), StateDigest(), [])
+    assert spins == [0.0, 0.0, 0.005, 0.0, 0.005]

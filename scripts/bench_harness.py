@@ -940,8 +940,8 @@ SPIN_TASKS = (
 def spin(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     """SPIN_TASKS' references against themselves through the Verifier's pool at its default lanes,
     under each of `--spins` in turn, `--repeats` rounds of arms: per arm the device time held alone,
-    timed rounds, drift tries and |log speedup|; and each arm's total time alone over the first
-    arm's, with a bootstrap interval over the tasks."""
+    timed rounds, drift tries and |log speedup|; each task's speedups in every run; and each arm's
+    total time alone over the first arm's, with a bootstrap interval over the tasks."""
     import math
 
     from benchmark.models.reference import reference_candidate
@@ -980,6 +980,14 @@ def spin(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             f"{statistics.median(x['rounds'] or 0 for x in arm):10g} {sum(x['tries'] > 1 for x in arm):9d} "
             f"{statistics.median(distance) if distance else float('nan'):17.4f}"
         )
+    for t in tasks:  # one sign in every run: an offset of the task's (the processes differ); mixed: noise
+        runs = [
+            f"{x['speedup']:.3f}" if x["speedup"] else "-"
+            for a in rows.values()
+            for x in a
+            if x["task"] == t.task_id
+        ]
+        print(f"  {t.task_id}: {', '.join(runs)}", flush=True)
     first = args.spins[0]
     weights = resample_weights(len(tasks))
     per_task = {

@@ -154,3 +154,4 @@ def test_spin_times_the_reference_against_itself_under_each_spin(tmp_path, monke
     printed = capsys.readouterr().out
     assert "spin 0.2 ms, repeat 0:" in printed and "spin 5.0 ms, repeat 0:" in printed
     assert "time alone, spin 5.0 over 0.2 ms" in printed
+    assert f"  scale_shift: {report['arms']['0.2'][0]['speedup']:.3f}, " in printed  # every run, per task

@@ -47,6 +47,7 @@ FP8_STEPS: dict[torch.dtype, tuple[float, float]] = {
 EAGER_ERROR_FACTOR = 8.0  # how many times the eager reference's worst error a candidate may make
 EXACT_AGREEMENT = 0.99  # share of elements where eager must match the exact reference to use it
 EXACT_NORMWISE = 10.0  # or: max|eager - exact| within this many rtol of max|exact| (at most 1e-2)
+CHUNK_ELEMENTS = 1 << 22  # elements compared at a time: the comparisons' temporaries scale with it
 
 
 @dataclass(frozen=True)
@@ -88,13 +89,77 @@ def flatten_outputs(out: object) -> list[object]:
     return [out]
 
 
-def _describe_first_mismatch(ref: torch.Tensor, got: torch.Tensor, bad: torch.Tensor) -> str:
-    idx = tuple(int(i) for i in torch.nonzero(bad)[0].tolist())
-    n_bad = int(bad.sum())
-    return (
-        f"{n_bad} of {bad.numel()} elements differ; first at index {list(idx)}: "
-        f"expected {ref[idx].item():.6g}, got {got[idx].item():.6g}"
-    )
+def _chunks(*tensors: torch.Tensor) -> list[tuple[int, list[torch.Tensor]]]:
+    """Aligned slices of at most CHUNK_ELEMENTS elements of `tensors` (all of one numel) flattened, each
+    with its offset: the comparisons work slice by slice, so their temporaries do not grow with the output."""
+    flat = [t.detach().reshape(-1) for t in tensors]
+    return [(i, [t[i : i + CHUNK_ELEMENTS] for t in flat]) for i in range(0, flat[0].numel(), CHUNK_ELEMENTS)]
+
+
+def _unravel(flat_index: int, shape: torch.Size) -> list[int]:
+    """The multi-dimensional index of element `flat_index` of a contiguous tensor of `shape`."""
+    idx = []
+    for size in reversed(shape):
+        flat_index, i = divmod(flat_index, size)
+        idx.append(i)
+    return idx[::-1]
+
+
+def _describe_first_mismatch(n_bad: int, numel: int, idx: list[int], expected: float, got: float) -> str:
+    return f"{n_bad} of {numel} elements differ; first at index {idx}: expected {expected:.6g}, got {got:.6g}"
+
+
+def _agreeing(eager: torch.Tensor, exact: torch.Tensor, a: float, r: float) -> torch.Tensor:
+    """How many elements of one slice eager agrees with `exact` on, or is non-finite at."""
+    e, x = eager.double(), exact.to(eager.device).double()
+    return (torch.isclose(e, x, atol=a, rtol=r) | ~torch.isfinite(e)).sum()
+
+
+def _finite_spread(eager: torch.Tensor, exact: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """One slice's: whether eager and `exact` are both finite anywhere, and there the largest
+    |eager - exact| and the largest |exact|."""
+    e, x = eager.double(), exact.to(eager.device).double()
+    both = torch.isfinite(e) & torch.isfinite(x)
+    zero = torch.zeros_like(e)
+    return both.any(), torch.where(both, (e - x).abs(), zero).max(), torch.where(both, x.abs(), zero).max()
+
+
+def _eager_error(eager: torch.Tensor, exact: torch.Tensor) -> torch.Tensor:
+    """Eager's largest error against `exact` in one slice, where both are finite (0 if nowhere)."""
+    ref_w, exact_w = eager.double(), exact.to(device=eager.device, dtype=torch.float64)
+    both = torch.isfinite(ref_w) & torch.isfinite(exact_w)
+    return torch.where(both, (ref_w - exact_w).abs(), torch.zeros_like(ref_w)).max()
+
+
+def _judge(
+    chunk: list[torch.Tensor], work: torch.dtype, a: float, r: float, eager_err: float | None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One slice's (close, truth, got) in the working dtype: each element close to eager or, given an
+    exact reference (the slice's third tensor), within the bound around it where eager and it are
+    finite; there the exact reference is the truth, elsewhere eager."""
+    ref_w, got_w = chunk[0].to(work), chunk[1].to(work)
+    close = torch.isclose(got_w, ref_w, atol=a, rtol=r, equal_nan=True)
+    if len(chunk) == 2:
+        return close, ref_w, got_w
+    exact_w = chunk[2].to(device=ref_w.device, dtype=torch.float64)
+    both = torch.isfinite(ref_w) & torch.isfinite(exact_w)
+    bound = a + r * exact_w.abs() + EAGER_ERROR_FACTOR * eager_err
+    within = both & ((got_w - exact_w).abs() <= bound)
+    return close | within, torch.where(both, exact_w, ref_w), got_w
+
+
+def _slice_errors(
+    chunk: list[torch.Tensor], work: torch.dtype, a: float, r: float, eager_err: float | None
+) -> tuple[torch.Tensor, ...]:
+    """One slice's count of bad elements, whether a bad one is non-finite, and its largest absolute and
+    relative errors where truth and got are finite: 0-d tensors, left where they were computed."""
+    close, truth, got_w = _judge(chunk, work, a, r, eager_err)
+    finite = torch.isfinite(truth) & torch.isfinite(got_w)
+    diff = torch.where(finite, (got_w - truth).abs(), torch.zeros_like(truth))
+    significant = finite & (truth.abs() > max(a, 1e-12))
+    rel = torch.where(significant, diff / truth.abs().clamp_min(1e-30), torch.zeros_like(truth))
+    bad = ~close
+    return bad.sum(), (bad & ~torch.isfinite(got_w)).any(), diff.max(), rel.max()
 
 
 def _check_like(ref: torch.Tensor, got: object, name: str) -> str | None:
@@ -117,7 +182,8 @@ def usable_exact(
     EXACT_NORMWISE rtol of the largest exact value (else the upcast computed something else). Never for
     an fp8 output: where eager and the upcast round one value to neighbouring fp8 numbers, eager's
     "error" is a step of the largest binade (16 or 32 in e4m3), and 8 times it would pass any payload;
-    one step of tolerance (FP8_STEPS) around eager already admits every honest rounding."""
+    one step of tolerance (FP8_STEPS) around eager already admits every honest rounding. Works over
+    CHUNK_ELEMENTS elements at a time, the spread of the finite errors only where the agreement falls short."""
     if not isinstance(exact, torch.Tensor) or not ref.is_floating_point() or exact.shape != ref.shape:
         return False
     if ref.dtype in FP8_STEPS:
@@ -125,15 +191,15 @@ def usable_exact(
     if ref.numel() == 0:
         return False
     a, r = tolerance(ref.dtype, atol, rtol)
-    e, x = ref.detach().double(), exact.detach().to(ref.device).double()
-    finite = torch.isfinite(e)
-    agree = torch.isclose(e, x, atol=a, rtol=r) | ~finite
-    if float(agree.double().mean()) >= EXACT_AGREEMENT:
+    chunks = _chunks(ref, exact)
+    agree = torch.stack([_agreeing(e, x, a, r) for _, (e, x) in chunks]).sum()
+    if int(agree) / ref.numel() >= EXACT_AGREEMENT:
         return True
-    both = finite & torch.isfinite(x)
-    if not bool(both.any()):
+    spread = [_finite_spread(e, x) for _, (e, x) in chunks]
+    any_both, worst, scale = (torch.stack(t) for t in zip(*spread, strict=True))
+    if not bool(any_both.any()):
         return False
-    worst, scale = float((e - x).abs()[both].max()), float(x.abs()[both].max())
+    worst, scale = float(worst.max()), float(scale.max())
     return worst <= min(EXACT_NORMWISE * r, 1e-2) * max(scale, 1.0)
 
 
@@ -145,7 +211,10 @@ def compare_tensor(
     name: str,
     exact: torch.Tensor | None = None,
 ) -> Comparison:
-    """Compare one output with the eager `ref`, and with the `exact` reference where one is usable."""
+    """Compare one output with the eager `ref`, and with the `exact` reference where one is usable.
+    Works over CHUNK_ELEMENTS elements at a time: with `exact`, a first pass finds eager's own worst
+    error against it (which every element's bound needs), a second judges the elements; a failure's
+    first bad element is found again in the first slice that had one."""
     wrong = _check_like(ref, got, name)
     if wrong:
         return Comparison(False, detail=wrong)
@@ -153,42 +222,37 @@ def compare_tensor(
     if ref.numel() == 0:
         return Comparison(True)
     work = torch.float64 if ref.dtype == torch.float64 or exact is not None else torch.float32
-    ref_w = ref.detach().to(work)
-    got_w = got.detach().to(work)
-    close = torch.isclose(got_w, ref_w, atol=a, rtol=r, equal_nan=True)
     reference, eager_err = "eager", None
-    truth = ref_w
+    chunks = _chunks(ref, got) if exact is None else _chunks(ref, got, exact)
     if exact is not None:
-        exact_w = exact.detach().to(device=ref.device, dtype=torch.float64)
         reference = str(exact.dtype).removeprefix("torch.")
-        both = torch.isfinite(ref_w) & torch.isfinite(exact_w)
-        eager_diff = torch.where(both, (ref_w - exact_w).abs(), torch.zeros_like(ref_w))
-        eager_err = float(eager_diff.max())
-        bound = a + r * exact_w.abs() + EAGER_ERROR_FACTOR * eager_err
-        within = both & ((got_w - exact_w).abs() <= bound)
-        close = close | within
-        truth = torch.where(both, exact_w, ref_w)
-    finite = torch.isfinite(truth) & torch.isfinite(got_w)
-    diff = torch.where(finite, (got_w - truth).abs(), torch.zeros_like(truth))
-    max_abs = float(diff.max())
-    significant = finite & (truth.abs() > max(a, 1e-12))
-    rel = torch.where(significant, diff / truth.abs().clamp_min(1e-30), torch.zeros_like(truth))
-    max_rel = float(rel.max())
-    if bool(close.all()):
+        eager_err = float(torch.stack([_eager_error(e, x) for _, (e, _, x) in chunks]).max())
+    errors = [_slice_errors(chunk, work, a, r, eager_err) for _, chunk in chunks]
+    n_bad, nan_bad, abs_errs, rel_errs = (torch.stack(t) for t in zip(*errors, strict=True))
+    max_abs, max_rel = float(abs_errs.max()), float(rel_errs.max())
+    bad_per_chunk = n_bad.tolist()
+    if not any(bad_per_chunk):
         return Comparison(True, max_abs, max_rel, reference=reference, max_eager_err=eager_err)
-    bad = ~close
-    nan_bad = bad & (torch.isnan(got_w) | torch.isinf(got_w))
-    prefix = (
-        f"{name}: non-finite values where the reference has none; " if bool(nan_bad.any()) else f"{name}: "
-    )
+    non_finite = bool(nan_bad.any())
+    prefix = f"{name}: non-finite values where the reference has none; " if non_finite else f"{name}: "
     bound_text = f"atol={a:g}, rtol={r:g}"
     if eager_err is not None:
         bound_text += f", {EAGER_ERROR_FACTOR:g} x eager's own max error {eager_err:.3g} against {reference}"
+    offset, chunk = next(c for c, count in zip(chunks, bad_per_chunk, strict=True) if count)
+    close, truth, got_w = _judge(chunk, work, a, r, eager_err)
+    first = int(torch.nonzero(~close)[0, 0])
+    mismatch = _describe_first_mismatch(
+        sum(bad_per_chunk),
+        ref.numel(),
+        _unravel(offset + first, ref.shape),
+        truth[first].item(),
+        got_w[first].item(),
+    )
     return Comparison(
         False,
-        max_abs if not bool(nan_bad.any()) else float("inf"),
+        max_abs if not non_finite else float("inf"),
         max_rel,
-        prefix + _describe_first_mismatch(truth, got_w, bad) + f" ({bound_text})",
+        prefix + mismatch + f" ({bound_text})",
         reference=reference,
         max_eager_err=eager_err,
     )

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from benchmark.evaluate.correctness import EXACT_AGREEMENT, compare_outputs, tolerance, usable_exact
+from benchmark.evaluate import correctness
+from benchmark.evaluate.correctness import (
+    EXACT_AGREEMENT,
+    compare_outputs,
+    compare_tensor,
+    tolerance,
+    usable_exact,
+)
 from benchmark.evaluate.exact import ExactReference, wide_dtype
 
 
@@ -176,3 +183,121 @@ def test_an_fp8_output_is_compared_with_eager_not_with_an_upcast():
     assert not usable_exact(ref, exact)
     assert not compare_outputs(ref, got, exact=exact).ok
     assert compare_outputs(ref, ref.clone(), exact=exact).ok
+
+
+CHUNKING_CASES = [
+    "fp32 passes",
+    "fails late",
+    "non-finite got",
+    "nan in both",
+    "bf16 passes",
+    "fp16 fails",
+    "exact within normwise",
+    "exact unusable",
+    "exact agrees on 99%",
+    "exact off late",
+    "transposed got",
+    "0-d",
+    "empty",
+]
+
+
+def _chunking_case(case: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """(eager, got, exact) for `case`: 37 x 53 elements, many slices of 7 that do not align with rows."""
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(37, 53, generator=g, dtype=torch.float64) * 10
+    ref = x.float()
+    near = (x + 1e-6 * torch.randn(37, 53, generator=g, dtype=torch.float64)).float()
+    if case == "fp32 passes":
+        return ref, near, x
+    if case == "fails late":
+        got = near.clone()
+        got[36, 50] += 1.0
+        got[30, 7] -= 1.0
+        return ref, got, x
+    if case == "non-finite got":
+        got = near.clone()
+        got[33, 1], got[20, 3] = float("inf"), float("nan")
+        return ref, got, x
+    if case == "nan in both":
+        eager = ref.clone()
+        eager[::5, 2] = float("nan")
+        return eager, eager.clone(), x
+    if case in ("bf16 passes", "fp16 fails"):
+        half = torch.bfloat16 if case == "bf16 passes" else torch.float16
+        wide = x.float()
+        got = (wide * 1.001).to(half) if case == "bf16 passes" else (wide * 1.1).to(half)
+        return wide.to(half), got, wide
+    if case == "exact within normwise":  # agreement well under EXACT_AGREEMENT, eager's error small
+        return ref, near, x + 5e-4 * (torch.arange(x.numel()).view_as(x) % 3 == 0)
+    if case == "exact unusable":
+        got = ref.clone()
+        got[25, 40] += 1.0
+        return ref, got, x + 1.0
+    if case in ("exact agrees on 99%", "exact off late"):  # the last 19 or 20 of 1961 elements off
+        off = x.clone()
+        off.view(-1)[-19 if case == "exact agrees on 99%" else -20 :] += 1.0
+        return ref, near, off
+    if case == "transposed got":
+        got = near.t().contiguous().t()
+        got[12, 9] += 1.0
+        assert not got.is_contiguous()
+        return ref, got, x
+    if case == "0-d":
+        return torch.tensor(1.5), torch.tensor(1.6), torch.tensor(1.5, dtype=torch.float64)
+    assert case == "empty"
+    return torch.empty(0, 5), torch.empty(0, 5), torch.empty(0, 5, dtype=torch.float64)
+
+
+def _verdicts(ref: torch.Tensor, got: torch.Tensor, exact: torch.Tensor | None) -> tuple:
+    return (
+        compare_outputs(ref, got, exact=exact),
+        compare_outputs(ref, got),
+        compare_tensor(ref, got, None, None, "output", exact),
+        usable_exact(ref, exact),
+    )
+
+
+def _compare_case(case: str):
+    ref, got, exact = _chunking_case(case)
+    return compare_outputs(ref, got, exact=exact)
+
+
+@pytest.mark.parametrize("case", CHUNKING_CASES)
+def test_chunked_comparison_equals_the_whole(monkeypatch, case):
+    """Slices of 7 elements give the very verdicts, errors and details of one slice over the tensor."""
+    ref, got, exact = _chunking_case(case)
+    monkeypatch.setattr(correctness, "CHUNK_ELEMENTS", 1 << 30)
+    whole = _verdicts(ref, got, exact)
+    monkeypatch.setattr(correctness, "CHUNK_ELEMENTS", 7)
+    assert _verdicts(ref, got, exact) == whole
+
+
+def test_chunked_failure_names_the_first_bad_element(monkeypatch):
+    """The first bad element and the count come from all slices, in the output's own shape."""
+    monkeypatch.setattr(correctness, "CHUNK_ELEMENTS", 7)
+    c = _compare_case("fails late")
+    assert not c.ok and c.reference == "float64"
+    assert "2 of 1961 elements differ; first at index [30, 7]" in c.detail
+    c = _compare_case("transposed got")
+    assert "1 of 1961 elements differ; first at index [12, 9]" in c.detail
+    c = _compare_case("non-finite got")
+    assert c.max_abs_err == float("inf") and "non-finite values where the reference has none" in c.detail
+    assert "first at index [20, 3]" in c.detail
+    c = _compare_case("0-d")
+    assert not c.ok and "first at index []" in c.detail
+
+
+def test_chunking_cases_cover_both_references():
+    """The cases above exercise the exact reference, its normwise admission and the eager fallback."""
+    used = {case: _compare_case(case) for case in CHUNKING_CASES}
+    assert used["fp32 passes"].ok and used["fp32 passes"].reference == "float64"
+    assert used["bf16 passes"].ok and used["bf16 passes"].reference == "float32"
+    assert not used["fp16 fails"].ok and used["nan in both"].ok
+    ref, _, exact = _chunking_case("exact within normwise")
+    assert float(torch.isclose(ref.double(), exact).double().mean()) < EXACT_AGREEMENT
+    assert used["exact within normwise"].reference == "float64"
+    assert not usable_exact(*_chunking_case("exact unusable")[::2])
+    assert usable_exact(*_chunking_case("exact agrees on 99%")[::2])
+    assert not usable_exact(*_chunking_case("exact off late")[::2])
+    assert not used["exact unusable"].ok and used["exact unusable"].reference == "eager"

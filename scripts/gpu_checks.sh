@@ -2,7 +2,7 @@
 # Every GPU test and benchmark of the project, in one call, logs under $OUT (default runs/gpu).
 #   bash scripts/gpu_checks.sh [STAGE ...]     stages: env profile tests trust kernelbench harness reference manifest
 #                                              sft throughput soak datasets recheck rl speed   (default: all)
-#                                              by name only: judge cuset suite entry builds smollm2 recipe
+#                                              by name only: judge cuset suite entry builds smollm2 recipe newcomer
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
 # Every figure a call measures goes to dev/LOG.md at once (date, machine, commit, command); a headline
@@ -300,6 +300,22 @@ stage recipe "${RECIPE_S:-540}" bash -c '
 # builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");
 # not in the default list: run it by name, `bash scripts/gpu_checks.sh builds`.
 stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --n "${BUILDS_N:-4}" --out "$OUT/builds"
+
+# newcomer: a new user's first GPU run (issue 43): the demo's command on CUDA with its progress bar kept (not
+# --quiet: the phases and elapsed time of the samples in flight), the table it prints, a `benchmark.check
+# --json` whose last line is the verdict, and the board built from the run's submission. By name only.
+stage newcomer "${NEWCOMER_S:-300}" bash -c '
+    mkdir -p "$OUT/newcomer"
+    python3 -m benchmark.run --model reference --level 1 --tasks gelu_tanh_fp32 --tasks softmax_rows_bf16 \
+        --device cuda --out "$OUT/newcomer/run" > "$OUT/newcomer/table.txt" 2> "$OUT/newcomer/progress.txt"
+    echo "run rc=$?"; cat "$OUT/newcomer/table.txt"
+    python3 -m benchmark.check --task benchmark/tasks/level1/gelu_tanh_fp32.py \
+        --candidate tests/honest/triton_gelu_tanh.py --device cuda --json > "$OUT/newcomer/check.json"
+    echo "check rc=$?"; tail -n 1 "$OUT/newcomer/check.json" | cut -c1-400
+    python3 -m leaderboard.submit "$OUT/newcomer/run" --name "Newcomer try" --partial --label example \
+        --out "$OUT/newcomer/submissions" && \
+    python3 -m leaderboard.build --submissions "$OUT/newcomer/submissions" --out "$OUT/newcomer/site"
+    echo "board rc=$?"; ls "$OUT/newcomer/site" | head'
 
 # The device tool brings back few files: pack everything into one archive beside the summary.
 cp benchmark/tasks/manifest.json "$OUT/manifest.json" 2>/dev/null

@@ -938,13 +938,14 @@ SPIN_TASKS = (
 
 
 def spin(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
-    """SPIN_TASKS' references against themselves through the Verifier's pool at its default lanes,
+    """SPIN_TASKS' references against themselves through the Verifier's pool at `benchmark.run`'s lanes,
     under each of `--spins` in turn, `--repeats` rounds of arms: per arm the device time held alone,
     timed rounds, drift tries and |log speedup|; each task's speedups in every run; and each arm's
     total time alone over the first arm's, with a bootstrap interval over the tasks."""
     import math
 
     from benchmark.models.reference import reference_candidate
+    from benchmark.runner import default_lanes
     from benchmark.stats import bootstrap_interval, resample_weights
     from benchmark.verify.verifier import Verifier, VerifierConfig
 
@@ -954,7 +955,8 @@ def spin(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
     for r in range(args.repeats):
         for spin_ms in args.spins if r % 2 == 0 else list(reversed(args.spins)):
             config = dataclasses.replace(base, timing=dataclasses.replace(base.timing, spin_ms=spin_ms))
-            with Verifier(VerifierConfig(eval=config)) as verifier:
+            lanes = default_lanes(base.device, 1)  # as `benchmark.run` on one GPU: 8 on 16 cores
+            with Verifier(VerifierConfig(eval=config, lanes_per_device=lanes)) as verifier:
                 futures = [  # trusted, as `--model reference`: the rule against ModelNew = Model is off
                     verifier.submit(t, reference_candidate(t.source), sample=r, trusted=True) for t in tasks
                 ]

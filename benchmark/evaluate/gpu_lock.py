@@ -40,7 +40,7 @@ class DeviceLock:
             for entry in members.iterdir():  # holders that died; pruned before any candidate code runs
                 if not _alive(entry.name):
                     entry.unlink(missing_ok=True)
-            (members / str(os.getpid())).touch()
+            admit(self.path, os.getpid())
 
     def members(self) -> set[int]:
         """Process ids of the live holders of this device's lock. Read-only, and without os.kill, which

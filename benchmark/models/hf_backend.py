@@ -207,7 +207,16 @@ class HFBackend(Backend):
         for i in range(0, len(ordered), self.batch_size):
             with self._device_lock.shared():
                 done = self._batch(ordered[i : i + self.batch_size])
+                self._release_cache()
             yield from done  # unlocked: the consumer may wait on verdicts whose timing needs the lock
+
+    def _release_cache(self) -> None:
+        """Give the batch's cached GPU memory back, so the verifier's lanes that share the GPU can
+        be admitted into it while this process waits for its next batch."""
+        if self.device is not None and self.device.startswith("cuda"):
+            import torch
+
+            torch.cuda.empty_cache()
 
     def cache_identity(self) -> dict:
         return {"backend": self.name, "model": weights_fingerprint(self.path), "dtype": self.options.dtype}

@@ -346,6 +346,22 @@ def test_a_failed_batch_releases_the_lock(model_dir, tmp_path, task, on_gpu0, mo
     assert lock_state(on_gpu0) == "free"
 
 
+def test_each_gpu_batch_gives_its_cached_memory_back_inside_the_lock(
+    model_dir, tmp_path, task, on_gpu0, monkeypatch
+):
+    """The verifier's lanes share the GPU, so a batch's cached memory is released before the lock is."""
+    import torch
+
+    b = hf(model_dir, tmp_path, concurrency=2, device_locks=((0, on_gpu0),))
+    b.check()
+    b.device = "cuda:0"  # released only on a GPU; the CPU generates, standing in for it
+    released = []
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: released.append(lock_state(on_gpu0)))
+    monkeypatch.setattr(HFBackend, "_batch", lambda self, reqs: [])
+    list(b.generate(requests(task, PROMPTS)))
+    assert released == ["shared", "shared"]
+
+
 @pytest.mark.parametrize("gpu", [None, 1], ids=["cpu", "gpu-not-timed"])
 def test_no_lock_off_the_timed_gpus(model_dir, tmp_path, task, monkeypatch, gpu):
     """On the CPU, or on a GPU the verifier does not time on, generation opens no lock at all."""

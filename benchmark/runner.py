@@ -39,6 +39,7 @@ from benchmark import metrics
 from benchmark.environment import host_environment
 from benchmark.evaluate import activity
 from benchmark.evaluate.device_check import require_device, unmet_requirement
+from benchmark.evaluate.device_profile import load_profile
 from benchmark.evaluate.harness import EvalConfig, TaskError
 from benchmark.extract import extract_code
 from benchmark.host import host_device_lock
@@ -125,12 +126,15 @@ def summarize(
     baselines: Mapping[str, tuple[str, float]] | None = None,
     baselines_on: str | None = None,
     skipped: Mapping[str, dict] | None = None,
+    floors: Mapping[str, object] | None = None,
 ) -> dict:
     """Metrics per scope, statuses and per-turn rates; `broken` (task id -> {"stage", "level",
     "reason"}) is listed as `broken_tasks` and each entry counts as `samples_per_task` failed samples;
     `skipped` (task id -> {"level", "reason"}) is listed as `skipped_tasks` and counts nowhere.
     `baselines`: task id -> (name, speedup over eager) of its best production baseline on the GPU
-    `baselines_on`, from the manifest (`best_baselines`), for the "over best" column."""
+    `baselines_on`, from the manifest (`best_baselines`), for the "over best" column. `floors`
+    ({"gpu": name or None, "profile": whether that GPU has a device profile}) says where the SOL
+    column's floors could come from, for its legend."""
     broken = dict(broken or {})
     baselines = dict(baselines or {})
     per_level = metrics.compute_by_level(
@@ -158,6 +162,7 @@ def summarize(
             "gpu": baselines_on,
             "tasks": {t: {"name": n, "speedup": x} for t, (n, x) in sorted(baselines.items())},
         },
+        "floors": dict(floors or {"gpu": None, "profile": False}),
     }
 
 
@@ -289,8 +294,8 @@ def legend(summary: dict) -> list[str]:
         "fast_1.5  the same with p = 1.5",
         f"faster    the same with p = {rules['faster_rate_threshold']:g}",
         "geomean   geometric mean speedup over eager PyTorch of the correct, timed samples",
-        "SOL       floor / time averaged over correct samples, 100% at the speed-of-light floor; n/a: no "
-        "floor (computed on a GPU with a device profile only)",
+        "SOL       floor / time averaged over correct samples, 100% at the speed-of-light floor; "
+        + sol_missing(summary),
         over_best_legend(summary),
         f"[lo,hi]   {100 * rules['intervals']['confidence']:g}% bootstrap interval over tasks; n/m: not "
         "measured (no correct sample was timed)",
@@ -301,6 +306,19 @@ def legend(summary: dict) -> list[str]:
             "cannot beat itself beyond the noise) and geomean near 1"
         )
     return lines
+
+
+def sol_missing(summary: dict) -> str:
+    """What an "n/a" in the SOL column means for this run: why its floors are missing."""
+    f = summary.get("floors") or {}
+    if not f.get("gpu"):
+        return 'n/a: floors are computed on a GPU only (the README, "Verdicts and metrics", says why)'
+    if not f.get("profile"):
+        return (
+            f"n/a: no device profile for {f['gpu']} (python -m benchmark.suite profile on that GPU "
+            "measures one; floors follow from it)"
+        )
+    return "n/a: no correct sample of a task with a floor (the manifest counts its work)"
 
 
 def over_best_legend(summary: dict) -> str:
@@ -639,6 +657,7 @@ def run(config: RunConfig) -> dict:
     manifest = load_manifest(manifest_path_for(resolve_suite(config.suite)))
     gpu_name = (host_environment().get("gpu") or None) if eval_cfg.device == "cuda" else None
     sol = {t.task_id: manifest.sol_ms(t, gpu_name) for t in tasks} if gpu_name else {}
+    floors = {"gpu": gpu_name, "profile": gpu_name is not None and load_profile(gpu_name) is not None}
     verifier_cfg = VerifierConfig(eval=eval_cfg, gpus=config.gpus, lanes_per_device=lanes)
     if config.build_workers:
         verifier_cfg = replace(verifier_cfg, build_workers=config.build_workers)
@@ -689,7 +708,14 @@ def run(config: RunConfig) -> dict:
             rundir.discard()  # a run that failed before its first verdict leaves no run directory behind
         else:
             summary = summarize(
-                verdicts, config.ks, broken, k, best_baselines(manifest, tasks, gpu_name), gpu_name, skipped
+                verdicts,
+                config.ks,
+                broken,
+                k,
+                best_baselines(manifest, tasks, gpu_name),
+                gpu_name,
+                skipped,
+                floors,
             )
             summary.update(
                 model=config.model,

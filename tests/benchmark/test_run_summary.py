@@ -311,3 +311,21 @@ def test_check_skips_a_task_the_gpu_cannot_run(tmp_path, capsys, monkeypatch, da
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0] == f"skipped: needs_fp8 on cuda: {NO_FP8}"
     assert json.loads(lines[-1]) == {"verdict": None, "skipped": NO_FP8}
+
+
+@pytest.mark.parametrize(
+    ("floors", "says"),
+    [
+        (None, "floors are computed on a GPU only"),
+        ({"gpu": "NVIDIA H100 80GB HBM3", "profile": False}, "no device profile for NVIDIA H100 80GB HBM3"),
+        ({"gpu": "NVIDIA H200", "profile": True}, "no correct sample of a task with a floor"),
+    ],
+    ids=["cpu", "gpu-without-profile", "gpu-with-profile"],
+)
+def test_the_sol_legend_says_why_a_floor_is_missing(floors, says):
+    from benchmark.runner import format_table, summarize
+    from benchmark.verdict import Status, Verdict
+
+    summary = summarize([Verdict("level1/a", Status.PASS, level=1, speedup=1.0)], (1,), floors=floors)
+    sol = [line for line in format_table(summary).splitlines() if line.startswith("SOL ")]
+    assert len(sol) == 1 and says in sol[0]

@@ -84,6 +84,7 @@ PARALLEL_S=$((${TESTS_S:-540} - SERIAL_S - ALONE_S))
 # starting tests 90 s before its limit (--session-timeout), so it prints its summary. Exit status 5
 # (no test selected) counts as success in the two small parts.
 stage tests "${TESTS_S:-540}" env SOLBENCH_TEST_CACHE=/tmp/solbench-test-cache SOLBENCH_FAILURE_LOG="$LOGS/test-failures.log" bash -c "
+    [ $PARALLEL_S -ge 60 ] || { echo 'tests: TESTS_S=${TESTS_S:-540} leaves ${PARALLEL_S} s for the parallel part after the serial ($SERIAL_S s) and alone ($ALONE_S s) parts: give TESTS_S at least $((SERIAL_S + ALONE_S + 60)), or a smaller ALONE_S'; exit 2; }
     timeout $PARALLEL_S python3 -m pytest -v -m gpu -p no:cacheprovider -n $TEST_WORKERS --timeout 300 -rfE --durations=20 \
         --session-timeout $((PARALLEL_S - 90)) -k 'not ($SERIAL or $ALONE)' $GPU_TESTS; a=\$?
     timeout $ALONE_S python3 -m pytest -v -m gpu -p no:cacheprovider --timeout $((ALONE_S - 10)) -rfE -k '$ALONE' $GPU_TESTS; c=\$?
@@ -259,11 +260,13 @@ stage smollm2 "${SMOLLM2_S:-480}" bash -c '
 # recipe: issue 42's stages on SmolLM2-135M-Instruct (docs/training.md), from the GGUF parts the
 # smollm2 stage stashes (SMOLLM2_PARTS, two calls to one warm machine). RECIPE_STEP, one step or
 # several in order ("sft eval": train, then evaluate what was trained). "sft": train with
-# configs/sft/smollm2-135m.yaml (LoRA; the adapter, 19.5 MB, comes back split in parts of 15 MiB
-# beside the archive: sft-adapter.tar.part-aa, -ab); "eval": benchmark.run with the adapter
+# configs/sft/smollm2-135m.yaml (full weights, kept on the machine for "eval"; with LoRA flags in
+# RECIPE_SFT_ARGS the adapter, 19.5 MB at rank 16, comes back split in parts of 15 MiB beside the
+# archive: sft-adapter.tar.part-aa, -ab); "eval": benchmark.run with the SFT model
 # (RECIPE_MODEL, default the SFT output of this machine; RECIPE_RESTORE=DIR, a carried folder of
 # those parts, unpacks it first) or with the untrained model (RECIPE_MODEL=base), on RECIPE_LEVEL
-# (default 1), 4 samples a task at T 0.7, top-p 0.95, strict, interrupted before the stage's limit
+# (default 1), 4 samples a task at T 0.7, top-p 0.95, strict, generating in RECIPE_DTYPE (default
+# bfloat16, as it was trained), interrupted before the stage's limit
 # and resumed by the next call to the same machine (or from RECIPE_RESUME, a carried run folder).
 # The trainers need pydantic's wheels in .whl.
 # Not in the default list: run it by name.
@@ -279,6 +282,7 @@ stage recipe "${RECIPE_S:-540}" bash -c '
         PYTHONPATH=/tmp/smol-site:$PYTHONPATH python3 -m experiments.smollm2 --export "$base" --source "$gguf" || exit
     fi
     sha=$(sha256sum "$base/model.safetensors" | cut -c1-16); echo "recipe: base weights $sha"
+    python3 -c "import json, sys; t = json.load(open(sys.argv[1])); print(\"recipe: tokenizer eos\", t.get(\"eos_token\"), \"pad\", t.get(\"pad_token\"))" "$base/tokenizer_config.json"
     sft=/tmp/recipe/sft
     for step in ${RECIPE_STEP:-sft}; do
     case "$step" in
@@ -287,8 +291,12 @@ stage recipe "${RECIPE_S:-540}" bash -c '
             --dataset_name data/solbench-kernels \
             --output_dir "$sft" ${RECIPE_SFT_ARGS:-} || exit
         cp "$sft"/trainer_state.json "$sft"/sft_config.yaml "$OUT/recipe/" 2>/dev/null
-        echo "recipe: adapter $(sha256sum "$sft/adapter_model.safetensors" | cut -c1-16)"
-        mkdir -p "$KEEP" && tar -cf - --exclude="checkpoint-*" -C /tmp/recipe sft | split -b 15M - "$KEEP"/sft-adapter.tar.part-
+        if [ -f "$sft/adapter_model.safetensors" ]; then  # LoRA: small enough to come back and travel again
+            echo "recipe: adapter $(sha256sum "$sft/adapter_model.safetensors" | cut -c1-16)"
+            mkdir -p "$KEEP" && tar -cf - --exclude="checkpoint-*" -C /tmp/recipe sft | split -b 15M - "$KEEP"/sft-adapter.tar.part-
+        else  # full weights stay on this machine: evaluate them in this call or the next
+            echo "recipe: weights $(sha256sum "$sft/model.safetensors" | cut -c1-16) (kept in $sft on this machine)"
+        fi
         ;;
     eval)
         if [ -n "${RECIPE_RESTORE:-}" ]; then mkdir -p /tmp/recipe && cat "$RECIPE_RESTORE"/sft-adapter.tar.part-* | tar -xf - -C /tmp/recipe || exit; fi
@@ -301,7 +309,8 @@ stage recipe "${RECIPE_S:-540}" bash -c '
         if [ ! -d "$run" ] && [ -n "${RECIPE_RESUME:-}" ]; then mkdir -p /tmp/recipe && cp -r "$RECIPE_RESUME" "$run"; fi
         timeout -s INT -k 30 $(( ${RECIPE_S:-540} - 40 - SECONDS )) python3 -m benchmark.run --model "hf:$model" \
             --backend triton --level "${RECIPE_LEVEL:-1}" --device cuda --samples 4 --temperature 0.7 --top-p 0.95 \
-            --seed 0 --max-tokens "${RECIPE_TOKENS:-2048}" --concurrency "${RECIPE_BATCH:-64}" --quiet --out "$run"
+            --seed 0 --max-tokens "${RECIPE_TOKENS:-2048}" --concurrency "${RECIPE_BATCH:-64}" \
+            --dtype "${RECIPE_DTYPE:-bfloat16}" --quiet --out "$run"
         echo "recipe: eval rc=$? ($(basename "$run"))"; cp -r "$run" "$OUT/recipe/"
         ;;
     *) echo "recipe: unknown step $step (sft, eval)"; exit 2 ;;

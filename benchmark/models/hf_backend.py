@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -206,8 +207,17 @@ class HFBackend(Backend):
         ordered = sorted(requests, key=lambda r: sum(len(m["content"]) for m in r.messages))
         for i in range(0, len(ordered), self.batch_size):
             with self._device_lock.shared():
+                t0 = time.perf_counter()
                 done = self._batch(ordered[i : i + self.batch_size])
                 self._release_cache()
+            log.info(
+                "generated %d answer(s) in %.1f s: %d tokens, %d at the %d-token limit",
+                len(done),
+                time.perf_counter() - t0,
+                sum(c.completion_tokens or 0 for c in done),
+                sum(c.meta.get("finish_reason") == "length" for c in done),
+                self.sampling.max_tokens,
+            )
             yield from done  # unlocked: the consumer may wait on verdicts whose timing needs the lock
 
     def _release_cache(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import threading
 from pathlib import Path
@@ -344,6 +345,20 @@ def test_a_failed_batch_releases_the_lock(model_dir, tmp_path, task, on_gpu0, mo
     with pytest.raises(RuntimeError, match="out of memory"):
         list(b.generate(requests(task, ["hi"])))
     assert lock_state(on_gpu0) == "free"
+
+
+def test_each_batch_logs_its_time_tokens_and_answers_at_the_limit(model_dir, tmp_path, task, caplog):
+    """Generation's throughput is read from the log: one line per batch."""
+    b = hf(model_dir, tmp_path, concurrency=2)
+    with caplog.at_level(logging.INFO, logger=hf_backend.__name__):
+        done = list(b.generate(requests(task, PROMPTS)))
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generated ")]
+    assert [line.split(" answer")[0] for line in lines] == ["generated 2", "generated 1"]
+    tokens = sum(c.completion_tokens for c in done)
+    at_limit = sum(c.meta["finish_reason"] == "length" for c in done)
+    totals = [line.split(": ")[1] for line in lines]
+    assert sum(int(t.split(" tokens")[0]) for t in totals) == tokens
+    assert sum(int(t.split(", ")[1].split(" at")[0]) for t in totals) == at_limit
 
 
 def test_each_gpu_batch_gives_its_cached_memory_back_inside_the_lock(

@@ -60,7 +60,7 @@ from benchmark.evaluate.candidate import CandidateLoadError, load_candidate
 from benchmark.evaluate.correctness import flatten_outputs
 from benchmark.evaluate.link import CandidateLost, Link, read_record
 from benchmark.evaluate.program import pin_precision
-from benchmark.evaluate.timing import CallTimer, share_cores
+from benchmark.evaluate.timing import CallTimer, prepare_host
 from benchmark.evaluate.transfer import Arena
 
 POISON_MIN_BYTES = 256 * 2**20  # free device memory filled with NaN bytes before the candidate runs
@@ -184,7 +184,7 @@ class CandidateServer:
             if len(request.slots) != len(request.sets):
                 raise BoundaryError("every timing set needs its place in the slot")
             self.sets, self.slots, self.spin_s = request.sets, request.slots, request.spin_s
-            share_cores(self.device)  # the timing starts
+            prepare_host(self.device)  # the timing starts
             return Done()
         if isinstance(request, Prepare):
             self.prepare(request.index)

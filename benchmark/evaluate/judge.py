@@ -77,7 +77,7 @@ from benchmark.evaluate.reference_store import (
     tensor_bytes,
     unpack,
 )
-from benchmark.evaluate.timing import TRACE_ENV, LocalArm, Timer, least_drifted, share_cores, trace_record
+from benchmark.evaluate.timing import TRACE_ENV, LocalArm, Timer, least_drifted, prepare_host, trace_record
 from benchmark.evaluate.transfer import Arena, Opaque, Uncopied, aligned, dtype_named, tensor_specs
 from benchmark.task import import_file
 from benchmark.verdict import Correctness, TimingStats
@@ -685,7 +685,7 @@ class Judge:
         """Time the candidate, in its process, interleaved with the reference in this one on the same
         input sets, holding the device alone; again while the reference drifted beyond the cap
         (`timing.least_drifted`). Timed calls' outputs are fetched and checked at random."""
-        share_cores(self.device)
+        prepare_host(self.device)
         with self.lock.shared():
             sets = self.send_timing_sets(program)
         reference = LocalArm(

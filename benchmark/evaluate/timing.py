@@ -13,6 +13,7 @@ monotonic clock, less the cost of an empty call. The measurements behind each ru
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import json
 import math
@@ -37,6 +38,29 @@ def share_cores(device: torch.device) -> None:
     dev/LOG.md 2026-12-07). Both arms get the same share, so the ratio stays fair."""
     if device.type == "cpu":
         torch.set_num_threads(max(1, len(os.sched_getaffinity(0)) // 2))
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4  # glibc's mallopt parameters (malloc.h)
+
+
+def keep_host_memory() -> None:
+    """Keep freed host memory in this process's heap for the next allocation, as CUDA's caching
+    allocator keeps device memory: by default glibc maps each large buffer afresh and the kernel
+    faults its pages in on first touch, most of a large CPU operator's time, and whether a process
+    reused memory instead varied, so the same code timed up to 2.5x apart in the judge and the
+    candidate's process (dev/LOG.md 2026-12-07). The warm-up absorbs the heap's growth. No-op
+    without glibc."""
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    if mallopt is not None:
+        mallopt(_M_MMAP_MAX, 0)  # large buffers from the heap, not from fresh mappings
+        mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)  # and the heap's free top kept, not given back
+
+
+def prepare_host(device: torch.device) -> None:
+    """On the CPU, what each side does as its timing starts: half the cores, freed memory kept."""
+    if device.type == "cpu":
+        share_cores(device)
+        keep_host_memory()
 
 
 @dataclass(frozen=True)

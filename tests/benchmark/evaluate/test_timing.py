@@ -1,4 +1,6 @@
 import statistics
+import subprocess
+import sys
 import time
 
 import pytest
@@ -490,3 +492,28 @@ def test_each_side_times_with_half_the_cores_on_the_cpu(monkeypatch, cores, thre
         assert torch.get_num_threads() == threads
     finally:
         torch.set_num_threads(before)
+
+
+_REALLOC_FAULTS = """
+import resource, sys, torch
+from benchmark.evaluate.timing import prepare_host
+if sys.argv[1] == "kept":
+    prepare_host(torch.device("cpu"))
+for _ in range(3):  # the heap grows on the first
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    torch.empty(64 << 20, dtype=torch.uint8).fill_(1)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+print(faults)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_a_cpu_timing_side_reuses_freed_host_memory_without_page_faults():
+    def faults(mode: str) -> int:
+        out = subprocess.run(
+            [sys.executable, "-c", _REALLOC_FAULTS, mode], capture_output=True, text=True, check=True
+        )
+        return int(out.stdout.split()[-1])
+
+    assert faults("default") > 10_000, "a fresh mapping faults in each of its 16,384 pages"
+    assert faults("kept") < 100, "the freed buffer comes back from the heap, its pages already in"

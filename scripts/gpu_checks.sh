@@ -2,7 +2,7 @@
 # Every GPU test and benchmark of the project, in one call, logs under $OUT (default runs/gpu).
 #   bash scripts/gpu_checks.sh [STAGE ...]     stages: env profile tests trust kernelbench harness reference manifest
 #                                              sft throughput soak datasets recheck rl speed   (default: all)
-#                                              by name only: judge cuset suite entry builds smollm2 recipe newcomer
+#                                              by name only: judge cuset suite entry builds smollm2 recipe newcomer generation
 # Each stage has a time limit; one failing stage does not stop the others. At the end every log
 # is packed into $OUT/gpu_results.tar.gz and a one-line-per-stage summary is in $OUT/summary.txt.
 # Every figure a call measures goes to dev/LOG.md at once (date, machine, commit, command); a headline
@@ -316,6 +316,11 @@ stage recipe "${RECIPE_S:-540}" bash -c '
     *) echo "recipe: unknown step $step (sft, eval)"; exit 2 ;;
     esac
     done'
+# generation: the hf backend's generate by KV-cache mode (dynamic, static, compiled), SmolLM2-135M's
+# architecture with random weights (nothing to carry), GEN_BATCH answers of GEN_NEW tokens after a
+# level-1-sized prompt. Not in the default list: run it by name.
+stage generation "${GEN_S:-300}" python3 -m experiments.generation_speed --batch "${GEN_BATCH:-256}" \
+    --prompt 900 --new "${GEN_NEW:-1024}" ${GEN_ARMS:+--arms $GEN_ARMS}
 # builds: cold build seconds per candidate style, old compile route beside new (docs/verifier.md "Builds");
 # not in the default list: run it by name, `bash scripts/gpu_checks.sh builds`.
 stage builds "${BUILDS_S:-300}" python3 scripts/bench_builds.py --device cuda --n "${BUILDS_N:-4}" --out "$OUT/builds"

@@ -8,10 +8,11 @@ output element by scale_a[m] * scale_b[n] in the epilogue. The reference dequant
 multiplies there (TF32 off); the speed-of-light floor counts its 2*M*N*K FLOPs at the FP8
 tensor-core rate.
 
-Tolerance: atol = rtol = 1e-2, for outputs whose rows range over several orders of magnitude: an
-fp32-accumulating kernel differs from the reference by its summation order (about 1e-6) and the
-final bf16 rounding (one bf16 step at most, 2^-8 relative). One scale for all tokens (their mean)
-fails. The reference computes in fp32 throughout, so the harness's higher-precision run of it agrees
+Tolerance: atol = 5e-2, rtol = 1e-2, for outputs whose rows range over several orders of
+magnitude: a kernel differs from the reference by its summation order and the final bf16 rounding
+(one bf16 step at most, 2^-8 relative), and FP8 tensor cores accumulate with fewer bits than fp32:
+cuBLAS's FP8 GEMM (H100) put near-zero outputs of the largest rows up to 0.015 off (6 elements of
+16.7M). One scale for all tokens (their mean) fails. The reference computes in fp32 throughout, so the harness's higher-precision run of it agrees
 bit for bit, and the tolerance is the whole rule."""
 
 import torch
@@ -22,7 +23,7 @@ SOLBENCH = {
     "tags": ["fp8", "gemm", "quantization"],
     "dtype": "float8_e4m3fn",
     "difficulty": 2,
-    "atol": 1e-2,
+    "atol": 5e-2,
     "rtol": 1e-2,
     "requires": ["fp8"],
 }

@@ -301,3 +301,17 @@ def test_chunking_cases_cover_both_references():
     assert usable_exact(*_chunking_case("exact agrees on 99%")[::2])
     assert not usable_exact(*_chunking_case("exact off late")[::2])
     assert not used["exact unusable"].ok and used["exact unusable"].reference == "eager"
+
+
+def test_an_fp8_payload_is_not_judged_below_its_largest_magnitude_times_fp8_normwise():
+    """A tensor-core FP8 GEMM's requantized product: elements near zero several subnormal steps off pass,
+    as the accumulation's own error reaches there; the same share off at the top does not."""
+    ref = torch.tensor([448.0, -0.015625, 0.001953125, 0.0]).to(torch.float8_e4m3fn)
+    near_zero_off = torch.tensor([448.0, -0.021484375, 0.013671875, -0.0078125]).to(torch.float8_e4m3fn)
+    assert compare_outputs(ref, near_zero_off, atol=0.0, rtol=5e-3).ok
+    beyond = torch.tensor([448.0, -0.015625, 0.0625, 0.0]).to(torch.float8_e4m3fn)  # 0.0605 > 448 * 2^-13
+    assert not compare_outputs(ref, beyond, atol=0.0, rtol=5e-3).ok
+    top_off = torch.tensor([320.0, -0.015625, 0.001953125, 0.0]).to(torch.float8_e4m3fn)  # two steps down
+    assert not compare_outputs(ref, top_off, atol=0.0, rtol=5e-3).ok
+    small = ref.float() / 64  # a payload that uses little of the range keeps a floor to match
+    assert not compare_outputs(small.to(torch.float8_e4m3fn), (small + 0.01).to(torch.float8_e4m3fn)).ok

@@ -120,6 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="weights dtype for hf (auto: the checkpoint's on GPU, float32 on CPU)",
     )
+    g.add_argument(
+        "--compile",
+        action="store_true",
+        help="hf on CUDA: generate with a static KV cache and the decoding step compiled (faster for long "
+        "answers once compiled; each new batch shape compiles again, about half a minute)",
+    )
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the completion cache")
     g.add_argument(
         "--cache-dir",
@@ -224,6 +230,7 @@ def config_from_args(args: argparse.Namespace, argv: list[str]) -> RunConfig:
             max_retries=args.max_retries,
             device=device,
             dtype=args.dtype,
+            compile=args.compile,
             cache=not args.no_cache,
             cache_dir=args.cache_dir or default_completion_cache(),
         ),

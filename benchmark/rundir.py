@@ -35,7 +35,15 @@ RESUME_DEFAULTS = {"timing": True}
 # More samples extend a run (sample i always uses seed + i); the transport of a backend is not its model.
 RESUME_FREE = {
     "sampling": {"samples"},
-    "backend": {"concurrency", "request_timeout", "max_retries", "api_key_env", "batch_size", "cache"},
+    "backend": {
+        "concurrency",
+        "request_timeout",
+        "max_retries",
+        "api_key_env",
+        "batch_size",
+        "cache",
+        "compile",
+    },
 }
 
 

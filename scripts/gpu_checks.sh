@@ -266,7 +266,7 @@ stage smollm2 "${SMOLLM2_S:-480}" bash -c '
 # (RECIPE_MODEL, default the SFT output of this machine; RECIPE_RESTORE=DIR, a carried folder of
 # those parts, unpacks it first) or with the untrained model (RECIPE_MODEL=base), on RECIPE_LEVEL
 # (default 1), 4 samples a task at T 0.7, top-p 0.95, strict, generating in RECIPE_DTYPE (default
-# bfloat16, as it was trained), interrupted before the stage's limit
+# bfloat16, as it was trained; RECIPE_COMPILE=1: a static KV cache, compiled), interrupted before the stage's limit
 # and resumed by the next call to the same machine (or from RECIPE_RESUME, a carried run folder).
 # The trainers need pydantic's wheels in .whl.
 # Not in the default list: run it by name.
@@ -310,7 +310,7 @@ stage recipe "${RECIPE_S:-540}" bash -c '
         timeout -s INT -k 30 $(( ${RECIPE_S:-540} - 40 - SECONDS )) python3 -m benchmark.run --model "hf:$model" \
             --backend triton --level "${RECIPE_LEVEL:-1}" --device cuda --samples 4 --temperature 0.7 --top-p 0.95 \
             --seed 0 --max-tokens "${RECIPE_TOKENS:-2048}" --concurrency "${RECIPE_BATCH:-64}" \
-            --dtype "${RECIPE_DTYPE:-bfloat16}" --quiet --out "$run"
+            --dtype "${RECIPE_DTYPE:-bfloat16}" ${RECIPE_COMPILE:+--compile} --quiet --out "$run"
         echo "recipe: eval rc=$? ($(basename "$run"))"; cp -r "$run" "$OUT/recipe/"
         ;;
     *) echo "recipe: unknown step $step (sft, eval)"; exit 2 ;;

@@ -57,6 +57,9 @@ class BackendOptions:
     # Local generation (hf:)
     device: str | None = None  # None: cuda when available
     dtype: str = "auto"  # auto | float32 | bfloat16 | float16
+    # a static KV cache, whose decoding step transformers compiles on CUDA: faster once compiled, each
+    # new batch shape compiling again (HFBackend pads prompts to a multiple of COMPILE_PAD so shapes recur)
+    compile: bool = False
     # (GPU index, lock path) of each GPU the run's verifier times on: a backend that generates on one
     # holds its lock shared around each batch, so no timing runs beside it (benchmark.evaluate.gpu_lock)
     device_locks: tuple[tuple[int, str], ...] = ()

@@ -6,8 +6,9 @@ Loads from a local directory, a local `.gguf` file (through the `gguf` package; 
 are dequantized, and the tokenizer and chat template come from the file's metadata) or, for a Hub id,
 from the local Hub cache (set HF_HUB_OFFLINE=1 on machines without internet). Prompts go through the tokenizer's chat template; requests are
 batched (`--concurrency` is the batch size) with left padding and sampled with the run's
-temperature and top-p; other generation settings (top-k, repetition penalty, stop tokens) come from
-the checkpoint's generation_config, as vLLM does. The model loads on first use, so a run answered
+temperature and top-p (`--compile`: a static KV cache whose decoding step transformers compiles on
+CUDA; faster once compiled, its speed measured in dev/LOG.md); other generation settings (top-k,
+repetition penalty, stop tokens) come from the checkpoint's generation_config, as vLLM does. The model loads on first use, so a run answered
 entirely from the completion cache never loads it.
 
 `--seed S` seeds each batch from the seed of its first sample: reruns with the same batch size
@@ -40,6 +41,7 @@ from benchmark.models.base import (
 )
 
 log = logging.getLogger(__name__)
+COMPILE_PAD = 256  # with BackendOptions.compile, prompts are left-padded to a multiple of this many tokens
 
 
 def _hub_revision(model_id: str) -> str | None:
@@ -167,9 +169,12 @@ class HFBackend(Backend):
             tok.apply_chat_template(list(r.messages), add_generation_prompt=True, tokenize=False)
             for r in batch
         ]
-        enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        pad = {"pad_to_multiple_of": COMPILE_PAD} if self.options.compile else {}
+        enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False, **pad).to(self.device)
         s = self.sampling
         kwargs: dict = {"max_new_tokens": s.max_tokens, "pad_token_id": tok.pad_token_id}
+        if self.options.compile:
+            kwargs["cache_implementation"] = "static"  # transformers compiles its decoding step on CUDA
         if s.temperature > 0:
             kwargs.update(do_sample=True, temperature=s.temperature, top_p=s.top_p)
         else:
@@ -238,6 +243,7 @@ class HFBackend(Backend):
             "device": self.device or self.options.device,
             "dtype": self.options.dtype,
             "batch_size": self.batch_size,
+            "compile": self.options.compile,
         }
 
 

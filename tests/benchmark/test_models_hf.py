@@ -399,3 +399,32 @@ def test_generates_on_the_gpu_when_present(model_dir, tmp_path, task):
     got = list(b.generate(requests(task, PROMPTS)))
     assert b.device == "cuda" and str(next(b.model.parameters()).dtype) == "torch.bfloat16"
     assert len(got) == 3 and all(c.error is None and c.completion_tokens >= 1 for c in got)
+
+
+def test_compile_generates_with_a_static_cache_and_prompts_padded_to_recurring_shapes(
+    model_dir, tmp_path, task, monkeypatch
+):
+    """`--compile` asks transformers for a static KV cache (whose decoding step it compiles on CUDA)
+    and pads every batch's prompts to a multiple of COMPILE_PAD tokens, so batch shapes recur; on the
+    CPU it runs eagerly, and greedy answers are those of the default cache."""
+    from transformers import GenerationMixin
+
+    seen = []
+    generate = GenerationMixin.generate
+
+    def spy(self, *args, **kwargs):
+        seen.append((kwargs.get("cache_implementation"), kwargs["input_ids"].shape[1]))
+        return generate(self, *args, **kwargs)
+
+    monkeypatch.setattr(GenerationMixin, "generate", spy)
+    plain = {
+        c.request.sample: c.text
+        for c in hf(model_dir, tmp_path, concurrency=3).generate(requests(task, PROMPTS))
+    }
+    compiled = hf(model_dir, tmp_path, concurrency=3, compile=True)
+    assert compiled.describe()["compile"] is True
+    got = {c.request.sample: c.text for c in compiled.generate(requests(task, PROMPTS))}
+    assert got == plain
+    (default_cache, default_len), (static_cache, static_len) = seen
+    assert default_cache is None and default_len % hf_backend.COMPILE_PAD != 0
+    assert static_cache == "static" and static_len % hf_backend.COMPILE_PAD == 0

@@ -142,3 +142,12 @@ def test_run_info_is_the_schema_the_leaderboard_requires():
     assert not {"started", "turns", "prompt", "timing", "evaluation", "lanes"} & set(RUN_REQUIRED)
     with pytest.raises(TypeError):
         RunInfo(command="x")  # the required fields have no default
+
+
+def test_generating_compiled_may_continue_a_run_begun_without_it(tmp_path):
+    """`--compile` changes how fast an hf model answers, not what it answers: a run recorded before the
+    backend described it, or without it, continues with it."""
+    rundir = RunDir(tmp_path)
+    rundir.write_run_info(full_info())
+    rundir.write_run_info(full_info(backend__compile=True))
+    assert len(rundir.run_info()["resumed"]) == 1

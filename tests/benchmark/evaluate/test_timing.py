@@ -499,11 +499,12 @@ import resource, sys, torch
 from benchmark.evaluate.timing import prepare_host
 if sys.argv[1] == "kept":
     prepare_host(torch.device("cpu"))
-for _ in range(3):  # the heap grows on the first
+faults = []
+for _ in range(8):  # the heap grows over the first two or three, as in a timing's warm-up
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     torch.empty(64 << 20, dtype=torch.uint8).fill_(1)
-    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-print(faults)
+    faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+print(max(faults[-4:]))
 """
 
 
@@ -516,4 +517,4 @@ def test_a_cpu_timing_side_reuses_freed_host_memory_without_page_faults():
         return int(out.stdout.split()[-1])
 
     assert faults("default") > 10_000, "a fresh mapping faults in each of its 16,384 pages"
-    assert faults("kept") < 100, "the freed buffer comes back from the heap, its pages already in"
+    assert faults("kept") < 100, "once the heap has grown, freed buffers come back with their pages in"

@@ -268,6 +268,9 @@ stage smollm2 "${SMOLLM2_S:-480}" bash -c '
 # (default 1), 4 samples a task at T 0.7, top-p 0.95, strict, generating in RECIPE_DTYPE (default
 # bfloat16, as it was trained; RECIPE_COMPILE=1: a static KV cache, compiled), interrupted before the stage's limit
 # and resumed by the next call to the same machine (or from RECIPE_RESUME, a carried run folder).
+# RECIPE_DEVICE (default cuda) and RECIPE_EVAL_ARGS (more benchmark.run arguments, which override the
+# ones above) let the whole chain be rehearsed on a CPU: RECIPE_DEVICE=cpu RECIPE_SFT_ARGS="--max_steps 1"
+# RECIPE_EVAL_ARGS="--tasks relu_fp32 --samples 1 --max-tokens 32".
 # The trainers need pydantic's wheels in .whl.
 # Not in the default list: run it by name.
 stage recipe "${RECIPE_S:-540}" bash -c '
@@ -308,9 +311,9 @@ stage recipe "${RECIPE_S:-540}" bash -c '
         run=/tmp/recipe/eval-$(basename "$model")-level${RECIPE_LEVEL:-1}
         if [ ! -d "$run" ] && [ -n "${RECIPE_RESUME:-}" ]; then mkdir -p /tmp/recipe && cp -r "$RECIPE_RESUME" "$run"; fi
         timeout -s INT -k 30 $(( ${RECIPE_S:-540} - 40 - SECONDS )) python3 -m benchmark.run --model "hf:$model" \
-            --backend triton --level "${RECIPE_LEVEL:-1}" --device cuda --samples 4 --temperature 0.7 --top-p 0.95 \
-            --seed 0 --max-tokens "${RECIPE_TOKENS:-2048}" --concurrency "${RECIPE_BATCH:-64}" \
-            --dtype "${RECIPE_DTYPE:-bfloat16}" ${RECIPE_COMPILE:+--compile} --quiet --out "$run"
+            --backend triton --level "${RECIPE_LEVEL:-1}" --device "${RECIPE_DEVICE:-cuda}" --samples 4 --temperature 0.7 \
+            --top-p 0.95 --seed 0 --max-tokens "${RECIPE_TOKENS:-2048}" --concurrency "${RECIPE_BATCH:-64}" \
+            --dtype "${RECIPE_DTYPE:-bfloat16}" ${RECIPE_COMPILE:+--compile} --quiet --out "$run" ${RECIPE_EVAL_ARGS:-}
         echo "recipe: eval rc=$? ($(basename "$run"))"; cp -r "$run" "$OUT/recipe/"
         ;;
     *) echo "recipe: unknown step $step (sft, eval)"; exit 2 ;;

@@ -328,7 +328,7 @@ class Warm:
     KIND: ClassVar[str] = "warm"
     index: int
     covered: bool
-    cover_ms: float
+    cover_cycles: int  # of the device-side wait, converted by the judge (`CallTimer.cycles`)
     call: bool = True  # False: an empty call (the reference timed beside an idle candidate's process)
 
 
@@ -340,7 +340,7 @@ class Timed:
     KIND: ClassVar[str] = "timed"
     index: int
     behind_flush: bool
-    cover_ms: float
+    cover_cycles: int
     call: bool = True  # False: an empty call, as in Warm
 
 

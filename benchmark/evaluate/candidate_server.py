@@ -193,13 +193,13 @@ class CandidateServer:
             self.prepare(request.index)
             call = self._call_slot if request.call else _nothing
             with torch.no_grad():  # outside the bracket, as the judge's own arm has it
-                launch, took = self.timer.warm(call, request.covered, request.cover_ms)
+                launch, took = self.timer.warm(call, request.covered, request.cover_cycles)
             return Times(launch, took)
         if isinstance(request, Timed):
             self.prepare(request.index)
             call = self._call_slot if request.call else _nothing
             with torch.no_grad():
-                stream, gap = self.timer.once(call, request.behind_flush, request.cover_ms)
+                stream, gap = self.timer.once(call, request.behind_flush, request.cover_cycles)
             return Times(stream, gap)
         if isinstance(request, Fetch):
             specs, _ = self.arena.pack(

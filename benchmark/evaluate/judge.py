@@ -734,6 +734,7 @@ class Judge:
         self.ratio = (timed.ratio, timed.ratio_spread)
         if self.cuda and self.timer.config.launch_behind_flush:
             self.env["launch_cover_ms"] = f"{timed.cover_ms:.3f}"
+            self.env["launch_cover_cycles"] = str(self.timer.cover_cycles)  # the same for both arms
         w = timed.warmup
         self.env["timing_warmup"] = f"{w.rounds} rounds, {w.seconds:.3f} s, settled {w.settled}"
         if os.environ.get(TRACE_ENV):
@@ -949,10 +950,10 @@ class _WalledArm:
         self.claimed_ms: list[float] = []
         self.waits_ms: dict[int, float] = {}  # round -> ms
 
-    def warm(self, i: int, covered: bool, cover_ms: float) -> tuple[float, float]:
-        return self.arm.warm(i, covered, cover_ms)
+    def warm(self, i: int, covered: bool, cover_cycles: int) -> tuple[float, float]:
+        return self.arm.warm(i, covered, cover_cycles)
 
-    def timed(self, i: int, behind_flush: bool, cover_ms: float) -> tuple[float, float]:
+    def timed(self, i: int, behind_flush: bool, cover_cycles: int) -> tuple[float, float]:
         t0 = time.perf_counter()  # the input set's copy counted as in the candidate's request
         if self.arm.prepare:
             self.arm.prepare(i)
@@ -960,7 +961,7 @@ class _WalledArm:
             first, last = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             first.record()
         t1 = time.perf_counter()
-        stream, gap = self.arm.timer.once(lambda: self.arm.call(i), behind_flush, cover_ms)
+        stream, gap = self.arm.timer.once(lambda: self.arm.call(i), behind_flush, cover_cycles)
         wall = (time.perf_counter() - t0) * 1e3
         if self.cuda:
             last.record()

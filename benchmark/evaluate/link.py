@@ -174,16 +174,16 @@ class RemoteArm:
     def gap_floor_ms(self) -> float:
         return self.calibration.gap_floor_ms
 
-    def warm(self, i: int, covered: bool, cover_ms: float) -> tuple[float, float]:
+    def warm(self, i: int, covered: bool, cover_cycles: int) -> tuple[float, float]:
         t = self.client.ask(
-            Warm(i % self.n_sets, covered, cover_ms, not self.empty), Times, spin_s=self.spin_s
+            Warm(i % self.n_sets, covered, cover_cycles, not self.empty), Times, spin_s=self.spin_s
         )
         return _time_value(t.first), _time_value(t.second)
 
-    def timed(self, i: int, behind_flush: bool, cover_ms: float) -> tuple[float, float]:
+    def timed(self, i: int, behind_flush: bool, cover_cycles: int) -> tuple[float, float]:
         t0 = time.perf_counter()
         t = self.client.ask(
-            Timed(i % self.n_sets, behind_flush, cover_ms, not self.empty), Times, spin_s=self.spin_s
+            Timed(i % self.n_sets, behind_flush, cover_cycles, not self.empty), Times, spin_s=self.spin_s
         )
         self.walls_ms.append((time.perf_counter() - t0) * 1e3)
         stream_ms, gap_ms = _time_value(t.first), _time_value(t.second)

@@ -220,19 +220,20 @@ class CallTimer:
         if self.cuda and flush_l2:
             l2 = torch.cuda.get_device_properties(self.device).L2_cache_size or 64 * 2**20
             self._flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=self.device)
-        self._cycles_per_ms: float | None = None  # of `torch.cuda._sleep`, measured once
+        self._cycles_per_ms = 0.0  # of `torch.cuda._sleep`: the fastest clock seen (`cycles`)
         empty = [self.once(lambda: None) for _ in range(25)]
         # what the bracket itself costs: subtracted on the CPU, the floor of trailing work on CUDA
         self.overhead_ms = 0.0 if self.cuda else statistics.median(t for t, _ in empty)
         self.gap_floor_ms = statistics.median(g for _, g in empty)
 
     def once(
-        self, fn: Callable[[], object], behind_flush: bool = False, cover_ms: float = LAUNCH_COVER_MS
+        self, fn: Callable[[], object], behind_flush: bool = False, cover_cycles: int = 1
     ) -> tuple[float, float]:
         """(ms from start to the current stream's end, ms a device-wide synchronize still waited once
         the host had seen that stream finish: work on other streams). The host's own wake-up after
         the stream finishes falls outside that window, so a busy CPU cannot pass for side-stream work.
-        `behind_flush`: launched while the device still runs the flush and a wait of `cover_ms`."""
+        `behind_flush`: launched while the device still runs the flush and a wait of `cover_cycles`
+        (`cycles`, converted once by the judge's Timer for every arm)."""
         if not self.cuda:
             t0 = time.perf_counter()
             touch(fn())
@@ -244,7 +245,7 @@ class CallTimer:
         if self._flush_buf is not None:
             self._flush_buf.zero_()
         if behind_flush:
-            torch.cuda._sleep(max(int(cover_ms * self._sleep_rate()), 1))
+            torch.cuda._sleep(max(cover_cycles, 1))
         else:
             torch.cuda.synchronize()
         start.record()
@@ -256,7 +257,7 @@ class CallTimer:
         trailing_ms = (time.perf_counter() - t_stream) * 1e3
         return start.elapsed_time(stream_end), trailing_ms
 
-    def warm(self, fn: Callable[[], object], covered: bool, cover_ms: float) -> tuple[float, float]:
+    def warm(self, fn: Callable[[], object], covered: bool, cover_cycles: int) -> tuple[float, float]:
         """One warm-up call: (ms the host took to launch it, ms it took: on CUDA the device's, on CPU
         the host's); `covered`: made as a timed call is (`once` behind the flush)."""
         host: list[float] = []
@@ -267,7 +268,7 @@ class CallTimer:
             host.append((time.perf_counter() - t) * 1e3)
 
         if covered:
-            took, _ = self.once(launch, behind_flush=True, cover_ms=cover_ms)
+            took, _ = self.once(launch, behind_flush=True, cover_cycles=cover_cycles)
             return host[0], took
         if not self.cuda:
             launch()
@@ -279,18 +280,22 @@ class CallTimer:
         torch.cuda.synchronize()
         return host[0], start.elapsed_time(end)
 
-    def _sleep_rate(self) -> float:
-        """Cycles per millisecond of `torch.cuda._sleep` (its clock rate), measured once on this device."""
-        if self._cycles_per_ms is None:
-            probe = 200_000
+    def cycles(self, ms: float) -> int:
+        """`ms` as cycles of `torch.cuda._sleep`, at the fastest clock this device has shown so far (a
+        probe each call), so the wait lasts at least `ms` at any clock it runs. The judge's Timer makes
+        this conversion once per cover and sends the cycles to every arm: a process converting with a
+        rate of its own, probed while the clocks still ramped up, waited for a shorter time than the
+        other side, and its launches showed through the cover."""
+        probe = 200_000
+        if self._cycles_per_ms == 0.0:
             torch.cuda._sleep(probe)  # the first launch of the spin kernel loads it
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            torch.cuda._sleep(probe)
-            end.record()
-            end.synchronize()
-            self._cycles_per_ms = probe / max(start.elapsed_time(end), 1e-3)
-        return self._cycles_per_ms
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(probe)
+        end.record()
+        end.synchronize()
+        self._cycles_per_ms = max(self._cycles_per_ms, probe / max(start.elapsed_time(end), 1e-3))
+        return max(int(ms * self._cycles_per_ms), 1)
 
 
 PAGE = 4096
@@ -318,11 +323,11 @@ class Arm(Protocol):
     overhead_ms: float
     gap_floor_ms: float
 
-    def warm(self, i: int, covered: bool, cover_ms: float) -> tuple[float, float]:
+    def warm(self, i: int, covered: bool, cover_cycles: int) -> tuple[float, float]:
         """Prepare and make warm-up call i: (launch ms, call ms), as `CallTimer.warm`."""
         ...
 
-    def timed(self, i: int, behind_flush: bool, cover_ms: float) -> tuple[float, float]:
+    def timed(self, i: int, behind_flush: bool, cover_cycles: int) -> tuple[float, float]:
         """Prepare (untimed) and make timed call i: (stream ms, trailing ms), as `CallTimer.once`."""
         ...
 
@@ -337,15 +342,15 @@ class LocalArm:
         self.timer, self.call, self.prepare = timer, call, prepare
         self.overhead_ms, self.gap_floor_ms = timer.overhead_ms, timer.gap_floor_ms
 
-    def warm(self, i: int, covered: bool, cover_ms: float) -> tuple[float, float]:
+    def warm(self, i: int, covered: bool, cover_cycles: int) -> tuple[float, float]:
         if self.prepare:
             self.prepare(i)
-        return self.timer.warm(lambda: self.call(i), covered, cover_ms)
+        return self.timer.warm(lambda: self.call(i), covered, cover_cycles)
 
-    def timed(self, i: int, behind_flush: bool, cover_ms: float) -> tuple[float, float]:
+    def timed(self, i: int, behind_flush: bool, cover_cycles: int) -> tuple[float, float]:
         if self.prepare:
             self.prepare(i)
-        return self.timer.once(lambda: self.call(i), behind_flush, cover_ms)
+        return self.timer.once(lambda: self.call(i), behind_flush, cover_cycles)
 
 
 class Timer:
@@ -357,9 +362,8 @@ class Timer:
         self.config = config
         self.cuda = self.device.type == "cuda"
         self.calls = CallTimer(self.device, config.flush_l2)
-        self.cover_ms = (
-            LAUNCH_COVER_MS  # device-side wait ahead of each call behind the flush, set per timing
-        )
+        # the device-side wait ahead of each call behind the flush, set per timing (`cover`)
+        self.cover_ms, self.cover_cycles = LAUNCH_COVER_MS, 1
 
     def arm(self, call: Callable[[int], object], prepare: Callable[[int], object] | None = None) -> LocalArm:
         return LocalArm(self.calls, call, prepare)
@@ -374,12 +378,14 @@ class Timer:
         replaces the timer's own for this timing."""
         return self.interleaved([self.arm(call, prepare)], config).stats[0]
 
-    @staticmethod
-    def _cover(launch_ms: list[list[float]], call_ms: list[list[float]]) -> float:
-        """`launch_cover_ms` from the slowest arm's median launch and call in the warm-up so far."""
-        return launch_cover_ms(
+    def cover(self, launch_ms: list[list[float]], call_ms: list[list[float]]) -> None:
+        """Size the wait from the slowest arm's median launch and call in the warm-up so far
+        (`launch_cover_ms`), converted to cycles here, once, for every arm (on CUDA)."""
+        self.cover_ms = launch_cover_ms(
             max(statistics.median(m) for m in launch_ms), max(statistics.median(c) for c in call_ms)
         )
+        if self.cuda:
+            self.cover_cycles = self.calls.cycles(self.cover_ms)
 
     def interleaved(
         self, arms: Sequence[Arm | tuple[Callable, Callable | None]], config: TimingConfig | None = None
@@ -402,9 +408,9 @@ class Timer:
             # cover sized from the calls so far), so the clocks settle at the timed rounds' duty cycle.
             covered = self.cuda and cfg.launch_behind_flush and i > first
             if covered and i == first + 1:
-                self.cover_ms = self._cover(launch_ms, call_ms)
+                self.cover(launch_ms, call_ms)
             for arm, launches, calls in zip(arms, launch_ms, call_ms, strict=True):
-                launch, took = arm.warm(-i, covered, self.cover_ms)
+                launch, took = arm.warm(-i, covered, self.cover_cycles)
                 launches.append(launch)
                 calls.append(took)
             now = time.monotonic()
@@ -414,7 +420,7 @@ class Timer:
             if steady is not False or now >= t_cap:
                 break
         warmup = Warmup(i, now - t_start, steady)
-        self.cover_ms = self._cover(launch_ms, call_ms)
+        self.cover(launch_ms, call_ms)
         samples: list[list[float]] = [[] for _ in arms]
         gaps: list[list[float]] = [[] for _ in arms]
         round_starts: list[float] = []
@@ -424,7 +430,7 @@ class Timer:
             round_starts.append(time.monotonic())
             for k in range(n) if i % 2 == 0 else reversed(range(n)):
                 arm = arms[k]
-                stream_ms, gap = arm.timed(i, cfg.launch_behind_flush, self.cover_ms)
+                stream_ms, gap = arm.timed(i, cfg.launch_behind_flush, self.cover_cycles)
                 trailing = max(gap - arm.gap_floor_ms, 0.0)
                 if trailing <= max(0.01, 0.05 * stream_ms):
                     trailing = 0.0  # the bracket's own jitter, not work

@@ -58,7 +58,7 @@ def test_it_polls_for_the_next_timed_call_as_long_as_the_judge_asks(monkeypatch)
     from benchmark.evaluate.boundary import Done, Ping, Timed, TimingSets, encode
     from benchmark.evaluate.link import CandidateLost
 
-    script = [TimingSets((), (), spin_s=0.005), Timed(0, True, 0.1), Ping(), Timed(0, True, 0.1)]
+    script = [TimingSets((), (), spin_s=0.005), Timed(0, True, 100), Ping(), Timed(0, True, 100)]
     spins: list[float] = []
 
     class _Link:

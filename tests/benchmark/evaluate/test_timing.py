@@ -6,6 +6,7 @@ import time
 import pytest
 import torch
 
+from benchmark.evaluate import timing as timing_module
 from benchmark.evaluate.timing import (
     LAUNCH_COVER_MAX_MS,
     LAUNCH_COVER_MS,
@@ -366,20 +367,81 @@ def test_on_cuda_the_warmup_after_its_first_calls_runs_as_the_timed_rounds(monke
     monkeypatch.setattr(timing.torch, "cuda", types.SimpleNamespace(Event=Event, synchronize=lambda: None))
     timer = Timer("cpu", _interleaved_config(warmup_calls=3, steady_max_seconds=5.0, min_runs=4, max_runs=4))
     timer.cuda = True
-    made: list[tuple[bool, float]] = []  # (behind the flush, the cover then) of every `once`
+    made: list[tuple[bool, int]] = []  # (behind the flush, the cover's cycles then) of every `once`
 
-    def once(fn, behind_flush=False, cover_ms=0.0):
-        made.append((behind_flush, cover_ms))
+    def once(fn, behind_flush=False, cover_cycles=1):
+        made.append((behind_flush, cover_cycles))
         fn()
         return 4.0, 0.0
 
     timer.calls.cuda = True
     timer.calls.once = once
+    timer.calls.cycles = lambda ms: round(ms * 1000)  # a 1 GHz clock
     out = timer.interleaved([(lambda i: None, None), (lambda i: None, None)])
     warm = made[: 2 * (out.warmup.rounds - 3)]
     assert out.warmup.rounds > 3 and len(made) == len(warm) + 2 * 4
     assert all(behind for behind, _ in made)
-    assert {cover for _, cover in warm} == {timing.launch_cover_ms(0.0, 4.0)} == {2.0}
+    assert timing.launch_cover_ms(0.0, 4.0) == 2.0
+    assert {cover for _, cover in made} == {2000}
+
+
+def test_every_arm_waits_the_cycles_the_judge_converted_whatever_its_own_process_measured():
+    """The cover is converted to cycles once, by the Timer, and every arm, the candidate's process
+    included, gets those cycles: a conversion of each process's own made the same cover last up to
+    twice as long on one side as on the other when one probed while the clocks still ramped up."""
+    timer = Timer("cpu", _interleaved_config(warmup_calls=3, steady_max_seconds=0.0, min_runs=4, max_runs=4))
+    timer.cuda = True
+    timer.calls.cycles = lambda ms: round(ms * 1_980_000)  # the judge's probe: 1.98 GHz
+    seen: dict[str, set[int]] = {"judge": set(), "candidate": set()}
+
+    class Arm:
+        overhead_ms, gap_floor_ms = 0.0, 0.0
+
+        def __init__(self, name: str):
+            self.name = name
+
+        def warm(self, i, covered, cover_cycles):
+            if covered:
+                seen[self.name].add(cover_cycles)
+            return 0.3, 0.5  # launch ms, call ms
+
+        def timed(self, i, behind_flush, cover_cycles):
+            seen[self.name].add(cover_cycles)
+            return 0.5, 0.0
+
+    timer.interleaved([Arm("judge"), Arm("candidate")])
+    expected = round(timing_module.launch_cover_ms(0.3, 0.5) * 1_980_000)
+    assert seen == {"judge": {expected}, "candidate": {expected}}
+
+
+def test_a_call_timer_sleeps_the_cycles_it_is_given_and_probes_no_clock_of_its_own(monkeypatch):
+    """The candidate's side of the bracket: `once` behind the flush sleeps exactly the cycles sent,
+    with no probe of its own clock (a CPU stand-in for the CUDA calls)."""
+    import types
+
+    slept: list[int] = []
+
+    class Event:
+        def __init__(self, enable_timing=False):
+            pass
+
+        def record(self):
+            pass
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return 0.25
+
+    fake = types.SimpleNamespace(Event=Event, synchronize=lambda: None, _sleep=slept.append)
+    calls = timing_module.CallTimer("cpu")
+    monkeypatch.setattr(timing_module.torch, "cuda", fake)
+    calls.cuda = True
+    stream_ms, _ = calls.once(lambda: None, behind_flush=True, cover_cycles=123_456)
+    assert stream_ms == 0.25 and slept == [123_456]
+    assert calls.cycles(0.5) == round(0.5 * 200_000 / 0.25)  # the judge's conversion: its probe's rate
+    assert slept[1:] == [200_000, 200_000]  # the spin kernel loaded, then timed
 
 
 class _ScriptedTimer:
@@ -397,7 +459,7 @@ class _ScriptedTimer:
     def interleaved(self, arms, config=None):
         self.tries += not getattr(arms[1], "empty", False)  # the time alone is no try
         for arm in arms:
-            arm.timed(0, False, 0.1)
+            arm.timed(0, False, 1)
         ref_ms = next(self.refs)
         return _interleaved(ref_ms, cover_ms=ref_ms / 10)  # each try launched behind a cover of its own
 

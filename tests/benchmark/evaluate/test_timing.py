@@ -444,6 +444,19 @@ def test_a_call_timer_sleeps_the_cycles_it_is_given_and_probes_no_clock_of_its_o
     assert slept[1:] == [200_000, 200_000]  # the spin kernel loaded, then timed
 
 
+@pytest.mark.gpu
+def test_the_cycles_of_a_cover_last_at_least_its_milliseconds_on_the_gpu():
+    calls = timing_module.CallTimer("cuda")
+    for ms in (0.1, 0.5, 2.0):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        cycles = calls.cycles(ms)
+        start.record()
+        torch.cuda._sleep(cycles)
+        end.record()
+        end.synchronize()
+        assert start.elapsed_time(end) >= 0.97 * ms, (ms, cycles, start.elapsed_time(end))
+
+
 class _ScriptedTimer:
     """Stands in for Timer in the judge: each interleaved timing makes one timed call of every arm (so
     the candidate's output is fetched for the recheck) and reports the next scripted reference time."""

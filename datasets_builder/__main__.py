@@ -46,6 +46,8 @@ def cmd_build(args) -> int:
         config = replace(config, budget=replace(config.budget, minutes=args.budget_minutes))
     if args.target_tasks is not None:
         config = replace(config, budget=replace(config.budget, target_tasks=args.target_tasks))
+    if args.teacher_model is not None:
+        config = replace(config, teacher=replace(config.teacher, model=args.teacher_model))
     out = args.out or Path("runs") / "datasets" / Path(args.config).stem
     _setup_logging(out)
     result = build(config, out, cache=args.cache, progress=not args.quiet)
@@ -113,6 +115,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument(
         "--target-tasks", type=int, default=None, help="override the config's budget.target_tasks (0: all)"
+    )
+    b.add_argument(
+        "--teacher-model",
+        default=None,
+        help="override the config's teacher.model (openai:NAME, hf:PATH): the model a rejection "
+        "fine-tuning build samples from, say",
     )
     add_quiet(b, old=("--no-progress",))
     b.set_defaults(func=cmd_build)

@@ -21,6 +21,7 @@ from benchmark.verdict import Verdict
 from datasets_builder.decontam import SuiteIndex, screen
 from datasets_builder.filter import kept
 from datasets_builder.metadata import TaskMetadata
+from datasets_builder.prior import PRIOR_VARIANT
 from datasets_builder.prompting import PromptOptions, answer, first_turn
 from datasets_builder.repair import RepairSample, model_samples, mutation_sample
 from datasets_builder.rft import Solution, build_pool
@@ -77,6 +78,13 @@ def _prompt(builder, data: BuildData, task_id: str, options: PromptOptions) -> t
     return first_turn(builder, data.tasks[task_id], data.metadata(task_id), options)
 
 
+def _source(c: Candidate) -> str:
+    """Where a pooled solution came from: this build's teacher, or an earlier revision (prior.py)."""
+    if c.variant == PRIOR_VARIANT:
+        return f"prior:{c.info.get('prior', '?')}"
+    return f"generation:{c.teacher}"
+
+
 def _answer_text(c: Candidate) -> str:
     if c.teacher.startswith("model:") and c.turn == 1 and c.completion:
         return c.completion
@@ -119,7 +127,7 @@ def assemble(
         c, v = passing[entry.solution.candidate_id]
         common = dict(
             _task_columns(data, c.task_id),
-            source=f"generation:{c.teacher}",
+            source=_source(c),
             backend=options.backend,
             teacher=c.teacher,
             solution=c.code,

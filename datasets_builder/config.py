@@ -19,6 +19,7 @@ import yaml
 from benchmark.evaluate.harness import EvalConfig
 from datasets_builder.decontam import MODEL_THRESHOLD, PROGRAM_THRESHOLD
 from datasets_builder.importer import ImportConfig
+from datasets_builder.prior import DatasetSource
 from datasets_builder.prompting import PromptOptions
 from datasets_builder.rft import DEFAULT_THRESHOLD as RFT_THRESHOLD
 from datasets_builder.schema import REPO
@@ -38,6 +39,7 @@ class SynthesisConfig:
     compose: ComposeConfig = field(default_factory=lambda: ComposeConfig(count=0))
     blocks: BlockConfig = field(default_factory=lambda: BlockConfig(count=0))
     imports: tuple[ImportConfig, ...] = ()
+    datasets: tuple[DatasetSource, ...] = ()  # the tasks of earlier revisions (prior.py), as they were
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class TeacherConfig:
     variants: tuple[str, ...] = ("default",)  # Inductor variants (inductor_capture.VARIANTS)
     model: str | None = None  # model spec for kind=model: openai:NAME, hf:PATH, replay:FILE.jsonl
     samples: int = 4  # answers per task (model)
+    levels: tuple[int, ...] = ()  # the levels whose tasks the model answers (empty: all)
     temperature: float = 0.7
     top_p: float = 0.95
     max_tokens: int = 8192
@@ -70,7 +73,11 @@ class TeacherConfig:
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     concurrency: int = 8
+    dtype: str = "auto"  # a local (hf:) model's weights: auto | float32 | bfloat16 | float16
     seed: int | None = 0
+    # an earlier revision's folder (prior.py): its verified solutions are verified again as candidates
+    # of their tasks, beside this teacher's, so the RFT pool holds both
+    prior: str | None = None
 
     def __post_init__(self):
         if self.kind not in ("inductor", "model", "none"):

@@ -268,6 +268,11 @@ stage smollm2 "${SMOLLM2_S:-480}" bash -c '
 # (default 1), 4 samples a task at T 0.7, top-p 0.95, strict, generating in RECIPE_DTYPE (default
 # bfloat16, as it was trained; RECIPE_COMPILE=1: a static KV cache, compiled), interrupted before the stage's limit
 # and resumed by the next call to the same machine (or from RECIPE_RESUME, a carried run folder).
+# "rft": the rejection fine-tuning revision (configs/datasets/rft_smollm2.yaml: 8 answers per level-1
+# training task from RECIPE_MODEL, default the SFT output, verified strict, the earlier solutions
+# verified again beside them) built in /tmp/recipe/rft-build until the stage's limit, resumed by the
+# next call; its dataset comes back split in parts (rft-dataset.tar.part-*). Training again on it:
+# RECIPE_DATA=/tmp/recipe/rft-build/dataset RECIPE_SFT_DIR=/tmp/recipe/sft-rft RECIPE_STEP="sft eval".
 # RECIPE_DEVICE (default cuda) and RECIPE_EVAL_ARGS (more benchmark.run arguments, which override the
 # ones above) let the whole chain be rehearsed on a CPU: RECIPE_DEVICE=cpu RECIPE_SFT_ARGS="--max_steps 1"
 # RECIPE_EVAL_ARGS="--tasks relu_fp32 --samples 1 --max-tokens 32".
@@ -286,17 +291,17 @@ stage recipe "${RECIPE_S:-540}" bash -c '
     fi
     sha=$(sha256sum "$base/model.safetensors" | cut -c1-16); echo "recipe: base weights $sha"
     python3 -c "import json, sys; t = json.load(open(sys.argv[1])); print(\"recipe: tokenizer eos\", t.get(\"eos_token\"), \"pad\", t.get(\"pad_token\"))" "$base/tokenizer_config.json"
-    sft=/tmp/recipe/sft
+    sft=${RECIPE_SFT_DIR:-/tmp/recipe/sft}
     for step in ${RECIPE_STEP:-sft}; do
     case "$step" in
     sft)
         python3 -m trainers.sft --config configs/sft/smollm2-135m.yaml --model_name_or_path "$base" \
-            --dataset_name data/solbench-kernels \
+            --dataset_name "${RECIPE_DATA:-data/solbench-kernels}" \
             --output_dir "$sft" ${RECIPE_SFT_ARGS:-} || exit
         cp "$sft"/trainer_state.json "$sft"/sft_config.yaml "$OUT/recipe/" 2>/dev/null
         if [ -f "$sft/adapter_model.safetensors" ]; then  # LoRA: small enough to come back and travel again
             echo "recipe: adapter $(sha256sum "$sft/adapter_model.safetensors" | cut -c1-16)"
-            mkdir -p "$KEEP" && tar -cf - --exclude="checkpoint-*" -C /tmp/recipe sft | split -b 15M - "$KEEP"/sft-adapter.tar.part-
+            mkdir -p "$KEEP" && tar -cf - --exclude="checkpoint-*" -C "$(dirname "$sft")" "$(basename "$sft")" | split -b 15M - "$KEEP"/sft-adapter.tar.part-
         else  # full weights stay on this machine: evaluate them in this call or the next
             echo "recipe: weights $(sha256sum "$sft/model.safetensors" | cut -c1-16) (kept in $sft on this machine)"
         fi
@@ -316,7 +321,17 @@ stage recipe "${RECIPE_S:-540}" bash -c '
             --dtype "${RECIPE_DTYPE:-bfloat16}" ${RECIPE_COMPILE:+--compile} --quiet --out "$run" ${RECIPE_EVAL_ARGS:-}
         echo "recipe: eval rc=$? ($(basename "$run"))"; cp -r "$run" "$OUT/recipe/"
         ;;
-    *) echo "recipe: unknown step $step (sft, eval)"; exit 2 ;;
+    rft)
+        model=${RECIPE_MODEL:-$sft}; [ "$model" = base ] && model=$base
+        python3 -m datasets_builder build --config configs/datasets/rft_smollm2.yaml --teacher-model "hf:$model" \
+            --device "${RECIPE_DEVICE:-cuda}" --out /tmp/recipe/rft-build --budget-minutes $(( (${RECIPE_S:-540} - 60 - SECONDS) / 60 )) --quiet
+        echo "recipe: rft build rc=$?"
+        cp /tmp/recipe/rft-build/build_stats.json /tmp/recipe/rft-build/stats.md "$OUT/recipe/" 2>/dev/null
+        if [ -d /tmp/recipe/rft-build/dataset ]; then
+            mkdir -p "$KEEP" && tar -cf - -C /tmp/recipe/rft-build dataset | split -b 15M - "$KEEP"/rft-dataset.tar.part-
+        fi
+        ;;
+    *) echo "recipe: unknown step $step (sft, eval, rft)"; exit 2 ;;
     esac
     done'
 # generation: the hf backend's generate by KV-cache mode (dynamic, static, compiled), SmolLM2-135M's

@@ -16,6 +16,7 @@ from datasets_builder.budget import Budget
 from datasets_builder.config import BuildConfig
 from datasets_builder.decontam import SuiteIndex
 from datasets_builder.filter import RejectionFilter, kept
+from datasets_builder.prior import PRIOR_VARIANT, PriorSolution, prior_solutions, revision
 from datasets_builder.stages.verifiers import Verifiers
 from datasets_builder.state import BuildState, Journal
 from datasets_builder.teachers.base import Candidate
@@ -86,6 +87,7 @@ class BuildContext:
     solved: set[str] = field(default_factory=set)  # tasks with a kept solution
     _tasks: dict[str, Task] = field(default_factory=dict, repr=False)
     _suite: tuple[Suite, SuiteIndex] | None = field(default=None, repr=False)
+    _prior: tuple[str, dict[str, list[PriorSolution]]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.solved |= {
@@ -93,6 +95,26 @@ class BuildContext:
             for r in self.journals.verdicts.values()
             if kept(Verdict.from_dict(r["verdict"]))
         }
+
+    def prior_candidates(self, task_id: str) -> list[Candidate]:
+        """The verified solutions of this task in the earlier revision `teacher.prior` names, as
+        candidates to verify again (none without one)."""
+        path = self.config.teacher.prior
+        if path is None:
+            return []
+        if self._prior is None:
+            self._prior = (revision(path), prior_solutions(path))
+        name, solutions = self._prior
+        return [
+            Candidate(
+                task_id=s.task_id,
+                teacher=s.teacher,
+                code=s.code,
+                variant=PRIOR_VARIANT,
+                info={"prior": name, "prior_candidate_id": s.candidate_id},
+            )
+            for s in solutions.get(task_id, ())
+        ]
 
     @property
     def pool_root(self) -> Path:

@@ -20,6 +20,7 @@ from datasets_builder.assemble import BuildData, assemble
 from datasets_builder.card import stats_markdown
 from datasets_builder.config import BuildConfig
 from datasets_builder.export import task_rows, write_suite_folder, write_train_folder
+from datasets_builder.prior import revision
 from datasets_builder.stages.context import BuildContext
 from datasets_builder.teachers.base import Candidate
 
@@ -124,6 +125,7 @@ def build_stats(ctx: BuildContext, suite: Suite, solution_stats: dict) -> dict:
             "unparsable": screen_info.get("unparsable"),
             "synthesized": synth_info.get("synthesized"),
             "imported": synth_info.get("imported"),
+            "from_datasets": synth_info.get("from_datasets", 0),
         },
         "decontamination_tasks": screen_info.get("audit", {}),
         "suite": {
@@ -151,7 +153,14 @@ def build_stats(ctx: BuildContext, suite: Suite, solution_stats: dict) -> dict:
 
 
 def teacher_info(config: BuildConfig, offline_teacher=None) -> dict:
-    """The teacher as the card describes it."""
+    """The teacher as the card describes it, and the earlier revision whose solutions joined its own."""
+    info = _teacher_kind(config, offline_teacher)
+    if config.teacher.prior:
+        info["solutions of an earlier revision, verified again"] = revision(config.teacher.prior)
+    return info
+
+
+def _teacher_kind(config: BuildConfig, offline_teacher=None) -> dict:
     t = config.teacher
     if offline_teacher is not None:
         return {"kind": f"offline teacher given in code ({type(offline_teacher).__name__})"}

@@ -1,6 +1,7 @@
-"""The synthesize stage: generated task files (variants, compositions, blocks) and imported task
-folders, written under OUT/tasks/levelN/ and journalled in synth.jsonl; imported sources' licence
-files are copied to OUT/sources/ (published with the dataset). Runs once per build."""
+"""The synthesize stage: generated task files (variants, compositions, blocks), imported task
+folders and the tasks of earlier revisions (prior.py), written under OUT/tasks/levelN/ and
+journalled in synth.jsonl; imported sources' licence files are copied to OUT/sources/ (published
+with the dataset). Runs once per build."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from datasets_builder import synth_blocks, synth_compose, synth_variants
 from datasets_builder.config import BuildConfig
 from datasets_builder.importer import SourceRecord, import_folder
+from datasets_builder.prior import prior_tasks, revision
 from datasets_builder.stages.context import BuildContext
 from datasets_builder.task_source import TaskSpec, render
 
@@ -53,9 +55,23 @@ def run(ctx: BuildContext) -> None:
             info = {"family": "imported", "level": t.level, "dtype": None, "ops": [], "origin": t.origin}
             _write_task(ctx, Path(f"level{level}") / f"{t.name}.py", t.source, info)
             imported += 1
+    earlier = 0
+    for source in cfg.datasets:
+        origin = f"dataset:{revision(source.path)}"
+        for t in prior_tasks(source):
+            level = int(t.task_id.split("/")[0].removeprefix("level"))
+            info = {"family": t.family, "level": level, "dtype": None, "ops": [], "origin": origin}
+            _write_task(ctx, Path(f"{t.task_id}.py"), t.code, info)
+            earlier += 1
     ctx.state.mark_done(
         "synthesize",
-        {"synthesized": len(specs), "imported": imported, "import_errors": errors, "sources": sources},
+        {
+            "synthesized": len(specs),
+            "imported": imported,
+            "from_datasets": earlier,
+            "import_errors": errors,
+            "sources": sources,
+        },
     )
 
 

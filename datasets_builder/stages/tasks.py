@@ -68,6 +68,11 @@ def worker_options(ctx: BuildContext) -> task_worker.WorkerOptions:
 
 
 def _record(ctx: BuildContext, record: dict, flt: RejectionFilter) -> None:
+    """Journal a task's record, with the earlier revision's solutions of a valid task among its
+    candidates (teacher.prior), and send its candidates to the verifier."""
+    if record.get("valid"):
+        prior = [c.to_dict() for c in ctx.prior_candidates(record["task_id"])]
+        record = {**record, "candidates": [*record.get("candidates", ()), *prior]}
     ctx.journals.records.append(record)
     for c in record.get("candidates", ()):
         flt.submit(Candidate.from_dict(c))

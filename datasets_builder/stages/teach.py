@@ -24,7 +24,11 @@ def run(ctx: BuildContext) -> None:
     teacher = ctx.model_teacher or _model_teacher(ctx)
     builder = ctx.config.prompts.builder()
     records = ctx.journals.records
-    valid = sorted(t for t, r in records.records.items() if r.get("valid"))
+    valid = sorted(
+        t
+        for t, r in records.records.items()
+        if r.get("valid") and (not cfg.levels or ctx.task(t).level in cfg.levels)
+    )
     for turn in range(1, cfg.turns + 1):
         if ctx.budget.out_of_time():
             break
@@ -78,6 +82,7 @@ def _model_teacher(ctx: BuildContext):
             base_url=cfg.base_url,
             api_key_env=cfg.api_key_env,
             concurrency=cfg.concurrency,
+            dtype=cfg.dtype,
             cache_dir=ctx.cache / "completions",
         ),
     )

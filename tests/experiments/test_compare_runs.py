@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from experiments import compare_runs
 
 
@@ -36,3 +38,42 @@ def test_mixed_changes_give_an_interval_spanning_zero_and_only_shared_tasks_coun
     assert got["tasks"] == ["a", "b"] and got["difference"] == 0
     low, high = got["ci95"]
     assert low == -1 and high == 1
+
+
+def _arm(tmp_path: Path, name: str, passes: list[set[str]]) -> list[Path]:
+    """One run per seed over tasks t0..t7, one sample each: pass where the task is in that seed's set."""
+    return [
+        write_run(
+            tmp_path / f"{name}{k}",
+            [(f"t{i}", 0, 1, "pass" if f"t{i}" in ok else "incorrect") for i in range(8)],
+        )
+        for k, ok in enumerate(passes)
+    ]
+
+
+def test_two_arms_over_seeds_claim_a_change_only_when_every_seed_carries_it(tmp_path):
+    tasks = {f"t{i}" for i in range(8)}
+    plain = _arm(tmp_path, "plain", [set(), set(), set()])
+    steady = _arm(tmp_path, "steady", [tasks, tasks, tasks])
+    got = compare_runs.compare_arms(plain, steady, resamples=2000)
+    assert got["differences"]["pass_rate"]["value"] == 1.0
+    assert got["differences"]["pass_rate"]["improved"]
+    assert got["base"]["pass_rate"] == [0.0, 0.0, 0.0] and got["other"]["pass_rate"] == [1.0, 1.0, 1.0]
+    # one lucky seed of three: the mean moves, but the seed draw puts zero inside the interval
+    lucky = _arm(tmp_path, "lucky", [tasks, set(), set()])
+    got = compare_runs.compare_arms(plain, lucky, resamples=2000)
+    assert got["differences"]["pass_rate"]["value"] == pytest.approx(1 / 3)
+    low, high = got["differences"]["pass_rate"]["interval"]
+    assert low == 0.0 and high == 1.0 and not got["differences"]["pass_rate"]["improved"]
+
+
+def test_the_cli_takes_two_arms_or_two_runs_not_both(tmp_path, capsys):
+    plain = _arm(tmp_path, "p", [set()])
+    other = _arm(tmp_path, "o", [{"t0"}])
+    assert (
+        compare_runs.main(["--base", *map(str, plain), "--other", *map(str, other), "--resamples", "200"])
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["differences"]["pass_rate"]["value"] == pytest.approx(1 / 8)
+    with pytest.raises(SystemExit):
+        compare_runs.main(["--base", str(plain[0])])

@@ -30,6 +30,15 @@ GPU_HONEST = {
     "cuda_rowsum_tree": "level1/sum_rows_fp32.py",
     "triton_rowsum": "level1/sum_rows_fp32.py",
     "triton_matmul_bf16": "level1/gemm_square_bf16.py",
+    # suite v2: a backward task and an FP8 one, in Triton
+    "triton_gelu_tanh_backward": "level1/gelu_tanh_backward_fp32.py",
+    "triton_fp8_quantize_rows": "level1/fp8_quantize_per_row_e4m3.py",
+}
+# each with one edit that makes it wrong (honest text, wrong text): the sign of tanh's derivative
+# flipped; the amax floor left out, so the all-zero row divides by zero
+GPU_WRONG = {
+    "triton_gelu_tanh_backward": ("(1.0 - t * t)", "(1.0 + t * t)"),
+    "triton_fp8_quantize_rows": ("tl.maximum(tl.max(amax, axis=0), 1e-4)", "tl.max(amax, axis=0)"),
 }
 
 
@@ -49,6 +58,22 @@ def test_honest_gpu_candidate_passes_clean(name, fast_eval):
     assert verdict.flags == ()
     assert verdict.speedup and verdict.speedup > 0.2
     print(f"{name}: speedup {verdict.speedup:.2f}x on {task.task_id}")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(GPU_WRONG))
+def test_a_wrong_twin_of_an_honest_gpu_candidate_fails(name, fast_eval):
+    honest, wrong = GPU_WRONG[name]
+    source = (HERE / f"{name}.py").read_text()
+    assert source.count(honest) == 1
+    task = load_task(BUILTIN_SUITE / GPU_HONEST[name], root=BUILTIN_SUITE)
+    verdict = evaluate(task, source.replace(honest, wrong), dataclasses.replace(fast_eval, device="cuda"))
+    assert verdict.status is Status.INCORRECT, (verdict.status, verdict.error)
+
+
+def test_every_wrong_twin_edits_its_honest_candidate_once():
+    for name, (honest, _) in GPU_WRONG.items():
+        assert (HERE / f"{name}.py").read_text().count(honest) == 1, name
 
 
 @pytest.mark.slow

@@ -32,12 +32,15 @@ GPU_HONEST = {
     "triton_matmul_bf16": "level1/gemm_square_bf16.py",
     # suite v2: a backward task and an FP8 one, in Triton
     "triton_gelu_tanh_backward": "level1/gelu_tanh_backward_fp32.py",
+    "triton_layernorm_backward": "level1/layernorm_backward_fp32.py",
     "triton_fp8_quantize_rows": "level1/fp8_quantize_per_row_e4m3.py",
 }
 # each with one edit that makes it wrong (honest text, wrong text): the sign of tanh's derivative
-# flipped; the amax floor left out, so the all-zero row divides by zero
+# flipped; the bias gradient summed as the weight's; the amax floor left out, so the all-zero row
+# divides by zero
 GPU_WRONG = {
     "triton_gelu_tanh_backward": ("(1.0 - t * t)", "(1.0 + t * t)"),
+    "triton_layernorm_backward": ("db_acc += dy\n", "db_acc += dy * xhat\n"),
     "triton_fp8_quantize_rows": ("tl.maximum(tl.max(amax, axis=0), 1e-4)", "tl.max(amax, axis=0)"),
 }
 

@@ -28,6 +28,8 @@ from datasets_builder.synth_blocks import BlockConfig
 from datasets_builder.synth_compose import ComposeConfig
 from datasets_builder.synth_variants import VariantConfig
 
+DTYPES = ("auto", "float32", "bfloat16", "float16")  # a local model's weights (BackendOptions.dtype)
+
 
 class ConfigError(ValueError):
     """A build configuration that cannot be used; the message says what to change."""
@@ -88,6 +90,8 @@ class TeacherConfig:
             )
         if self.turns < 1 or self.samples < 1:
             raise ConfigError("teacher.turns and teacher.samples must be at least 1")
+        if self.dtype not in DTYPES:
+            raise ConfigError(f"teacher.dtype must be one of {', '.join(DTYPES)}, not {self.dtype!r}")
 
 
 # the EvalConfig settings a build config sets under keys of its own: setting -> key

@@ -10,7 +10,7 @@ import pytest
 from builder_support import FakeTeacher, FakeVerifier, plain_candidate, run_build, tiny_config
 
 from datasets_builder.build import Builder
-from datasets_builder.config import OutputConfig, SynthesisConfig, TeacherConfig
+from datasets_builder.config import ConfigError, OutputConfig, SynthesisConfig, TeacherConfig
 from datasets_builder.prior import PRIOR_VARIANT, DatasetSource, prior_solutions, prior_tasks, revision
 from datasets_builder.teachers.base import Candidate
 
@@ -142,3 +142,5 @@ def test_a_build_config_names_its_earlier_revision_in_yaml(tmp_path):
     with pytest.raises(Exception, match="folder"):
         load_config(bad)
     assert replace(cfg.teacher, prior=None).prior is None
+    with pytest.raises(ConfigError, match="teacher.dtype must be one of auto"):
+        replace(cfg.teacher, dtype="bf16")

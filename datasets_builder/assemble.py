@@ -79,7 +79,9 @@ def _prompt(builder, data: BuildData, task_id: str, options: PromptOptions) -> t
 
 
 def _source(c: Candidate) -> str:
-    """Where a pooled solution came from: this build's teacher, or an earlier revision (prior.py)."""
+    """Where a pooled solution came from: this build's teacher, or an earlier revision (prior.py):
+    `prior:REVISION`, a value schema.py's table (rendered into the published card) does not list yet,
+    since the published revision has none."""
     if c.variant == PRIOR_VARIANT:
         return f"prior:{c.info.get('prior', '?')}"
     return f"generation:{c.teacher}"

@@ -9,7 +9,7 @@ columns are for filtering, weighting and analysis:
   task_id       str      the synthesized task (its program is `task_code`)
   level         int      1 variants, 2 compositions, 3 blocks (imported tasks: their own)
   family        str      generator family, e.g. variant/activation, compose, block/attention
-  source        str      generation:TEACHER, prior:REVISION, repair:model, repair:mutation, prompt
+  source        str      generation:TEACHER, repair:model, repair:mutation, prompt
   backend       str      kernel language of the answer (triton, cuda)
   teacher       str      inductor, model:NAME, ...
   dtype         str      the task's dtype

@@ -10,12 +10,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SCHEMA_VERSION = 1
-OUT_OF_MEMORY = "out of memory"  # in torch's OutOfMemoryError text, lower-cased
+# how device memory running out reads, lower-cased: torch's OutOfMemoryError, and the CUDA libraries'
+# own statuses when their handle or workspace could not be allocated (cuBLAS's came from a reference
+# that passes alone, on a device whose other lanes held their memory)
+OUT_OF_MEMORY = (
+    "out of memory",
+    "cublas_status_alloc_failed",
+    "cudnn_status_alloc_failed",
+    "cufft_alloc_failed",
+    "cusolver_status_alloc_failed",
+    "cusparse_status_alloc_failed",
+    "curand_status_allocation_failed",
+)
 
 
 def says_out_of_memory(error: str | None) -> bool:
-    """Whether an error's text is torch's out-of-memory error (a candidate's or a reference's)."""
-    return OUT_OF_MEMORY in (error or "").lower()
+    """Whether an error's text says device memory ran out (a candidate's or a reference's)."""
+    text = (error or "").lower()
+    return any(marker in text for marker in OUT_OF_MEMORY)
 
 
 class Status(enum.StrEnum):

@@ -463,6 +463,7 @@ class Observations:
     native_threads_left: bool  # more OS threads than after the first call
     violations: tuple[str, ...] = ()  # what the audit hook refused
     tampered: tuple[str, ...] = ()  # harness state changed since before the candidate loaded
+    library_threads: tuple[str, ...] = ()  # the starter module of each thread a compiler library started
 
 
 @dataclass(frozen=True)

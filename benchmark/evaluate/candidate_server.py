@@ -304,6 +304,7 @@ class CandidateServer:
             native_threads_left=native_left,
             violations=tuple(dict.fromkeys(self.violations)),
             tampered=tuple(self.digest.changed()),
+            library_threads=tuple(self.threads.library),
         )
 
 

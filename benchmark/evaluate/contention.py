@@ -49,6 +49,16 @@ def nvml_handle(device: torch.device):
     return pynvml.nvmlDeviceGetHandleByUUID(uuid if uuid.startswith("GPU-") else f"GPU-{uuid}")
 
 
+def max_sm_clock_mhz(device: torch.device) -> int | None:
+    """The highest clock `device`'s SMs can run at, in MHz, through NVML; None where NVML cannot say."""
+    try:
+        import pynvml
+
+        return int(pynvml.nvmlDeviceGetMaxClockInfo(nvml_handle(device), pynvml.NVML_CLOCK_SM)) or None
+    except Exception:  # noqa: BLE001 - no NVML, no driver support: the caller probes instead
+        return None
+
+
 def _nvml_pids(device: torch.device) -> dict[int, tuple[int, bool]]:
     """pid -> (used bytes, active lately) of every compute process on `device`, through NVML."""
     import pynvml

@@ -343,18 +343,21 @@ class Judge:
         store's entry `kept` holds it; whether that was timed here. The reference's own time alone is
         taken beside the candidate's process (`time_alone`)."""
         job = self.job
-        fresh = False
-        with self.lock.exclusive():
+        compiled_time = kept.get("compile_time") if job.baseline == "compile" else None
+        fresh = job.baseline == "compile" and compiled_time is None
+        # The timer's calibration (`CallTimer`'s empty brackets) holds the device shared, as the
+        # candidate's process makes its own: taking it alone drains every other lane's device work
+        # once more per sample. Alone only where torch.compile's time is measured here.
+        with self.lock.exclusive() if fresh else self.lock.shared():
             self.timer = Timer(job.device, job.timing)
-            if job.baseline == "compile":
-                compiled_time = kept.get("compile_time")
-                if compiled_time is None:
-                    fresh, compiled = True, torch.compile(model)
-                    compiled_time = asdict(
-                        self.alone(lambda: time_model(self.timer, program, compiled, job.input_seed))
-                    )
-                    del compiled
-                self.times["compile_time"] = compiled_time
+            if fresh:
+                compiled = torch.compile(model)
+                compiled_time = asdict(
+                    self.alone(lambda: time_model(self.timer, program, compiled, job.input_seed))
+                )
+                del compiled
+        if compiled_time is not None:
+            self.times["compile_time"] = compiled_time
         return fresh
 
     def _note_inputs(self, inputs: list) -> None:
@@ -910,6 +913,8 @@ class Judge:
             self.flag("spawned_threads", f"{seen.threads_started} Python thread(s) started by the candidate")
         if seen.native_threads_left:
             self.flag("spawned_threads", "native threads were still running after the candidate's calls")
+        if seen.library_threads:  # not the candidate's (integrity.LIBRARY_THREAD_OWNERS): said, not flagged
+            self.env["library_threads"] = " ".join(sorted(set(seen.library_threads)))
         for name in seen.tampered:
             self.flag("harness_tampered", f"{name} was replaced")
         for v in seen.violations:

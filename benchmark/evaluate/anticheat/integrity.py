@@ -196,12 +196,38 @@ def os_thread_count() -> int:
         return threading.active_count()
 
 
+# Compiler infrastructure whose own threads are not the candidate's: an honest Helion kernel's first
+# call started one (an H100, 2026-12-07). The static rules keep the candidate from naming torch's
+# compilers (`torch_compile`) or Helion's internals, so the work such a thread runs is the library's.
+LIBRARY_THREAD_OWNERS = ("torch._inductor", "torch._dynamo", "triton", "helion")
+_THREAD_PLUMBING = ("threading", "_thread", "concurrent.futures", __name__)
+
+
+def _within(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def thread_starter() -> str:
+    """The module whose code started the thread being started: the first frame outside the thread
+    plumbing (`threading`, `concurrent.futures`, this watch), so an executor the candidate makes
+    is the candidate's, whoever's pool class it is."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "?")
+        if not _within(module, _THREAD_PLUMBING):
+            return module
+        frame = frame.f_back
+    return "?"
+
+
 class ThreadWatch:
     """Counts Python threads started from now on (even ones that finish before anyone looks),
-    by wrapping the low-level start function every Python thread goes through."""
+    by wrapping the low-level start function every Python thread goes through. Threads the
+    compiler libraries start (`LIBRARY_THREAD_OWNERS`) are listed by their starter instead."""
 
     def __init__(self):
         self.started = 0
+        self.library: list[str] = []  # the starter module of each library thread
         for owner, name in (
             (_thread, "start_new_thread"),
             (threading, "_start_new_thread"),
@@ -214,7 +240,11 @@ class ThreadWatch:
 
     def _counting(self, original):
         def start(*args, **kwargs):
-            self.started += 1
+            starter = thread_starter()
+            if _within(starter, LIBRARY_THREAD_OWNERS):
+                self.library.append(starter)
+            else:
+                self.started += 1
             return original(*args, **kwargs)
 
         return start

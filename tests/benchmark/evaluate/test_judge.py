@@ -216,6 +216,55 @@ def test_the_profile_is_taken_alone_and_again_before_a_mismatch(make_judge, kern
     assert ("timing_mismatch" in judge.flags) is flagged, judge.flag_details
 
 
+class _HoldLog:
+    """A device lock that lists each hold it gives: "shared" or "exclusive"."""
+
+    def __init__(self):
+        self.holds: list[str] = []
+
+    @contextlib.contextmanager
+    def _held(self, hold: str):
+        self.holds.append(hold)
+        yield
+
+    def exclusive(self):
+        return self._held("exclusive")
+
+    def shared(self):
+        return self._held("shared")
+
+
+@pytest.mark.parametrize(
+    ("baseline", "kept", "holds", "fresh"),
+    [
+        ("eager", {}, ["shared"], False),
+        ("compile", {"compile_time": {"median_ms": 1.0}}, ["shared"], False),
+        ("compile", {}, ["exclusive"], True),
+    ],
+    ids=["eager", "compile-kept", "compile-timed-here"],
+)
+def test_the_timer_is_calibrated_sharing_the_device_unless_something_is_timed(
+    make_judge, monkeypatch, baseline, kept, holds, fresh
+):
+    """Each exclusive hold drains every other lane's device work first: the reference's timer holds the
+    device alone only where torch.compile's time is taken here, as the candidate's process calibrates
+    its own bracket sharing it."""
+    from benchmark.evaluate import judge as judge_module
+
+    judge = make_judge(baseline=baseline)
+    judge.lock = _HoldLog()
+    monkeypatch.setattr(judge_module.torch, "compile", lambda model: model)
+    monkeypatch.setattr(
+        judge_module,
+        "time_model",
+        lambda timer, program, model, seed: TimingStats(1, 2.0, 2.0, 0.0, 2.0, 2.0, 0.0),
+    )
+    monkeypatch.setattr(judge, "alone", lambda timed: timed())
+    assert judge.reference_timing(program=None, model=torch.nn.Identity(), kept=kept) is fresh
+    assert judge.lock.holds == holds
+    assert ("compile_time" in judge.times) is (baseline == "compile")
+
+
 class _SeededProgram:
     """A task program whose input set of seed s is 100 values of s."""
 

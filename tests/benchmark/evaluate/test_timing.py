@@ -414,9 +414,10 @@ def test_every_arm_waits_the_cycles_the_judge_converted_whatever_its_own_process
     assert seen == {"judge": {expected}, "candidate": {expected}}
 
 
-def test_a_call_timer_sleeps_the_cycles_it_is_given_and_probes_no_clock_of_its_own(monkeypatch):
-    """The candidate's side of the bracket: `once` behind the flush sleeps exactly the cycles sent,
-    with no probe of its own clock (a CPU stand-in for the CUDA calls)."""
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    """A CPU stand-in for the CUDA calls of `CallTimer`: every event pair reads 0.25 ms, and the
+    cycles each `torch.cuda._sleep` was asked for are listed."""
     import types
 
     slept: list[int] = []
@@ -434,14 +435,40 @@ def test_a_call_timer_sleeps_the_cycles_it_is_given_and_probes_no_clock_of_its_o
         def elapsed_time(self, other):
             return 0.25
 
-    fake = types.SimpleNamespace(Event=Event, synchronize=lambda: None, _sleep=slept.append)
     calls = timing_module.CallTimer("cpu")
-    monkeypatch.setattr(timing_module.torch, "cuda", fake)
+    monkeypatch.setattr(
+        timing_module.torch,
+        "cuda",
+        types.SimpleNamespace(Event=Event, synchronize=lambda: None, _sleep=slept.append),
+    )
     calls.cuda = True
+    return calls, slept
+
+
+def test_a_call_timer_sleeps_the_cycles_it_is_given_and_probes_no_clock_of_its_own(monkeypatch, fake_cuda):
+    """The candidate's side of the bracket: `once` behind the flush sleeps exactly the cycles sent,
+    with no probe of its own clock; the judge's conversion, where NVML cannot name the highest clock,
+    probes with a spin queued behind another (its launch untimed)."""
+    from benchmark.evaluate import contention
+
+    monkeypatch.setattr(contention, "max_sm_clock_mhz", lambda device: None)
+    calls, slept = fake_cuda
     stream_ms, _ = calls.once(lambda: None, behind_flush=True, cover_cycles=123_456)
     assert stream_ms == 0.25 and slept == [123_456]
-    assert calls.cycles(0.5) == round(0.5 * 200_000 / 0.25)  # the judge's conversion: its probe's rate
-    assert slept[1:] == [200_000, 200_000]  # the spin kernel loaded, then timed
+    assert calls.cycles(0.5) == round(0.5 * 200_000 / 0.25)  # the probe's rate
+    assert slept[1:] == [200_000, 200_000]  # the one queued ahead, then the one timed
+
+
+def test_the_judge_converts_at_the_highest_sm_clock_and_probes_nothing(monkeypatch, fake_cuda):
+    """With NVML's highest SM clock a cover lasts at least its milliseconds at any clock the device
+    runs, and no probe runs (a probe reads the clock of the moment, lower while the device ramps up)."""
+    from benchmark.evaluate import contention
+
+    monkeypatch.setattr(contention, "max_sm_clock_mhz", lambda device: 1980)
+    calls, slept = fake_cuda
+    assert calls.cycles(0.5) == 990_000
+    assert calls.cycles(0.1) == 198_000
+    assert slept == []
 
 
 @pytest.mark.gpu
@@ -575,7 +602,7 @@ from benchmark.evaluate.timing import prepare_host
 if sys.argv[1] == "kept":
     prepare_host(torch.device("cpu"))
 faults = []
-for _ in range(8):  # the heap grows over the first two or three, as in a timing's warm-up
+for _ in range(12):  # the heap grows over the first two to four, as in a timing's warm-up
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     torch.empty(64 << 20, dtype=torch.uint8).fill_(1)
     faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)

@@ -17,6 +17,8 @@ from benchmark.verify import verifier as verifier_module
 from benchmark.verify.verifier import DeviceShare, Verifier, VerifierConfig
 
 OOM = "OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB."
+# a reference's cuBLAS handle that found no device memory, seen on an H100 in the whole suite's run
+CUBLAS_OOM = "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"
 CODE = "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
 
 
@@ -30,8 +32,11 @@ class FakeDevice:
     in the reference, which raises; `always`: on every run); every run records how many others were
     running beside it."""
 
-    def __init__(self, oom_sample: int = 0, task_error: str | None = None, always: bool = False):
+    def __init__(
+        self, oom_sample: int = 0, task_error: str | None = None, always: bool = False, error: str = OOM
+    ):
         self.oom_sample = oom_sample
+        self.error = error
         self.task_error = task_error
         self.always = always
         self.lock = threading.Lock()
@@ -50,7 +55,7 @@ class FakeDevice:
         if sample == self.oom_sample and (first or self.always):
             if self.task_error is not None:
                 raise TaskError(self.task_error)
-            return Verdict.unmeasured(Status.RUNTIME_ERROR, OOM, task_id=task.task_id, sample=sample)
+            return Verdict.unmeasured(Status.RUNTIME_ERROR, self.error, task_id=task.task_id, sample=sample)
         return Verdict.unmeasured(Status.PASS, None, task_id=task.task_id, sample=sample)
 
 
@@ -67,8 +72,10 @@ def run_with(
     return verdicts, fake, stats
 
 
-def test_out_of_memory_beside_other_lanes_is_run_again_alone(monkeypatch, task, fast_eval):
-    verdicts, fake, stats = run_with(monkeypatch, task, fast_eval, lanes=3, samples=6)
+@pytest.mark.parametrize("error", [OOM, CUBLAS_OOM])
+def test_out_of_memory_beside_other_lanes_is_run_again_alone(monkeypatch, task, fast_eval, error):
+    fake = FakeDevice(error=error)
+    verdicts, fake, stats = run_with(monkeypatch, task, fast_eval, lanes=3, samples=6, fake=fake)
     assert [v.status for v in verdicts] == [Status.PASS] * 6
     reruns = [beside for s, beside in fake.runs if s == 0][1:]
     assert reruns == [0]  # once, and nothing else on the device

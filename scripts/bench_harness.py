@@ -916,10 +916,6 @@ def startup(base: EvalConfig, args, report: dict) -> None:
     )
 
 
-if __name__ == "__main__":
-    main()
-
-
 # The reference against itself where the whole suite's run (2026-12-07, H100) held the device alone
 # longest for its many timed rounds (host-bound: loops of small kernels), and where it read beyond the
 # noise (fast_1 0.022 where 0 is expected).
@@ -1010,3 +1006,7 @@ def spin(base: EvalConfig, args, report: dict, save=lambda: None) -> None:
             + " (95% bootstrap over tasks)",
             flush=True,
         )
+
+
+if __name__ == "__main__":
+    main()

@@ -3,9 +3,10 @@ the difference with a paired bootstrap 95% interval over tasks, and the verdicts
 
     python -m experiments.compare_runs runs/smollm2-before runs/smollm2-sft [--json OUT.json]
 
-A sample counts at its last turn. Tasks are resampled with replacement, each carrying its pass rate
+A sample counts at its last turn. Tasks are resampled with replacement, each carrying its samples
 in both runs, so the interval reflects which tasks happened to be drawn; only tasks both runs
-evaluated enter. An interval that contains zero shows no measured change.
+evaluated enter. An interval that contains zero shows no measured change. Besides the pass rate,
+"differences" holds fast_1 and the speedup's geomean the same way.
 
 Two training arms, one run per training seed each (CuSeT against plain SFT, say):
 
@@ -21,11 +22,9 @@ import argparse
 import json
 from collections import Counter
 from pathlib import Path
-from statistics import mean
 
 from benchmark.metrics import by_task, final_turns
 from benchmark.rundir import verdict_lines
-from benchmark.stats import bootstrap_interval, resample_weights
 from benchmark.verdict import Verdict
 from experiments.rl_demo.differences import seed_task_differences
 from experiments.rl_demo.metrics import split_metrics
@@ -36,30 +35,23 @@ def final_verdicts(run_dir: Path) -> list[Verdict]:
     return final_turns(v for _, v in verdict_lines(run_dir / "results.jsonl") if isinstance(v, Verdict))
 
 
-def pass_rates(verdicts: list[Verdict]) -> dict[str, float]:
-    return {t: mean(v.correct for v in vs) for t, vs in by_task(verdicts).items()}
-
-
 def compare(before: Path, after: Path, resamples: int = 10000, seed: int = 0) -> dict:
-    vb, va = final_verdicts(before), final_verdicts(after)
-    rb, ra = pass_rates(vb), pass_rates(va)
-    tasks = sorted(set(rb) & set(ra))
-    if not tasks:
-        raise SystemExit("the two runs share no task")
-    diffs = [ra[t] - rb[t] for t in tasks]
-    interval = bootstrap_interval(
-        [diffs, [1.0] * len(tasks)],
-        lambda sums: sums[0] / sums[1],
-        resample_weights(len(tasks), resamples, seed),
-    )
+    """after - before: `compare_arms` with one run a side (the interval over tasks alone), and each
+    run's verdicts on the tasks both have."""
+    arms = compare_arms([before], [after], resamples, seed)
+    tasks, passed = arms["tasks"], arms["differences"]["pass_rate"]
+    counts = [
+        Counter(v.status.value for v in final_verdicts(run) if v.task_id in tasks) for run in (before, after)
+    ]
     return {
         "tasks": tasks,
-        "pass_rate_before": mean(rb[t] for t in tasks),
-        "pass_rate_after": mean(ra[t] for t in tasks),
-        "difference": mean(diffs),
-        "ci95": interval.to_list(),
-        "verdicts_before": dict(Counter(v.status.value for v in vb if v.task_id in tasks)),
-        "verdicts_after": dict(Counter(v.status.value for v in va if v.task_id in tasks)),
+        "pass_rate_before": arms["base"]["pass_rate"][0],
+        "pass_rate_after": arms["other"]["pass_rate"][0],
+        "difference": passed["value"],
+        "ci95": passed["interval"],
+        "differences": arms["differences"],
+        "verdicts_before": dict(counts[0]),
+        "verdicts_after": dict(counts[1]),
     }
 
 
@@ -70,7 +62,7 @@ def samples_by_task(verdicts: list[Verdict]) -> dict[str, list]:
     }
 
 
-def compare_arms(base: list[Path], other: list[Path], resamples: int = 10000) -> dict:
+def compare_arms(base: list[Path], other: list[Path], resamples: int = 10000, seed: int = 0) -> dict:
     """other - base, each arm one run per training seed on the same tasks (those every run has), every
     metric with its two-level bootstrap 95% interval over seeds and tasks; a change is claimed only
     where the interval excludes zero."""
@@ -79,7 +71,7 @@ def compare_arms(base: list[Path], other: list[Path], resamples: int = 10000) ->
     if not tasks:
         raise SystemExit("the runs share no task")
     sides = [[{t: run[t] for t in tasks} for run in runs] for runs in sides]
-    differences = seed_task_differences(sides[0], sides[1], resamples)
+    differences = seed_task_differences(sides[0], sides[1], resamples, seed)
     return {
         "tasks": tasks,
         **{
@@ -106,7 +98,7 @@ def main(argv=None) -> int:
     if args.base or args.other:
         if not (args.base and args.other) or args.before or args.after:
             ap.error("give --base and --other together, without BEFORE and AFTER")
-        result = compare_arms(args.base, args.other, args.resamples)
+        result = compare_arms(args.base, args.other, args.resamples, args.seed)
     elif args.before and args.after:
         result = compare(args.before, args.after, args.resamples, args.seed)
     else:

@@ -324,7 +324,7 @@ stage recipe "${RECIPE_S:-540}" bash -c '
     rft)
         model=${RECIPE_MODEL:-$sft}; [ "$model" = base ] && model=$base
         python3 -m datasets_builder build --config configs/datasets/rft_smollm2.yaml --teacher-model "hf:$model" \
-            --device "${RECIPE_DEVICE:-cuda}" --out /tmp/recipe/rft-build --budget-minutes $(( (${RECIPE_S:-540} - 60 - SECONDS) / 60 )) --quiet
+            --device "${RECIPE_DEVICE:-cuda}" --out /tmp/recipe/rft-build --budget-minutes $(( (${RECIPE_S:-540} - 120 - SECONDS) / 60 > 0 ? (${RECIPE_S:-540} - 120 - SECONDS) / 60 : 1 )) --quiet
         echo "recipe: rft build rc=$?"
         cp /tmp/recipe/rft-build/build_stats.json /tmp/recipe/rft-build/stats.md "$OUT/recipe/" 2>/dev/null
         if [ -d /tmp/recipe/rft-build/dataset ]; then

@@ -45,13 +45,16 @@ class Difference:
 
 
 def paired_differences(
-    before: dict[str, list], after: dict[str, list], resamples: int = BOOTSTRAP_RESAMPLES
+    before: dict[str, list],
+    after: dict[str, list],
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
 ) -> dict[str, Difference]:
     """after - before of every metric on the same tasks (`evaluate`'s per_task), with a percentile
     bootstrap interval (benchmark.stats) in which each resample draws the tasks once for both sides,
     so what the drawn tasks share (how hard they are) cancels: `seed_task_differences` with one run a
     side. A resample on which a side has no timed pass gives no speedup difference and is left out."""
-    return seed_task_differences([before], [after], resamples)
+    return seed_task_differences([before], [after], resamples, seed)
 
 
 def drawn_sums(runs: list[list[list[float]]], seed_counts: list[int], task_counts: list[int]) -> list[float]:
@@ -66,7 +69,10 @@ def drawn_sums(runs: list[list[list[float]]], seed_counts: list[int], task_count
 
 
 def seed_task_differences(
-    base: list[dict[str, list]], other: list[dict[str, list]], resamples: int = BOOTSTRAP_RESAMPLES
+    base: list[dict[str, list]],
+    other: list[dict[str, list]],
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
 ) -> dict[str, Difference]:
     """other - base of every metric, each side one or more runs (training seeds) evaluated on the same
     tasks (`evaluate`'s per_task), with a two-level percentile bootstrap interval: each resample draws
@@ -80,10 +86,8 @@ def seed_task_differences(
         if run.keys() != base[0].keys():
             raise ValueError(f"runs evaluated other tasks: {tasks} vs {sorted(run)}")
     sides = [[[task_sums(run[t]) for t in tasks] for run in runs] for runs in (base, other)]
-    task_draws = resample_weights(len(tasks), resamples, BOOTSTRAP_SEED)
-    seed_draws = [
-        resample_weights(len(runs), resamples, BOOTSTRAP_SEED + 1 + i) for i, runs in enumerate(sides)
-    ]
+    task_draws = resample_weights(len(tasks), resamples, seed)
+    seed_draws = [resample_weights(len(runs), resamples, seed + 1 + i) for i, runs in enumerate(sides)]
     drawn = [
         [drawn_sums(runs, draws[r], task_draws[r]) for runs, draws in zip(sides, seed_draws, strict=True)]
         for r in range(resamples)

@@ -77,3 +77,20 @@ def test_the_cli_takes_two_arms_or_two_runs_not_both(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["differences"]["pass_rate"]["value"] == pytest.approx(1 / 8)
     with pytest.raises(SystemExit):
         compare_runs.main(["--base", str(plain[0])])
+
+
+@pytest.mark.parametrize("arms", [False, True], ids=["two-runs", "two-arms"])
+def test_the_seed_picks_the_bootstrap_draws_in_both_forms(tmp_path, capsys, arms):
+    """`--seed` reaches the draws: one seed gives one interval again, and another seed other draws
+    (eight tasks of mixed changes, 30 resamples: the interval's ends move with the draws)."""
+    before = _arm(tmp_path, "b", [{f"t{i}" for i in range(0, 8, 2)}])[0]
+    after = _arm(tmp_path, "a", [{f"t{i}" for i in range(0, 8, 3)}])[0]
+
+    def interval(seed: int) -> list[float]:
+        args = ["--base", str(before), "--other", str(after)] if arms else [str(before), str(after)]
+        assert compare_runs.main([*args, "--resamples", "30", "--seed", str(seed)]) == 0
+        return json.loads(capsys.readouterr().out)["differences"]["pass_rate"]["interval"]
+
+    draws = [interval(seed) for seed in range(6)]
+    assert interval(3) == draws[3]
+    assert len({tuple(d) for d in draws}) > 1

@@ -77,7 +77,15 @@ from benchmark.evaluate.reference_store import (
     tensor_bytes,
     unpack,
 )
-from benchmark.evaluate.timing import TRACE_ENV, LocalArm, Timer, least_drifted, prepare_host, trace_record
+from benchmark.evaluate.timing import (
+    TRACE_ENV,
+    Interleaved,
+    LocalArm,
+    Timer,
+    least_drifted,
+    prepare_host,
+    trace_record,
+)
 from benchmark.evaluate.transfer import Arena, Opaque, Uncopied, aligned, dtype_named, tensor_specs
 from benchmark.task import import_file
 from benchmark.verdict import Correctness, TimingStats
@@ -705,6 +713,8 @@ class Judge:
         rtt = self.round_trip_ms()
         remote: RemoteArm | None = None
 
+        holds: list[str] = []  # each try's exclusive hold, split (`timing_hold_s`)
+
         def attempt():
             nonlocal remote
             rechecks = Rechecks(recheck)
@@ -712,11 +722,16 @@ class Judge:
                 self.client, self.calibration, len(sets), on_timed=rechecks.after_call, spin_s=self.spin_s
             )
             walled.reset()
+            asked = time.monotonic()
             with self.lock.exclusive(), torch.no_grad():
+                held = time.monotonic()
                 timed = self.alone(lambda: self.timer.interleaved([walled, remote]))
                 rechecks.settle()
+                alone_from = time.monotonic()
                 if "reference_alone_time" not in self.times:  # warm now, in the same hold of the device
                     self.time_alone(reference, len(sets))
+                end = time.monotonic()
+            holds.append(hold_split(held - asked, end - held, timed, end - alone_from))
             ref_gap, gap = timed.stream_gaps_ms
             if self.cuda and gap > ref_gap + max(0.05, 0.25 * timed.stats[1].median_ms):
                 self.flag(
@@ -731,6 +746,7 @@ class Judge:
         )
         if tries > 1:
             self.env["timing_tries"] = str(tries)
+        self.env["timing_hold_s"] = "; ".join(holds)
         ref_stats, stats = timed.stats
         self.times["reference_time"] = asdict(ref_stats)
         self.times["candidate_time"] = asdict(stats)
@@ -919,6 +935,17 @@ class Judge:
             self.flag("harness_tampered", f"{name} was replaced")
         for v in seen.violations:
             self.flag("sandbox_violation", v)
+
+
+def hold_split(waited_s: float, hold_s: float, timed: Interleaved, alone_s: float) -> str:
+    """One timing try's exclusive hold of the device, split: what the suite's wall time is bound by
+    (the lanes' holds follow one another). `waited`: from asking for the hold to having it (the other
+    lanes' device work drained first); `other`: the neighbour census, the rechecks' settling."""
+    other = hold_s - timed.warmup.seconds - timed.rounds_s - alone_s
+    return (
+        f"waited {waited_s:.3f}, held {hold_s:.3f}: warm-up {timed.warmup.seconds:.3f}, "
+        f"rounds {timed.rounds_s:.3f}, alone {alone_s:.3f}, other {other:.3f}"
+    )
 
 
 def slot_arm(model, arena: Arena, sets: list[list], slots: tuple) -> tuple[Callable, Callable]:

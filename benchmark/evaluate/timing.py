@@ -204,6 +204,7 @@ class Interleaved:
     warmup: Warmup
     cover_ms: float  # the device-side wait each timed call was launched behind (`launch_cover_ms`)
     stream_gaps_ms: list[float]  # per arm, the median device work that trailed its current stream
+    rounds_s: float = 0.0  # wall time of the timed rounds (the warm-up's is `warmup.seconds`)
 
 
 class CallTimer:
@@ -461,6 +462,7 @@ class Timer:
             warmup,
             self.cover_ms,
             [statistics.median(g) for g in gaps],
+            time.monotonic() - t0,
         )
 
 

@@ -82,6 +82,7 @@ def test_interleaved_alternates_the_arms_and_reverses_every_other_round():
     assert timed == [("a", 0), ("b", 0), ("b", 1), ("a", 1), ("a", 2), ("b", 2), ("b", 3), ("a", 3)]
     assert [s.runs for s in out.stats] == [4, 4]
     assert len(out.stream_gaps_ms) == 2
+    assert 0 < out.rounds_s < 5  # the timed rounds' wall time, the warm-up's apart
 
 
 def test_interleaved_ratio_holds_when_both_arms_slow_down_alike():
@@ -620,3 +621,21 @@ def test_a_cpu_timing_side_reuses_freed_host_memory_without_page_faults():
 
     assert faults("default") > 10_000, "a fresh mapping faults in each of its 16,384 pages"
     assert faults("kept") < 100, "once the heap has grown, freed buffers come back with their pages in"
+
+
+def test_each_trys_hold_of_the_device_is_split_in_the_verdict(served_judge):
+    """`timing_hold_s`: one entry per try, each hold the sum of its parts (the suite's wall time is
+    bound by these holds, one lane's after another's)."""
+    import re
+
+    ev = _judge_timing(served_judge, [3.0, 2.1], lambda x: x * 2)
+    tries = ev.env["timing_hold_s"].split("; ")
+    assert len(tries) == ev.timer.tries == 2
+    for entry in tries:
+        parts = dict((k, float(v)) for k, v in re.findall(r"([a-z-]+) (-?[\d.]+)", entry))
+        assert parts.keys() == {"waited", "held", "warm-up", "rounds", "alone", "other"}
+        summed = parts["warm-up"] + parts["rounds"] + parts["alone"] + parts["other"]
+        assert summed == pytest.approx(parts["held"], abs=0.003)
+    assert (
+        float(re.search(r"alone (-?[\d.]+)", tries[1]).group(1)) == 0.0
+    )  # timed alone in the first try only

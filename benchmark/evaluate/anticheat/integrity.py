@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import _thread
+import concurrent.futures
+import functools
+import importlib.util
 import inspect
 import os
 import sys
@@ -200,24 +203,45 @@ def os_thread_count() -> int:
 # call started one (an H100, 2026-12-07). The static rules keep the candidate from naming torch's
 # compilers (`torch_compile`) or Helion's internals, so the work such a thread runs is the library's.
 LIBRARY_THREAD_OWNERS = ("torch._inductor", "torch._dynamo", "triton", "helion")
-_THREAD_PLUMBING = ("threading", "_thread", "concurrent.futures", __name__)
+# the code a thread's start goes through on its way from whoever started it, by file (`threading`,
+# `concurrent.futures`, this watch)
+_THREAD_PLUMBING = (
+    os.path.realpath(threading.__file__),
+    os.path.dirname(os.path.realpath(concurrent.futures.__file__)) + os.sep,
+    os.path.realpath(__file__),
+)
 
 
-def _within(module: str, packages: tuple[str, ...]) -> bool:
-    return any(module == p or module.startswith(p + ".") for p in packages)
+@functools.cache
+def library_dirs() -> tuple[str, ...]:
+    """Where the installed LIBRARY_THREAD_OWNERS' files lie: a library's frame is told by its code's
+    file, which a candidate cannot move there, not by its module's `__name__`, which it can assign."""
+    dirs = []
+    for name in LIBRARY_THREAD_OWNERS:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin:
+            dirs.append(os.path.dirname(os.path.realpath(spec.origin)) + os.sep)
+    return tuple(dirs)
 
 
-def thread_starter() -> str:
-    """The module whose code started the thread being started: the first frame outside the thread
-    plumbing (`threading`, `concurrent.futures`, this watch), so an executor the candidate makes
-    is the candidate's, whoever's pool class it is."""
+def thread_starter() -> tuple[str, str]:
+    """(module, file) of the code that started the thread being started: the first frame outside
+    the thread plumbing (`_THREAD_PLUMBING`), so an executor the candidate makes is the
+    candidate's, whoever's pool class it is."""
     frame = sys._getframe(1)
     while frame is not None:
-        module = frame.f_globals.get("__name__", "?")
-        if not _within(module, _THREAD_PLUMBING):
-            return module
+        file = frame.f_code.co_filename
+        if not os.path.realpath(file).startswith(_THREAD_PLUMBING):
+            return frame.f_globals.get("__name__", "?"), file
         frame = frame.f_back
-    return "?"
+    return "?", "?"
+
+
+def started_by_library(file: str) -> bool:
+    return os.path.realpath(file).startswith(library_dirs())
 
 
 class ThreadWatch:
@@ -228,6 +252,7 @@ class ThreadWatch:
     def __init__(self):
         self.started = 0
         self.library: list[str] = []  # the starter module of each library thread
+        library_dirs()  # found now, before the candidate loads
         for owner, name in (
             (_thread, "start_new_thread"),
             (threading, "_start_new_thread"),
@@ -240,9 +265,9 @@ class ThreadWatch:
 
     def _counting(self, original):
         def start(*args, **kwargs):
-            starter = thread_starter()
-            if _within(starter, LIBRARY_THREAD_OWNERS):
-                self.library.append(starter)
+            module, file = thread_starter()
+            if started_by_library(file):
+                self.library.append(module)
             else:
                 self.started += 1
             return original(*args, **kwargs)

@@ -231,7 +231,8 @@ stage entry "${ENTRY_S:-480}" bash -c '
         timeout -s INT -k 30 $(( ${ENTRY_S:-480} - 75 )) python3 -m benchmark.run "${args[@]}" --out "$run"
     fi
     python3 -m leaderboard.submit "$run" --name "${ENTRY_NAME:-Eager PyTorch (reference)}" --org SOLBench \
-        --out "$OUT/entry" || echo "entry: not submitted (an unfinished run resumes with ENTRY_RESUME)"'
+        --out "$OUT/entry" || echo "entry: not submitted (an unfinished run resumes with ENTRY_RESUME)"
+    python3 scripts/run_holds.py "$run"'
 # smollm2: SmolLM2-135M-Instruct's full-suite leaderboard entry (docs/sft.md). Its GGUF file is more than one
 # call carries, so `python3 -m experiments.smollm2 --pack .smol` splits it in two and each part travels in its own call to
 # the same warm machine in SMOLLM2_PARTS (default .smol, which also holds the gguf wheel the image lacks). Each

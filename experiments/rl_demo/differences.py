@@ -45,16 +45,13 @@ class Difference:
 
 
 def paired_differences(
-    before: dict[str, list],
-    after: dict[str, list],
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
+    before: dict[str, list], after: dict[str, list], resamples: int = BOOTSTRAP_RESAMPLES
 ) -> dict[str, Difference]:
     """after - before of every metric on the same tasks (`evaluate`'s per_task), with a percentile
     bootstrap interval (benchmark.stats) in which each resample draws the tasks once for both sides,
     so what the drawn tasks share (how hard they are) cancels: `seed_task_differences` with one run a
     side. A resample on which a side has no timed pass gives no speedup difference and is left out."""
-    return seed_task_differences([before], [after], resamples, seed)
+    return seed_task_differences([before], [after], resamples)
 
 
 def drawn_sums(runs: list[list[list[float]]], seed_counts: list[int], task_counts: list[int]) -> list[float]:

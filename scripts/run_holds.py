@@ -12,37 +12,24 @@ The lanes' exclusive holds follow one another, so their sum bounds the run's wal
 from __future__ import annotations
 
 import argparse
+import bisect
 import datetime as dt
 import json
 import math
-import re
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from benchmark.evaluate.judge import HOLD_PARTS, hold_parts
+from benchmark.metrics import is_faster, noise_margin
 from benchmark.rundir import verdict_lines
 from benchmark.verdict import Verdict
 
-PARTS = ("waited", "held", "warm-up", "rounds", "alone", "other")
 BANDS_MS = (0.3, 1.0, 5.0)  # upper ends of the call-time bands of the noise table; the last is open
-
-
-def hold_parts(env: dict[str, str]) -> list[dict[str, float]]:
-    """Each try's split of `timing_hold_s` ("waited W, held H: warm-up A, rounds B, alone C, other D";
-    tries joined by "; "), as {part: seconds}; none for a verdict without it (an older run, no timing)."""
-    text = env.get("timing_hold_s", "")
-    return [
-        dict((k, float(v)) for k, v in re.findall(r"([a-z-]+) (-?[\d.]+)", t)) for t in text.split("; ") if t
-    ]
-
-
-def band(ms: float) -> str:
-    low = 0.0
-    for high in BANDS_MS:
-        if ms < high:
-            return f"{low:g}-{high:g} ms"
-        low = high
-    return f"over {low:g} ms"
+BAND_NAMES = [
+    *(f"{lo:g}-{hi:g} ms" for lo, hi in zip((0.0, *BANDS_MS[:-1]), BANDS_MS, strict=True)),
+    f"over {BANDS_MS[-1]:g} ms",
+]
 
 
 def summarize(verdicts: list[Verdict]) -> list[str]:
@@ -50,17 +37,17 @@ def summarize(verdicts: list[Verdict]) -> list[str]:
     by_level: dict[str, list[Verdict]] = defaultdict(list)
     for v in verdicts:
         by_level[f"level{v.level}" if v.level is not None else "?"].append(v)
-    header = f"{'scope':8} {'samples':>7} {'alone s':>8} " + " ".join(f"{p:>8}" for p in PARTS)
+    header = f"{'scope':8} {'samples':>7} {'alone s':>8} " + " ".join(f"{p:>8}" for p in HOLD_PARTS)
     lines.append(header + f" {'retried':>7} {'their s':>8}")
     for scope, vs in [*sorted(by_level.items()), ("all", verdicts)]:
         tries = [hold_parts(v.env) for v in vs]
-        sums = {p: sum(t.get(p, 0.0) for ts in tries for t in ts) for p in PARTS}
+        sums = {p: sum(t.get(p, 0.0) for ts in tries for t in ts) for p in HOLD_PARTS}
         retried = [v for v in vs if int(v.env.get("timing_tries", "1")) > 1]
         retried_s = sum(v.phases.alone_s for v in retried if v.phases)
         alone = sum(v.phases.alone_s for v in vs if v.phases)
         lines.append(
             f"{scope:8} {len(vs):7d} {alone:8.1f} "
-            + " ".join(f"{sums[p]:8.1f}" for p in PARTS)
+            + " ".join(f"{sums[p]:8.1f}" for p in HOLD_PARTS)
             + f" {len(retried):7d} {retried_s:8.1f}"
         )
     return lines
@@ -72,15 +59,14 @@ def self_noise(verdicts: list[Verdict]) -> list[str]:
     rows = defaultdict(list)
     for v in verdicts:
         if v.speedup and v.reference_alone_time is not None:
-            rows[band(v.reference_alone_time.median_ms)].append(v)
+            rows[bisect.bisect_right(BANDS_MS, v.reference_alone_time.median_ms)].append(v)
     lines = [f"{'band':>12} {'samples':>7} {'sd log':>7} {'faster':>6} {'slower':>6}"]
-    for name, vs in sorted(rows.items(), key=lambda kv: float(re.findall(r"[\d.]+", kv[0])[0])):
+    for k, vs in sorted(rows.items()):
         logs = [math.log(v.speedup) for v in vs]
-        bars = [1 + max(v.speedup_spread or 0.0, 0.02) for v in vs]
-        faster = sum(v.speedup > b for v, b in zip(vs, bars, strict=True))
-        slower = sum(v.speedup < 1 / b for v, b in zip(vs, bars, strict=True))
+        faster = sum(is_faster(v, 1.0) for v in vs)
+        slower = sum(v.speedup < 1 / (1 + noise_margin(v)) for v in vs)
         sd = statistics.pstdev(logs) if len(logs) > 1 else 0.0
-        lines.append(f"{name:>12} {len(vs):7d} {sd:7.4f} {faster:6d} {slower:6d}")
+        lines.append(f"{BAND_NAMES[k]:>12} {len(vs):7d} {sd:7.4f} {faster:6d} {slower:6d}")
     return lines
 
 

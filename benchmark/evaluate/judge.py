@@ -17,6 +17,7 @@ lock, which no limit is charged for."""
 from __future__ import annotations
 
 import os
+import re
 import statistics
 import time
 import traceback
@@ -935,6 +936,19 @@ class Judge:
             self.flag("harness_tampered", f"{name} was replaced")
         for v in seen.violations:
             self.flag("sandbox_violation", v)
+
+
+HOLD_PARTS = ("waited", "held", "warm-up", "rounds", "alone", "other")  # `hold_split`'s, in its order
+
+
+def hold_parts(env: dict[str, str]) -> list[dict[str, float]]:
+    """Each try's `hold_split` in a verdict's `timing_hold_s` as {part: seconds}; none where the
+    verdict has none (no timing, or a run from before it was recorded)."""
+    return [
+        dict((k, float(v)) for k, v in re.findall(r"([a-z-]+) (-?[\d.]+)", t))
+        for t in env.get("timing_hold_s", "").split("; ")
+        if t
+    ]
 
 
 def hold_split(waited_s: float, hold_s: float, timed: Interleaved, alone_s: float) -> str:

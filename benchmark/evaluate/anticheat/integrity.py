@@ -228,20 +228,16 @@ def library_dirs() -> tuple[str, ...]:
 
 
 def thread_starter() -> tuple[str, str]:
-    """(module, file) of the code that started the thread being started: the first frame outside
-    the thread plumbing (`_THREAD_PLUMBING`), so an executor the candidate makes is the
-    candidate's, whoever's pool class it is."""
+    """(module, real path of its file) of the code that started the thread being started: the first
+    frame outside the thread plumbing (`_THREAD_PLUMBING`), so an executor the candidate makes is
+    the candidate's, whoever's pool class it is."""
     frame = sys._getframe(1)
     while frame is not None:
-        file = frame.f_code.co_filename
-        if not os.path.realpath(file).startswith(_THREAD_PLUMBING):
+        file = os.path.realpath(frame.f_code.co_filename)
+        if not file.startswith(_THREAD_PLUMBING):
             return frame.f_globals.get("__name__", "?"), file
         frame = frame.f_back
     return "?", "?"
-
-
-def started_by_library(file: str) -> bool:
-    return os.path.realpath(file).startswith(library_dirs())
 
 
 class ThreadWatch:
@@ -266,7 +262,7 @@ class ThreadWatch:
     def _counting(self, original):
         def start(*args, **kwargs):
             module, file = thread_starter()
-            if started_by_library(file):
+            if file.startswith(library_dirs()):
                 self.library.append(module)
             else:
                 self.started += 1

@@ -324,8 +324,9 @@ stage recipe "${RECIPE_S:-540}" bash -c '
         ;;
     rft)
         model=${RECIPE_MODEL:-$sft}; [ "$model" = base ] && model=$base
+        minutes=$(( (${RECIPE_S:-540} - 120 - SECONDS) / 60 )); [ "$minutes" -ge 1 ] || minutes=1  # 0 would mean no limit
         python3 -m datasets_builder build --config configs/datasets/rft_smollm2.yaml --teacher-model "hf:$model" \
-            --device "${RECIPE_DEVICE:-cuda}" --out /tmp/recipe/rft-build --budget-minutes $(( (${RECIPE_S:-540} - 120 - SECONDS) / 60 > 0 ? (${RECIPE_S:-540} - 120 - SECONDS) / 60 : 1 )) --quiet
+            --device "${RECIPE_DEVICE:-cuda}" --out /tmp/recipe/rft-build --budget-minutes "$minutes" --quiet
         echo "recipe: rft build rc=$?"
         cp /tmp/recipe/rft-build/build_stats.json /tmp/recipe/rft-build/stats.md "$OUT/recipe/" 2>/dev/null
         if [ -d /tmp/recipe/rft-build/dataset ]; then
